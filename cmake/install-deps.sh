@@ -1,0 +1,14 @@
+#!/bin/sh
+# Installs the Debian 12 packages the build needs. Idempotent: apt-get skips what is there.
+set -eu
+packages="libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev liblmdb-dev catch2 libssl-dev ninja-build cmake g++ curl"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y -qq $missing
+fi

@@ -1,0 +1,149 @@
+#ifndef CATALOG_ERROR_HPP
+#define CATALOG_ERROR_HPP
+
+// The one error type of the catalog: a precise code, grouped into coarse kinds that are the
+// HTTP classes of SEMANTICS.md, and a message naming the kind and id, FQN or field involved.
+
+#include <boost/system/result.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace catalog {
+
+/// The coarse class of a failure; each is one HTTP status of the REST surface.
+enum class ErrorKind {
+  bad_request,         // 400 BAD_REQUEST
+  unauthorized,        // 401 UNAUTHORIZED
+  forbidden,           // 403 FORBIDDEN
+  not_found,           // 404 NOT_FOUND
+  method_not_allowed,  // 405 METHOD_NOT_ALLOWED (REST only)
+  conflict,            // 409 CONFLICT
+  internal,            // 500 INTERNAL_ERROR (storage failures only)
+};
+
+/// The precise reason. `kind()` maps each one to its ErrorKind in one switch.
+enum class Errc {
+  // bad_request
+  invalid_json,        // not JSON, not I-JSON, trailing garbage
+  duplicate_member,    // a JSON object names a member twice
+  too_deep,            // JSON nesting deeper than the limit
+  invalid_request,     // a request shape problem (unknown/missing member, wrong type)
+  invalid_value,       // a value outside its enumeration or shape
+  invalid_name,        // entity name rules (S2)
+  invalid_fqn,         // FQN syntax (unbalanced quotes, empty part, too long)
+  invalid_uuid,        // not 8-4-4-4-12 hex
+  invalid_version,     // version text outside the S3 grammar
+  invalid_field,       // unknown `fields` element
+  invalid_parameter,   // limit, include, both cursors, bad cursor, query values
+  invalid_patch,       // a patch body that is neither format, or an operation that fails
+  read_only_field,     // a patch changes a read-only field
+  not_empty,           // non-recursive delete of a non-empty entity
+  container_deleted,   // restore below a soft-deleted container
+  team_rule,           // team type rules (S9)
+  policy_rule,         // policy grammar (S12)
+  key_too_long,        // storage key over the backend limit
+  // unauthorized
+  unauthenticated,     // missing or invalid token, unknown principal
+  // forbidden
+  forbidden,
+  // not_found
+  not_found,           // entity, version, user or route missing
+  // method_not_allowed
+  method_not_allowed,
+  // conflict
+  already_exists,      // duplicate FQN
+  version_mismatch,    // expected version differs
+  // internal
+  storage_full,        // map full: retried by the store, surfaced only if growth fails
+  storage,             // any other backend failure
+  internal,
+};
+
+constexpr ErrorKind kind_of(Errc c) noexcept {
+  switch (c) {
+    case Errc::unauthenticated: return ErrorKind::unauthorized;
+    case Errc::forbidden: return ErrorKind::forbidden;
+    case Errc::not_found: return ErrorKind::not_found;
+    case Errc::method_not_allowed: return ErrorKind::method_not_allowed;
+    case Errc::already_exists:
+    case Errc::version_mismatch: return ErrorKind::conflict;
+    case Errc::storage_full:
+    case Errc::storage:
+    case Errc::internal: return ErrorKind::internal;
+    default: return ErrorKind::bad_request;
+  }
+}
+
+/// HTTP status of a kind: 400, 401, 403, 404, 405, 409, 500.
+constexpr int http_status(ErrorKind k) noexcept {
+  switch (k) {
+    case ErrorKind::bad_request: return 400;
+    case ErrorKind::unauthorized: return 401;
+    case ErrorKind::forbidden: return 403;
+    case ErrorKind::not_found: return 404;
+    case ErrorKind::method_not_allowed: return 405;
+    case ErrorKind::conflict: return 409;
+    case ErrorKind::internal: return 500;
+  }
+  return 500;
+}
+
+/// The REST `errorType` of a kind: BAD_REQUEST, UNAUTHORIZED, ...
+constexpr std::string_view type_name(ErrorKind k) noexcept {
+  switch (k) {
+    case ErrorKind::bad_request: return "BAD_REQUEST";
+    case ErrorKind::unauthorized: return "UNAUTHORIZED";
+    case ErrorKind::forbidden: return "FORBIDDEN";
+    case ErrorKind::not_found: return "NOT_FOUND";
+    case ErrorKind::method_not_allowed: return "METHOD_NOT_ALLOWED";
+    case ErrorKind::conflict: return "CONFLICT";
+    case ErrorKind::internal: return "INTERNAL_ERROR";
+  }
+  return "INTERNAL_ERROR";
+}
+
+/// A failure: precise code plus a message for people. Cheap to copy.
+class Error {
+ public:
+  Error(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  Errc code() const noexcept { return code_; }
+  ErrorKind kind() const noexcept { return kind_of(code_); }
+  int status() const noexcept { return http_status(kind()); }
+  const std::string& message() const noexcept { return message_; }
+
+  friend bool operator==(const Error& a, const Error& b) noexcept {
+    return a.code_ == b.code_ && a.message_ == b.message_;
+  }
+
+ private:
+  Errc code_;
+  std::string message_;
+};
+
+/// Thrown only by `Result::value()` on an error, for callers that prefer exceptions.
+class Exception : public std::runtime_error {
+ public:
+  explicit Exception(Error e) : std::runtime_error(e.message()), error_(std::move(e)) {}
+  const Error& error() const noexcept { return error_; }
+
+ private:
+  Error error_;
+};
+
+[[noreturn]] inline void throw_exception_from_error(const Error& e, const boost::source_location&) {
+  throw Exception(e);
+}
+
+template <class T>
+using Result = boost::system::result<T, Error>;
+
+/// Shorthand for returning a failure: `return fail(Errc::not_found, "...")`.
+inline Error fail(Errc code, std::string message) { return Error(code, std::move(message)); }
+
+}  // namespace catalog
+
+#endif  // CATALOG_ERROR_HPP

@@ -1,0 +1,79 @@
+#ifndef CATALOG_STORAGE_BACKEND_HPP
+#define CATALOG_STORAGE_BACKEND_HPP
+
+// The storage interface: a dumb, memcmp-ordered key-value store with transactions and cursors.
+// Catalog rules never live here; a backend only stores bytes.
+
+#include <catalog/error.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace catalog::storage {
+
+/// Longest key any backend accepts (LMDB's default limit). Longer keys: Errc::key_too_long.
+inline constexpr std::size_t max_key_size = 511;
+
+enum class Mode { read_only, read_write };
+enum class Direction { forward, reverse };
+
+/// A half-open key range [begin, end). No `end` means up to the end of the keyspace.
+struct Range {
+  std::string begin;               // inclusive lower bound; "" = start of the keyspace
+  std::optional<std::string> end;  // exclusive upper bound; nullopt = end of keyspace
+};
+
+/// The range of every key starting with `prefix`.
+Range prefix_range(std::string_view prefix);
+
+/// A position in a scan. Not thread-safe. Dies with its transaction: the transaction closes
+/// its cursors before it ends. `key()` and `value()` views are valid until the next `next()`
+/// or until the transaction writes.
+class Cursor {
+ public:
+  virtual ~Cursor() = default;
+  /// True while positioned on an entry inside the range.
+  virtual bool valid() const noexcept = 0;
+  /// REQUIRES: valid().
+  virtual std::string_view key() const noexcept = 0;
+  /// REQUIRES: valid().
+  virtual std::string_view value() const noexcept = 0;
+  /// Moves one entry in the scan's direction. REQUIRES: valid(). Errors: storage.
+  [[nodiscard]] virtual Result<void> next() = 0;
+};
+
+/// One transaction. Used by one thread at a time. Sees its own writes. Destruction without a
+/// successful commit rolls back. After any failed write or commit the transaction is dead:
+/// every later call fails with the same error.
+class Transaction {
+ public:
+  virtual ~Transaction() = default;
+  /// The value stored at `key`, or nullopt. Errors: key_too_long, storage.
+  [[nodiscard]] virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
+  /// Stores `value` at `key` (replacing). Errors: key_too_long, storage_full, storage.
+  [[nodiscard]] virtual Result<void> put(std::string_view key, std::string_view value) = 0;
+  /// Removes `key`; true if it existed. Errors: key_too_long, storage.
+  [[nodiscard]] virtual Result<bool> erase(std::string_view key) = 0;
+  /// A cursor over `range`, ascending (forward) or descending (reverse). Errors: storage.
+  [[nodiscard]] virtual Result<std::unique_ptr<Cursor>> scan(const Range& range,
+                                                             Direction dir) = 0;
+  /// Makes the writes durable and visible; closes cursors. A read-only transaction's commit
+  /// just ends it. Errors: storage_full (nothing written; the caller may retry), storage.
+  [[nodiscard]] virtual Result<void> commit() = 0;
+};
+
+/// A store of bytes. Thread-safe: transactions may be begun from any thread. Read transactions
+/// see a snapshot and are never blocked by a writer; one write transaction at a time.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// Begins a transaction. Errors: storage.
+  [[nodiscard]] virtual Result<std::unique_ptr<Transaction>> begin(Mode mode) = 0;
+};
+
+}  // namespace catalog::storage
+
+#endif  // CATALOG_STORAGE_BACKEND_HPP
