@@ -108,6 +108,8 @@ constexpr std::string_view type_name(ErrorKind k) noexcept {
 /// A failure: precise code plus a message for people. Cheap to copy.
 class Error {
  public:
+  /// An internal error with no message (boost::system::result needs a default).
+  Error() = default;
   Error(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
 
   Errc code() const noexcept { return code_; }
@@ -120,7 +122,7 @@ class Error {
   }
 
  private:
-  Errc code_;
+  Errc code_ = Errc::internal;
   std::string message_;
 };
 
