@@ -1,0 +1,233 @@
+#ifndef CATALOG_DETAIL_JSON_MAPPING_HPP
+#define CATALOG_DETAIL_JSON_MAPPING_HPP
+
+// The mapping between entity structs and their JSON form, written once for every described
+// struct: members are named in camelCase (`fully_qualified_name` is `fullyQualifiedName`),
+// absent optionals are omitted, enumerations go through their name tables, and reading is
+// strict (unknown members, wrong types, values outside an enumeration, missing required members
+// are errors naming the member).
+
+#include <catalog/error.hpp>
+#include <catalog/uuid.hpp>
+#include <catalog/version.hpp>
+
+#include <boost/describe/members.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/string.hpp>
+#include <boost/json/value.hpp>
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace catalog::detail {
+
+/// `snake_case` to `camelCase`; `tag_fqn` is `tagFQN` (the wire name of tag labels).
+std::string camel_name(std::string_view snake);
+
+/// Names of an enumeration on the wire. Specialized next to each enum with
+/// `static constexpr std::array<std::pair<E, std::string_view>, N> values`.
+template <class E>
+struct EnumNames;
+
+template <class E>
+concept NamedEnum = std::is_enum_v<E> && requires { EnumNames<E>::values; };
+
+template <class T>
+concept Described = boost::describe::has_describe_members<T>::value;
+
+template <NamedEnum E>
+std::string_view enum_name(E e) {
+  for (const auto& [value, name] : EnumNames<E>::values)
+    if (value == e) return name;
+  return {};
+}
+
+template <NamedEnum E>
+std::optional<E> enum_from_name(std::string_view text) {
+  for (const auto& [value, name] : EnumNames<E>::values)
+    if (name == text) return value;
+  return std::nullopt;
+}
+
+template <NamedEnum E>
+std::string enum_choices() {
+  std::string out;
+  for (const auto& [value, name] : EnumNames<E>::values) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <class T>
+struct IsVector : std::false_type {};
+template <class T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+/// Members a described struct requires on input: `static constexpr std::array
+/// required_members{...}` of camelCase names; none when the struct declares none.
+template <class T>
+constexpr auto required_members() {
+  if constexpr (requires { T::required_members; })
+    return T::required_members;
+  else
+    return std::array<std::string_view, 0>{};
+}
+
+// ---- writing ----
+
+inline boost::json::value to_json(const std::string& s) { return boost::json::string(s); }
+inline boost::json::value to_json(bool b) { return b; }
+inline boost::json::value to_json(std::int64_t i) { return i; }
+inline boost::json::value to_json(const Uuid& id) { return boost::json::string(to_string(id)); }
+inline boost::json::value to_json(Version v) {
+  return static_cast<double>(v.tenths()) / 10.0;
+}
+inline boost::json::value to_json(const boost::json::value& v) { return v; }
+inline boost::json::value to_json(const boost::json::object& o) { return o; }
+
+template <NamedEnum E>
+boost::json::value to_json(E e) {
+  return boost::json::string(enum_name(e));
+}
+
+template <class T>
+boost::json::value to_json(const std::vector<T>& items);
+
+template <Described T>
+boost::json::value to_json(const T& s) {
+  boost::json::object out;
+  boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>>(
+      [&](auto member) {
+        const auto& field = s.*member.pointer;
+        using F = std::remove_cvref_t<decltype(field)>;
+        if constexpr (IsOptional<F>::value) {
+          if (field) out[camel_name(member.name)] = detail::to_json(*field);
+        } else {
+          out[camel_name(member.name)] = detail::to_json(field);
+        }
+      });
+  return out;
+}
+
+template <class T>
+boost::json::value to_json(const std::vector<T>& items) {
+  boost::json::array out;
+  out.reserve(items.size());
+  for (const auto& item : items) out.push_back(detail::to_json(item));
+  return out;
+}
+
+// ---- reading ----
+
+inline Error type_error(std::string_view path, const char* expected) {
+  return fail(Errc::invalid_request,
+              "Invalid member " + std::string(path) + ": expected " + expected);
+}
+
+Result<void> from_json(const boost::json::value& v, std::string& out, std::string_view path);
+Result<void> from_json(const boost::json::value& v, bool& out, std::string_view path);
+Result<void> from_json(const boost::json::value& v, std::int64_t& out, std::string_view path);
+Result<void> from_json(const boost::json::value& v, Uuid& out, std::string_view path);
+Result<void> from_json(const boost::json::value& v, Version& out, std::string_view path);
+Result<void> from_json(const boost::json::value& v, boost::json::value& out, std::string_view);
+Result<void> from_json(const boost::json::value& v, boost::json::object& out,
+                       std::string_view path);
+
+template <NamedEnum E>
+Result<void> from_json(const boost::json::value& v, E& out, std::string_view path) {
+  if (!v.is_string()) return type_error(path, "a string");
+  auto e = enum_from_name<E>(v.get_string());
+  if (!e)
+    return fail(Errc::invalid_value, "Invalid value " + std::string(v.get_string()) + " for " +
+                                         std::string(path) + ": expected one of " +
+                                         enum_choices<E>());
+  out = *e;
+  return {};
+}
+
+template <class T>
+Result<void> from_json(const boost::json::value& v, std::vector<T>& out, std::string_view path);
+template <class T>
+Result<void> from_json(const boost::json::value& v, std::optional<T>& out,
+                       std::string_view path);
+
+template <Described T>
+Result<void> from_json(const boost::json::value& v, T& out, std::string_view path) {
+  if (!v.is_object()) return type_error(path, "an object");
+  const auto& obj = v.get_object();
+  std::string prefix = path.empty() ? std::string() : std::string(path) + ".";
+  for (auto name : required_members<T>())
+    if (!obj.contains(name))
+      return fail(Errc::invalid_request, "Missing required member " + prefix + std::string(name));
+  std::size_t known = 0;
+  std::optional<Error> error;
+  boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>>(
+      [&](auto member) {
+        if (error) return;
+        auto name = camel_name(member.name);
+        auto it = obj.find(name);
+        if (it == obj.end()) return;
+        ++known;
+        auto r = from_json(it->value(), out.*member.pointer, prefix + name);
+        if (!r) error = r.error();
+      });
+  if (error) return *error;
+  if (known != obj.size()) {
+    for (const auto& kv : obj) {
+      bool found = false;
+      boost::mp11::mp_for_each<
+          boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>>(
+          [&](auto member) { found = found || camel_name(member.name) == kv.key(); });
+      if (!found)
+        return fail(Errc::invalid_request,
+                    "Unknown member " + prefix + std::string(kv.key()));
+    }
+  }
+  return {};
+}
+
+template <class T>
+Result<void> from_json(const boost::json::value& v, std::vector<T>& out, std::string_view path) {
+  if (!v.is_array()) return type_error(path, "an array");
+  out.clear();
+  out.reserve(v.get_array().size());
+  std::size_t i = 0;
+  for (const auto& item : v.get_array()) {
+    T element{};
+    auto r = from_json(item, element, std::string(path) + "[" + std::to_string(i++) + "]");
+    if (!r) return r.error();
+    out.push_back(std::move(element));
+  }
+  return {};
+}
+
+template <class T>
+Result<void> from_json(const boost::json::value& v, std::optional<T>& out,
+                       std::string_view path) {
+  if (v.is_null()) {  // an explicit null reads as absent
+    out.reset();
+    return {};
+  }
+  T element{};
+  auto r = from_json(v, element, path);
+  if (!r) return r.error();
+  out = std::move(element);
+  return {};
+}
+
+}  // namespace catalog::detail
+
+#endif  // CATALOG_DETAIL_JSON_MAPPING_HPP

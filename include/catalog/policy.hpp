@@ -1,0 +1,52 @@
+#ifndef CATALOG_POLICY_HPP
+#define CATALOG_POLICY_HPP
+
+// Policies (S12): rule validation, the closed condition grammar, and evaluation as a pure
+// function of the rules, the requested operations and the facts about the caller.
+
+#include <catalog/entities.hpp>
+#include <catalog/error.hpp>
+#include <catalog/kind.hpp>
+#include <catalog/principal.hpp>
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace catalog::policy {
+
+/// The operation named `name` ("EditOwners"), if any.
+std::optional<Operation> operation_from_name(std::string_view name) noexcept;
+
+/// Checks a condition against the grammar: `isOwner()`, `noOwner()`, `!`, `&&`, `||`,
+/// parentheses, whitespace between tokens. Errors: bad_request (policy_rule).
+Result<void> validate_condition(std::string_view condition);
+
+/// Evaluates a condition (REQUIRES: valid) given whether the caller owns the entity and
+/// whether it has no owners.
+bool evaluate_condition(std::string_view condition, bool is_owner, bool no_owner);
+
+/// Checks every rule: name non-empty, resources kinds or "all", operations known or "All",
+/// condition in the grammar. Errors: bad_request (policy_rule) naming the rule.
+Result<void> validate_rules(const std::vector<PolicyRule>& rules);
+
+/// Facts about the caller and the entity that conditions use.
+struct Facts {
+  bool is_owner = false;
+  bool no_owner = false;
+};
+
+/// The S12 decision: any matching deny refuses; otherwise every operation must be allowed by
+/// some matching rule. `All` covers every operation, `EditAll` every Edit*, `ViewAll` ViewBasic.
+/// Errors: forbidden, naming the first refused operation.
+Result<void> decide(std::span<const PolicyRule> rules, Kind kind,
+                    std::span<const Operation> operations, const Facts& facts);
+
+/// The default organization policy: everyone ViewAll, Follow, EditVotes; owners All; everyone
+/// EditOwners when the entity has no owner.
+std::vector<PolicyRule> default_rules();
+
+}  // namespace catalog::policy
+
+#endif  // CATALOG_POLICY_HPP

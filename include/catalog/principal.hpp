@@ -1,0 +1,88 @@
+#ifndef CATALOG_PRINCIPAL_HPP
+#define CATALOG_PRINCIPAL_HPP
+
+// Who calls an operation, and the authorization interface every operation goes through.
+
+#include <catalog/error.hpp>
+#include <catalog/kind.hpp>
+#include <catalog/uuid.hpp>
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace catalog {
+
+/// The caller of an operation: a known, non-deleted user. From `Store::authenticate(token)` or
+/// `Store::principal(user_name)`. A plain value.
+struct Principal {
+  Uuid id{};
+  std::string name;
+  bool is_admin = false;
+};
+
+/// The operations policies speak of (S12).
+enum class Operation {
+  create,
+  delete_,
+  view_basic,
+  view_all,
+  edit_all,
+  edit_description,
+  edit_display_name,
+  edit_owners,
+  edit_tags,
+  edit_reviewers,
+  edit_users,
+  edit_policy,
+  follow,
+  edit_followers,
+  edit_votes,
+};
+
+/// "Create", "Delete", "ViewBasic", ... as policies and messages name them.
+std::string_view operation_name(Operation op) noexcept;
+
+/// An owner of an entity, own or inherited from the nearest container that has some.
+struct OwnerRef {
+  Uuid id{};
+  Kind kind = Kind::user;  // user or team
+};
+
+/// The entity an operation acts on, as the authorizer sees it. Owners are computed only when
+/// asked. Valid only during the `authorize` call.
+class Resource {
+ public:
+  virtual ~Resource() = default;
+  virtual Kind kind() const noexcept = 0;
+  /// The owners (own, else inherited, S12). Errors: storage.
+  virtual Result<std::vector<OwnerRef>> owners() const = 0;
+  /// The teams `user` belongs to, with their ancestors. Errors: storage.
+  virtual Result<std::vector<Uuid>> teams_of(const Uuid& user) const = 0;
+  /// The policy documents (JSON text of each policy entity) of `teams`. Errors: storage.
+  virtual Result<std::vector<std::string>> policies_of(std::span<const Uuid> teams) const = 0;
+};
+
+/// Decides whether a principal may perform operations on a resource. Called once per operation,
+/// inside its transaction, after the entity is read. Implementations must be thread-safe.
+class Authorizer {
+ public:
+  virtual ~Authorizer() = default;
+  /// Errors: forbidden, naming the refused operation; storage.
+  virtual Result<void> authorize(const Principal& who, std::span<const Operation> operations,
+                                 const Resource& what) const = 0;
+};
+
+/// Allows everything. The default until a policy authorizer is configured.
+class AllowAllAuthorizer final : public Authorizer {
+ public:
+  Result<void> authorize(const Principal&, std::span<const Operation>,
+                         const Resource&) const override {
+    return {};
+  }
+};
+
+}  // namespace catalog
+
+#endif  // CATALOG_PRINCIPAL_HPP

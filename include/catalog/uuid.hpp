@@ -1,0 +1,29 @@
+#ifndef CATALOG_UUID_HPP
+#define CATALOG_UUID_HPP
+
+// Entity ids: UUIDs written lowercase 8-4-4-4-12; read strictly (S2).
+
+#include <catalog/error.hpp>
+
+#include <boost/uuid/uuid.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace catalog {
+
+using Uuid = boost::uuids::uuid;
+
+/// Parses exactly 8-4-4-4-12 hex digits, either case, any version.
+/// Errors: bad_request (invalid_uuid): braces, missing hyphens, other lengths or characters.
+Result<Uuid> parse_uuid(std::string_view text);
+
+/// Lowercase canonical form.
+std::string to_string(const Uuid& id);
+
+/// A random (version 4) UUID. Thread-safe.
+Uuid random_uuid();
+
+}  // namespace catalog
+
+#endif  // CATALOG_UUID_HPP

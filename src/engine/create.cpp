@@ -1,0 +1,424 @@
+// Create (S10): validate the request, resolve containers and references, authorize, then write
+// the entity, its name, list indexes, counters, edges, first snapshot and event.
+
+#include "engine.hpp"
+#include "validate.hpp"
+
+#include <catalog/entities.hpp>
+#include <catalog/fqn.hpp>
+#include <catalog/policy.hpp>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+namespace {
+
+struct Link {
+  Uuid from{};
+  Rel rel;
+  Uuid to{};
+};
+
+/// What a kind's preparation produces; `write_new` does the rest the same way for every kind.
+struct Draft {
+  Record record;
+  std::string parent_fqn;        // "" for top-level entities
+  std::optional<Record> parent;  // the container record, for owner inheritance
+  std::vector<Link> links;       // `record.id` is filled in before they are written
+  std::vector<OwnerRef> owners;
+};
+
+// Placeholder for the new entity's id in links, replaced once the id is known.
+constexpr Uuid self{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                     0xff, 0xff, 0xff}};
+
+template <class T>
+Result<T> read_request(Kind kind, const json::value& body) {
+  if (!body.is_object())
+    return fail(Errc::invalid_request,
+                "Invalid " + std::string(type_name(kind)) + " create request: expected an object");
+  return from_json<T>(body);
+}
+
+void base_doc(json::object& doc, std::string_view name, const std::optional<std::string>& display,
+              const std::optional<std::string>& description) {
+  doc["name"] = name;
+  if (display) doc["displayName"] = *display;
+  if (description) doc["description"] = *description;
+}
+
+void add_owners(Draft& d, const std::vector<Record>& owners) {
+  for (const auto& o : owners) {
+    d.links.push_back({o.id, Rel::owns, self});
+    d.owners.push_back(OwnerRef{o.id, o.kind});
+  }
+}
+
+void add_links(Draft& d, Rel rel, const std::vector<Record>& targets) {
+  for (const auto& t : targets) d.links.push_back({self, rel, t.id});
+}
+
+Result<void> check_name(std::string_view name) { return fqn::validate_name(name); }
+
+// Each prepare_* validates the request alone (400), resolves its container (404) and returns a
+// draft; references are resolved after authorization, by `resolve_*` callbacks.
+using Resolver = std::function<Result<void>(Tx&, Draft&)>;
+
+struct Prepared {
+  Draft draft;
+  Resolver resolve;  // references (after authorization)
+};
+
+Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
+  Prepared p;
+  Draft& d = p.draft;
+  d.record.kind = kind;
+  auto& doc = d.record.doc;
+  switch (kind) {
+    case Kind::user: {
+      auto r = read_request<CreateUser>(kind, body);
+      if (!r) return r.error();
+      if (auto c = check_name(r->name); !c) return c.error();
+      if (auto e = validate_email(r->email); !e) return e.error();
+      base_doc(doc, r->name, r->display_name, r->description);
+      doc["email"] = r->email;
+      doc["isAdmin"] = r->is_admin.value_or(false);
+      doc["isBot"] = r->is_bot.value_or(false);
+      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+        auto teams = resolve_ids(tx, Kind::team, req.teams);
+        if (!teams) return teams.error();
+        for (const auto& t : *teams) d.links.push_back({t.id, Rel::member, self});
+        return {};
+      };
+      break;
+    }
+    case Kind::team: {
+      auto r = read_request<CreateTeam>(kind, body);
+      if (!r) return r.error();
+      if (auto c = check_name(r->name); !c) return c.error();
+      if (r->email)
+        if (auto e = validate_email(*r->email); !e) return e.error();
+      base_doc(doc, r->name, r->display_name, r->description);
+      auto type = r->team_type.value_or(TeamType::group);
+      doc["teamType"] = detail::enum_name(type);
+      if (r->email) doc["email"] = *r->email;
+      doc["isJoinable"] = r->is_joinable.value_or(true);
+      p.resolve = [req = *r, type](Tx& tx, Draft& d) -> Result<void> {
+        auto parents = resolve_ids(tx, Kind::team, req.parents);
+        if (!parents) return parents.error();
+        if (auto rules = check_team_rules(type, *parents, {}); !rules) return rules.error();
+        for (const auto& t : *parents) d.links.push_back({t.id, Rel::contains, self});
+        auto users = resolve_ids(tx, Kind::user, req.users);
+        if (!users) return users.error();
+        add_links(d, Rel::member, *users);
+        auto policies = resolve_ids(tx, Kind::policy, req.policies);
+        if (!policies) return policies.error();
+        add_links(d, Rel::policy, *policies);
+        auto owners = resolve_owners(tx, req.owners);
+        if (!owners) return owners.error();
+        add_owners(d, *owners);
+        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
+        if (!domains) return domains.error();
+        add_links(d, Rel::domain, *domains);
+        return {};
+      };
+      break;
+    }
+    case Kind::policy: {
+      auto r = read_request<CreatePolicy>(kind, body);
+      if (!r) return r.error();
+      if (auto c = check_name(r->name); !c) return c.error();
+      if (auto v = policy::validate_rules(r->rules); !v) return v.error();
+      base_doc(doc, r->name, r->display_name, r->description);
+      doc["rules"] = detail::to_json(r->rules);
+      doc["enabled"] = r->enabled.value_or(true);
+      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+        auto owners = resolve_owners(tx, req.owners);
+        if (!owners) return owners.error();
+        add_owners(d, *owners);
+        return {};
+      };
+      break;
+    }
+    case Kind::mlmodel_service:
+    case Kind::search_service: {
+      auto r = read_request<CreateService>(kind, body);
+      if (!r) return r.error();
+      if (auto c = check_name(r->name); !c) return c.error();
+      if (r->service_type.empty())
+        return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
+      auto tags = normalize_tags(r->tags);
+      if (!tags) return tags.error();
+      base_doc(doc, r->name, r->display_name, r->description);
+      doc["serviceType"] = r->service_type;
+      doc["tags"] = std::move(*tags);
+      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+        auto owners = resolve_owners(tx, req.owners);
+        if (!owners) return owners.error();
+        add_owners(d, *owners);
+        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
+        if (!domains) return domains.error();
+        add_links(d, Rel::domain, *domains);
+        return {};
+      };
+      break;
+    }
+    case Kind::mlmodel: {
+      auto r = read_request<CreateMlModel>(kind, body);
+      if (!r) return r.error();
+      if (auto c = check_name(r->name); !c) return c.error();
+      if (auto f = fqn::canonical(r->service); !f) return f.error();
+      if (r->server)
+        if (auto u = validate_uri(*r->server, "server"); !u) return u.error();
+      auto tags = normalize_tags(r->tags);
+      if (!tags) return tags.error();
+      auto service = tx.live_by_fqn(Kind::mlmodel_service, r->service);
+      if (!service) return service.error();
+      base_doc(doc, r->name, r->display_name, r->description);
+      doc["algorithm"] = r->algorithm;
+      if (r->target) doc["target"] = *r->target;
+      if (r->server) doc["server"] = *r->server;
+      doc["mlFeatures"] = detail::to_json(r->ml_features);
+      doc["mlHyperParameters"] = detail::to_json(r->ml_hyper_parameters);
+      doc["tags"] = std::move(*tags);
+      if (r->extension) doc["extension"] = *r->extension;
+      d.record.container = service->id;
+      d.parent_fqn = std::string(service->fqn());
+      d.parent = std::move(*service);
+      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+        auto owners = resolve_owners(tx, req.owners);
+        if (!owners) return owners.error();
+        add_owners(d, *owners);
+        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
+        if (!domains) return domains.error();
+        add_links(d, Rel::domain, *domains);
+        return {};
+      };
+      break;
+    }
+    case Kind::glossary: {
+      auto r = read_request<CreateGlossary>(kind, body);
+      if (!r) return r.error();
+      if (auto c = check_name(r->name); !c) return c.error();
+      auto tags = normalize_tags(r->tags);
+      if (!tags) return tags.error();
+      base_doc(doc, r->name, r->display_name, r->description);
+      doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
+      doc["tags"] = std::move(*tags);
+      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+        auto reviewers = resolve_users(tx, req.reviewers, "reviewer");
+        if (!reviewers) return reviewers.error();
+        add_links(d, Rel::reviews, *reviewers);
+        auto owners = resolve_owners(tx, req.owners);
+        if (!owners) return owners.error();
+        add_owners(d, *owners);
+        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
+        if (!domains) return domains.error();
+        add_links(d, Rel::domain, *domains);
+        return {};
+      };
+      break;
+    }
+    case Kind::glossary_term: {
+      auto r = read_request<CreateGlossaryTerm>(kind, body);
+      if (!r) return r.error();
+      if (auto c = check_name(r->name); !c) return c.error();
+      if (auto f = fqn::canonical(r->glossary); !f) return f.error();
+      if (r->parent)
+        if (auto f = fqn::canonical(*r->parent); !f) return f.error();
+      for (const auto& s : r->synonyms)
+        if (s.empty()) return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
+      auto tags = normalize_tags(r->tags);
+      if (!tags) return tags.error();
+      auto glossary = tx.live_by_fqn(Kind::glossary, r->glossary);
+      if (!glossary) return glossary.error();
+      d.record.glossary = glossary->id;
+      if (r->parent) {
+        auto parent = tx.live_by_fqn(Kind::glossary_term, *r->parent);
+        if (!parent) return parent.error();
+        if (parent->glossary != glossary->id)
+          return fail(Errc::invalid_value, "Invalid parent " + *r->parent +
+                                               ": the term belongs to another glossary");
+        d.record.container = parent->id;
+        d.parent_fqn = std::string(parent->fqn());
+        d.parent = std::move(*parent);
+      } else {
+        d.record.container = glossary->id;
+        d.parent_fqn = std::string(glossary->fqn());
+        d.parent = *glossary;
+      }
+      auto glossary_reviewers = tx.edges(glossary->id, Rel::reviews, false);
+      if (!glossary_reviewers) return glossary_reviewers.error();
+      base_doc(doc, r->name, r->display_name, r->description);
+      json::array synonyms;
+      for (const auto& s : r->synonyms) synonyms.push_back(json::string(s));
+      doc["synonyms"] = std::move(synonyms);
+      bool reviewed = !glossary_reviewers->empty() || !r->reviewers.empty();
+      doc["status"] = reviewed ? "Draft" : "Approved";
+      doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
+      doc["tags"] = std::move(*tags);
+      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+        auto reviewers = resolve_users(tx, req.reviewers, "reviewer");
+        if (!reviewers) return reviewers.error();
+        add_links(d, Rel::reviews, *reviewers);
+        auto owners = resolve_owners(tx, req.owners);
+        if (!owners) return owners.error();
+        add_owners(d, *owners);
+        auto related = resolve_fqns(tx, Kind::glossary_term, req.related_terms);
+        if (!related) return related.error();
+        add_links(d, Rel::related, *related);
+        return {};
+      };
+      break;
+    }
+    case Kind::domain: {
+      auto r = read_request<CreateDomain>(kind, body);
+      if (!r) return r.error();
+      if (auto c = check_name(r->name); !c) return c.error();
+      if (r->parent) {
+        if (auto f = fqn::canonical(*r->parent); !f) return f.error();
+        auto parent = tx.live_by_fqn(Kind::domain, *r->parent);
+        if (!parent) return parent.error();
+        d.record.container = parent->id;
+        d.parent_fqn = std::string(parent->fqn());
+        d.parent = std::move(*parent);
+      }
+      base_doc(doc, r->name, r->display_name, r->description);
+      doc["domainType"] = detail::enum_name(r->domain_type);
+      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+        auto experts = resolve_fqns(tx, Kind::user, req.experts);
+        if (!experts) return experts.error();
+        add_links(d, Rel::expert, *experts);
+        auto owners = resolve_owners(tx, req.owners);
+        if (!owners) return owners.error();
+        add_owners(d, *owners);
+        return {};
+      };
+      break;
+    }
+    case Kind::search_index: {
+      auto r = read_request<CreateSearchIndex>(kind, body);
+      if (!r) return r.error();
+      if (auto c = check_name(r->name); !c) return c.error();
+      if (auto f = fqn::canonical(r->service); !f) return f.error();
+      if (auto v = validate_index_fields(r->fields); !v) return v.error();
+      if (r->source_hash)
+        if (auto v = validate_source_hash(*r->source_hash); !v) return v.error();
+      auto tags = normalize_tags(r->tags);
+      if (!tags) return tags.error();
+      auto service = tx.live_by_fqn(Kind::search_service, r->service);
+      if (!service) return service.error();
+      base_doc(doc, r->name, r->display_name, r->description);
+      doc["fields"] = detail::to_json(r->fields);
+      doc["indexType"] = detail::enum_name(r->index_type.value_or(IndexType::index));
+      doc["tags"] = std::move(*tags);
+      if (r->extension) doc["extension"] = *r->extension;
+      if (r->source_hash) doc["sourceHash"] = *r->source_hash;
+      d.record.container = service->id;
+      d.parent_fqn = std::string(service->fqn());
+      d.parent = std::move(*service);
+      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+        auto owners = resolve_owners(tx, req.owners);
+        if (!owners) return owners.error();
+        add_owners(d, *owners);
+        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
+        if (!domains) return domains.error();
+        add_links(d, Rel::domain, *domains);
+        return {};
+      };
+      break;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d);
+
+Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json::value& body) {
+  auto prepared = prepare(tx, kind, body);
+  if (!prepared) return prepared.error();
+  auto& d = prepared->draft;
+  // Owners named in the request decide isOwner() for the new entity; else the container's.
+  std::vector<OwnerRef> requested;
+  if (body.is_object())
+    if (auto o = body.as_object().find("owners"); o != body.as_object().end() && o->value().is_array())
+      for (const auto& ref : o->value().as_array())
+        if (auto r = from_json<EntityReference>(ref); r)
+          requested.push_back(OwnerRef{r->id, r->type == "team" ? Kind::team : Kind::user});
+  RecordResource resource(tx, kind, d.parent ? &*d.parent : nullptr, requested);
+  Operation op = Operation::create;
+  if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+  if (kind == Kind::user && d.record.doc.at("isAdmin").as_bool() && !who.is_admin)
+    return fail(Errc::forbidden, "Only an admin may create an admin user");
+  if (auto r = prepared->resolve(tx, d); !r) return r.error();
+  return write_new(tx, who, d);
+}
+
+Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d) {
+  auto& r = d.record;
+  auto fqn_text = fqn::append(d.parent_fqn, r.doc.at("name").as_string());
+  if (fqn_text.size() > fqn::max_fqn_bytes)
+    return fail(Errc::invalid_fqn, "Invalid fullyQualifiedName: longer than 3072 bytes");
+  auto existing = tx.find(r.kind, fqn_text);
+  if (!existing) return existing.error();
+  if (*existing) return fail(Errc::already_exists, "Entity already exists");
+
+  r.id = random_uuid();
+  json::object doc;
+  doc["id"] = to_string(r.id);
+  for (auto& kv : r.doc) {
+    doc.emplace(kv.key(), kv.value());
+    if (kv.key() == "name") doc["fullyQualifiedName"] = fqn_text;
+  }
+  doc["version"] = detail::to_json(Version::initial());
+  doc["updatedAt"] = tx.env().now_ms;
+  doc["updatedBy"] = who.name;
+  doc["deleted"] = false;
+  r.doc = std::move(doc);
+
+  if (auto p = tx.put(r); !p) return p.error();
+  if (auto p = tx.put_name(r); !p) return p.error();
+  if (auto p = tx.index(r, true); !p) return p.error();
+  if (r.container)
+    if (auto l = tx.link(*r.container, Rel::contains, r.id); !l) return l.error();
+  for (auto& link : d.links) {
+    auto from = link.from == self ? r.id : link.from;
+    auto to = link.to == self ? r.id : link.to;
+    if (auto l = tx.link(from, link.rel, to); !l) return l.error();
+  }
+  auto rendered = render(tx, r, FieldSet::everything());
+  if (!rendered) return rendered.error();
+  if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
+  if (auto e = tx.append_event(make_event("entityCreated", r, std::nullopt, who, tx.env().now_ms));
+      !e)
+    return e.error();
+  return rendered;
+}
+
+Result<void> ensure_admin(Tx& tx, std::string_view name) {
+  auto canonical = fqn::validate_name(name, "admin name");
+  if (!canonical) return canonical.error();
+  auto existing = tx.find(Kind::user, fqn::quote(name));
+  if (!existing) return existing.error();
+  Principal system{Uuid{}, std::string(name), true};
+  if (*existing) {
+    auto& r = **existing;
+    if (r.doc.at("isAdmin").as_bool()) return {};
+    r.doc["isAdmin"] = true;  // S11: an existing admin principal is made admin
+    return tx.put(r);
+  }
+  Draft d;
+  d.record.kind = Kind::user;
+  d.record.doc["name"] = name;
+  d.record.doc["email"] = std::string(name) + "@example.com";
+  d.record.doc["isAdmin"] = true;
+  d.record.doc["isBot"] = false;
+  auto made = write_new(tx, system, d);
+  if (!made) return made.error();
+  return {};
+}
+
+}  // namespace catalog::engine

@@ -1,0 +1,165 @@
+#ifndef CATALOG_SRC_ENGINE_ENGINE_HPP
+#define CATALOG_SRC_ENGINE_ENGINE_HPP
+
+// The engine: entity rules over one storage transaction. It knows nothing of LMDB or HTTP.
+// `Tx` wraps a transaction with the catalog's reads and writes (records, names, edges, list
+// indexes, counters, history, events); the operations are free functions over a Tx.
+
+#include "keys.hpp"
+
+#include <catalog/error.hpp>
+#include <catalog/kind.hpp>
+#include <catalog/principal.hpp>
+#include <catalog/storage/backend.hpp>
+#include <catalog/store.hpp>
+#include <catalog/uuid.hpp>
+#include <catalog/version.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <functional>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace catalog::engine {
+
+using keys::Rel;
+
+/// One stored entity: its own fields (`doc`) and what the engine keeps beside them.
+struct Record {
+  Kind kind = Kind::user;
+  Uuid id{};
+  std::optional<Uuid> container;  // service, glossary or parent term, parent domain
+  std::optional<Uuid> glossary;   // glossary terms: their glossary
+  std::uint64_t deleted_by = 0;   // the operation (event offset) that soft-deleted it
+  boost::json::object doc;        // own fields, as rendered (no relationships)
+
+  std::string_view name() const;
+  std::string_view fqn() const;
+  bool deleted() const;
+  Version version() const;
+  /// The list scope beside "all": the service of ML models and search indexes.
+  std::optional<Uuid> scope() const;
+};
+
+/// A reference to an entity from an edge.
+struct Edge {
+  Uuid other{};
+  std::string data;
+};
+
+/// Extra fields asked for. `all` = "*".
+struct FieldSet {
+  bool all = false;
+  std::set<std::string, std::less<>> names;
+  bool has(std::string_view f) const { return all || names.count(f) != 0; }
+  static FieldSet everything() { return FieldSet{true, {}}; }
+};
+
+/// Checks `fields` against the kind's extras (S8 grammar). Errors: bad_request (invalid_field).
+Result<FieldSet> parse_fields(Kind kind, const std::vector<std::string>& fields);
+
+/// Everything an operation needs beside the transaction.
+struct Env {
+  const StoreOptions& options;
+  std::int64_t now_ms;
+};
+
+class Tx {
+ public:
+  Tx(storage::Transaction& txn, const Env& env) : txn_(txn), env_(env) {}
+
+  storage::Transaction& raw() noexcept { return txn_; }
+  const Env& env() const noexcept { return env_; }
+
+  // ---- records ----
+  Result<std::optional<Record>> find(const Uuid& id);
+  Result<std::optional<Record>> find(Kind kind, std::string_view canonical_fqn);
+  /// By id or FQN, of `kind`, matching `include`. Errors: bad_request (FQN), not_found.
+  Result<Record> load(Kind kind, const EntityKey& key, Include include);
+  /// A live entity of `kind` by FQN; `what` names it in messages. Errors: not_found.
+  Result<Record> live_by_fqn(Kind kind, std::string_view fqn);
+  /// A live entity of one of `kinds` by id. Errors: not_found.
+  Result<Record> live_by_id(Kind kind, const Uuid& id);
+  Result<void> put(const Record& r);
+
+  // ---- indexes ----
+  Result<void> put_name(const Record& r);
+  Result<void> erase_name(const Record& r);
+  /// Adds or removes the list index entries and counters of `r` in its current state.
+  Result<void> index(const Record& r, bool add);
+  Result<std::int64_t> count(Kind kind, bool deleted, const Uuid& scope);
+
+  // ---- edges ----
+  Result<void> link(const Uuid& from, Rel rel, const Uuid& to, std::string_view data = {});
+  Result<bool> unlink(const Uuid& from, Rel rel, const Uuid& to);
+  Result<std::optional<std::string>> edge(const Uuid& from, Rel rel, const Uuid& to);
+  /// Edges from `id` (forward) or to `id` (reverse) of one relation.
+  Result<std::vector<Edge>> edges(const Uuid& id, Rel rel, bool reverse);
+
+  // ---- history and events ----
+  Result<void> put_snapshot(const Record& r, const boost::json::object& rendered);
+  Result<std::uint64_t> append_event(boost::json::object event);
+
+ private:
+  Result<void> add_count(Kind kind, bool deleted, const Uuid& scope, std::int64_t delta);
+  storage::Transaction& txn_;
+  const Env& env_;
+};
+
+// ---- rendering ----
+
+/// `{id, type, name, fullyQualifiedName, displayName?, deleted}` of a record.
+boost::json::object reference(const Record& r);
+/// References of the other ends of edges, sorted by name then id. Errors: storage.
+Result<boost::json::array> references(Tx& tx, const std::vector<Edge>& edges);
+/// The entity as the API returns it: own fields, containers, and the extras in `fields`.
+Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fields);
+
+// ---- resources for the authorizer ----
+
+/// The Resource view of a record (or of a kind being created, owners from `owners`).
+class RecordResource final : public Resource {
+ public:
+  RecordResource(Tx& tx, Kind kind, const Record* record, std::vector<OwnerRef> own = {})
+      : tx_(tx), kind_(kind), record_(record), own_(std::move(own)) {}
+  Kind kind() const noexcept override { return kind_; }
+  Result<std::vector<OwnerRef>> owners() const override;
+  Result<std::vector<Uuid>> teams_of(const Uuid& user) const override;
+  Result<std::vector<std::string>> policies_of(std::span<const Uuid> teams) const override;
+
+ private:
+  Tx& tx_;
+  Kind kind_;
+  const Record* record_;
+  std::vector<OwnerRef> own_;
+};
+
+Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> ops,
+                       const Resource& what);
+
+// ---- operations ----
+
+Result<boost::json::object> create(Tx& tx, const Principal& who, Kind kind,
+                                   const boost::json::value& body);
+/// Creates or promotes an admin user (S11), without authorization.
+Result<void> ensure_admin(Tx& tx, std::string_view name);
+
+/// Record JSON encoding (internal).
+std::string encode(const Record& r);
+Result<Record> decode(std::string_view bytes);
+
+/// Event helpers.
+boost::json::object make_event(std::string_view type, const Record& r,
+                               std::optional<Version> previous, const Principal& who,
+                               std::int64_t now);
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_SRC_ENGINE_ENGINE_HPP

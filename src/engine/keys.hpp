@@ -1,0 +1,74 @@
+#ifndef CATALOG_SRC_ENGINE_KEYS_HPP
+#define CATALOG_SRC_ENGINE_KEYS_HPP
+
+// The key schema: every key the engine writes, in one place.
+//
+//   E id                                   -> entity record (JSON)
+//   N kind fqn-key                         -> id (16 bytes); fqn-key bounded (prefix + SHA-256)
+//   H id version(u32 BE)                   -> snapshot of that version (JSON text)
+//   L kind state scope name 0x00 id        -> "" (list index; state 0 live, 1 deleted;
+//                                             scope = 16 zero bytes for all, or a service id)
+//   C kind state scope                     -> count (i64 BE)
+//   R from rel to                          -> edge data (vote type, ...)
+//   Q to rel from                          -> same data (the reverse index)
+//   V offset(u64 BE)                       -> change event (JSON)
+//   M name                                 -> metadata (last event offset)
+//
+// Names contain no control characters, so 0x00 after the name orders by name, then id.
+
+#include <catalog/kind.hpp>
+#include <catalog/uuid.hpp>
+#include <catalog/version.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace catalog::engine::keys {
+
+/// Relationship kinds, stored as one byte.
+enum class Rel : char {
+  owns = 'o',      // owner (user/team) -> entity
+  follows = 'f',   // user -> entity
+  votes = 'v',     // user -> entity; data "u" or "d"
+  reviews = 'r',   // entity -> reviewer user
+  expert = 'x',    // domain -> expert user
+  contains = 'c',  // container -> child (glossary->term, term->term, service->asset,
+                   // domain->sub-domain, team->child team)
+  member = 'm',    // team -> user
+  policy = 'p',    // team -> policy
+  domain = 'd',    // entity -> domain it is assigned to
+  related = 't',   // term -> related term
+};
+
+inline constexpr Uuid all_scope{};  // 16 zero bytes: the collection as a whole
+
+std::string id_bytes(const Uuid& id);
+Uuid id_from_bytes(std::string_view bytes);  // REQUIRES: 16 bytes
+
+std::string entity(const Uuid& id);
+std::string name(Kind kind, std::string_view fqn);
+std::string history_prefix(const Uuid& id);
+std::string history(const Uuid& id, Version v);
+std::string list_prefix(Kind kind, bool deleted, const Uuid& scope);
+std::string list(Kind kind, bool deleted, const Uuid& scope, std::string_view name,
+                 const Uuid& id);
+/// The list-key suffix after list_prefix: name 0x00 id.
+std::string list_position(std::string_view name, const Uuid& id);
+std::string counter(Kind kind, bool deleted, const Uuid& scope);
+std::string edge(const Uuid& from, Rel rel, const Uuid& to);
+std::string edge_prefix(const Uuid& from, Rel rel);
+std::string edge_prefix(const Uuid& from);
+std::string reverse_edge(const Uuid& to, Rel rel, const Uuid& from);
+std::string reverse_edge_prefix(const Uuid& to, Rel rel);
+std::string reverse_edge_prefix(const Uuid& to);
+std::string event(std::uint64_t offset);
+std::string event_prefix();
+std::string meta(std::string_view name);
+
+std::string encode_u64(std::uint64_t v);
+std::uint64_t decode_u64(std::string_view bytes);  // REQUIRES: 8 bytes
+
+}  // namespace catalog::engine::keys
+
+#endif  // CATALOG_SRC_ENGINE_KEYS_HPP

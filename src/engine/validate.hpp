@@ -1,0 +1,42 @@
+#ifndef CATALOG_SRC_ENGINE_VALIDATE_HPP
+#define CATALOG_SRC_ENGINE_VALIDATE_HPP
+
+// Value rules of S2 shared by create and patch: emails, tags, search index fields, servers,
+// and resolution of references to live entities.
+
+#include "engine.hpp"
+
+#include <catalog/entities.hpp>
+
+namespace catalog::engine {
+
+/// 6 to 127 characters, one '@', a dot after it, no whitespace. Errors: bad_request.
+Result<void> validate_email(std::string_view email, std::string_view field = "email");
+/// tagFQN lengths; fills defaults; sorts by tagFQN and drops duplicates. Errors: bad_request.
+Result<boost::json::array> normalize_tags(const std::vector<TagLabel>& tags);
+/// dataType of every field (recursively). Errors: bad_request (invalid_value).
+Result<void> validate_index_fields(const std::vector<SearchIndexField>& fields);
+/// A URI: a scheme, ':', no whitespace. Errors: bad_request.
+Result<void> validate_uri(std::string_view uri, std::string_view field);
+/// 1 to 32 characters. Errors: bad_request.
+Result<void> validate_source_hash(std::string_view hash);
+
+/// Owners: live users or live teams of type Group. Errors: bad_request (other types, a team
+/// that is not a Group), not_found.
+Result<std::vector<Record>> resolve_owners(Tx& tx, const std::vector<EntityReference>& refs);
+/// Live users by reference (reviewers). Errors: bad_request (not a user), not_found.
+Result<std::vector<Record>> resolve_users(Tx& tx, const std::vector<EntityReference>& refs,
+                                          std::string_view field);
+/// Live entities of `kind` by id. Errors: not_found.
+Result<std::vector<Record>> resolve_ids(Tx& tx, Kind kind, const std::vector<Uuid>& ids);
+/// Live entities of `kind` by FQN (user names for users). Errors: bad_request, not_found.
+Result<std::vector<Record>> resolve_fqns(Tx& tx, Kind kind, const std::vector<std::string>& fqns);
+
+/// S9 team type rules for a team of `type` with `parents` and (when it exists) `children`.
+/// Errors: bad_request (team_rule).
+Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
+                              const std::vector<Record>& children);
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_SRC_ENGINE_VALIDATE_HPP

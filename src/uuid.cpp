@@ -1,0 +1,59 @@
+#include <catalog/uuid.hpp>
+
+#include <boost/uuid/random_generator.hpp>
+
+#include <mutex>
+
+namespace catalog {
+
+namespace {
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+}  // namespace
+
+Result<Uuid> parse_uuid(std::string_view text) {
+  auto bad = [&] {
+    return fail(Errc::invalid_uuid, "Invalid UUID " + std::string(text.substr(0, 64)) +
+                                        ": expected 8-4-4-4-12 hex digits");
+  };
+  if (text.size() != 36) return bad();
+  Uuid id{};
+  std::size_t byte = 0;
+  for (std::size_t i = 0; i < 36;) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (text[i] != '-') return bad();
+      ++i;
+      continue;
+    }
+    int hi = hex_digit(text[i]), lo = hex_digit(text[i + 1]);
+    if (hi < 0 || lo < 0) return bad();
+    id.data[byte++] = static_cast<std::uint8_t>(hi * 16 + lo);
+    i += 2;
+  }
+  return id;
+}
+
+std::string to_string(const Uuid& id) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(36);
+  for (std::size_t i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += digits[id.data[i] >> 4];
+    out += digits[id.data[i] & 15];
+  }
+  return out;
+}
+
+Uuid random_uuid() {
+  static std::mutex mutex;
+  static boost::uuids::random_generator generator;
+  std::lock_guard lock(mutex);
+  return generator();
+}
+
+}  // namespace catalog
