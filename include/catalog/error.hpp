@@ -117,6 +117,12 @@ class Error {
   int status() const noexcept { return http_status(kind()); }
   const std::string& message() const noexcept { return message_; }
 
+  /// Writes "KIND: message" (for logs and test output).
+  template <class Ostream>
+  friend auto operator<<(Ostream& os, const Error& e) -> decltype(os << std::string_view()) {
+    return os << type_name(e.kind()) << ": " << std::string_view(e.message_);
+  }
+
   friend bool operator==(const Error& a, const Error& b) noexcept {
     return a.code_ == b.code_ && a.message_ == b.message_;
   }

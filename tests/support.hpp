@@ -1,0 +1,82 @@
+// Shared test fixtures: a Store over each backend with an injected clock, temp directories,
+// and a small catalog to build on.
+#ifndef CATALOG_TESTS_SUPPORT_HPP
+#define CATALOG_TESTS_SUPPORT_HPP
+
+#include <catalog/json.hpp>
+#include <catalog/store.hpp>
+
+#include <boost/json.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace test {
+
+namespace json = boost::json;
+
+/// A fresh directory under the system temp dir, removed on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("catalog-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// A deterministic clock: starts at 2026-01-01T00:00:00Z and advances 1 ms per reading.
+inline std::function<std::int64_t()> test_clock() {
+  auto t = std::make_shared<std::atomic<std::int64_t>>(1767225600000);
+  return [t] { return t->fetch_add(1); };
+}
+
+inline catalog::StoreOptions test_options() {
+  catalog::StoreOptions o;
+  o.admins = {"admin"};
+  o.clock = test_clock();
+  return o;
+}
+
+struct MemoryFixture {
+  static constexpr const char* name = "memory";
+  catalog::Store store = catalog::Store::in_memory(test_options()).value();
+  catalog::Store reopen() { return std::move(store); }
+};
+
+struct LmdbFixture {
+  static constexpr const char* name = "lmdb";
+  TempDir dir;
+  catalog::Store store = catalog::Store::open_lmdb(dir.path(), test_options()).value();
+};
+
+inline json::value parse(std::string_view text) { return catalog::json::parse(text).value(); }
+
+/// Every key and value of the backend, to compare a store before and after a refused operation.
+inline std::string dump(catalog::Store& store) {
+  auto txn = store.backend().begin(catalog::storage::Mode::read_only).value();
+  auto cursor = txn->scan(catalog::storage::Range{}, catalog::storage::Direction::forward).value();
+  std::string out;
+  while (cursor->valid()) {
+    out += std::to_string(cursor->key().size()) + ":" + std::string(cursor->key()) + "=" +
+           std::to_string(cursor->value().size()) + ":" + std::string(cursor->value()) + "\n";
+    (void)cursor->next();
+  }
+  return out;
+}
+
+}  // namespace test
+
+#endif
