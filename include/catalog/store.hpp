@@ -5,6 +5,7 @@
 // Principal and returning Result<T>; and the same operations on JSON documents, which the REST
 // surface uses. Does not include <lmdb.h>, OpenSSL or the whole of Boost.JSON.
 
+#include <catalog/auth/jwt.hpp>
 #include <catalog/entities.hpp>
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
@@ -14,6 +15,7 @@
 #include <catalog/uuid.hpp>
 #include <catalog/version.hpp>
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -53,6 +55,58 @@ struct GetOptions {
   Include include = Include::non_deleted;  // Default: live entities only
 };
 
+/// List parameters (S8).
+struct ListOptions {
+  std::int64_t limit = 10;                // 0 to 1,000,000; Default: 10
+  std::optional<std::string> before;      // cursor; Default: none
+  std::optional<std::string> after;       // cursor; Default: none
+  std::vector<std::string> fields;        // extra fields or "*"; Default: none
+  Include include = Include::non_deleted;  // Default: live entities only
+  std::optional<std::string> service;     // ML models and search indexes: the service FQN
+};
+
+/// One page of a list. `total` counts the whole filtered collection.
+template <class E>
+struct Page {
+  std::vector<E> data;
+  std::optional<std::string> before;
+  std::optional<std::string> after;
+  std::int64_t total = 0;
+};
+
+/// Delete parameters (S6).
+struct DeleteOptions {
+  bool hard_delete = false;  // Default: soft delete
+  bool recursive = false;    // Default: refuse a non-empty entity
+  std::optional<Version> expected_version;  // Default: none (no check)
+};
+
+/// Which patch format a body is (S9).
+enum class PatchFormat {
+  detect,      // object: merge patch; array: JSON Patch
+  merge,       // RFC 7396
+  json_patch,  // RFC 6902
+};
+
+struct PatchOptions {
+  PatchFormat format = PatchFormat::detect;  // Default: decided by the body
+  std::optional<Version> expected_version;    // Default: none (no check)
+};
+
+/// Version history (S3): the current entity first, then older versions newest first, each the
+/// entity serialized as JSON text.
+struct History {
+  std::string entity_type;
+  std::vector<std::string> versions;
+};
+
+/// A page of change events (S13).
+struct EventPage {
+  std::vector<boost::json::object> data;
+  std::optional<std::uint64_t> after;
+  std::int64_t total = 0;
+};
+
 /// Options of a Store. Plain data.
 struct StoreOptions {
   /// Admin principals: created (email <name>@example.com) or made admin on every open (S11).
@@ -64,6 +118,8 @@ struct StoreOptions {
   std::function<std::int64_t()> clock;
   /// Decides every operation. Default: allow all (the authorization issue replaces it).
   std::shared_ptr<const Authorizer> authorizer;
+  /// Token verification for `authenticate`. Default: no keys (every token is refused).
+  auth::JwtOptions jwt;
 };
 
 /// The catalog. Move-only. Thread-safe: operations may run concurrently from several threads;
@@ -85,6 +141,10 @@ class Store {
   /// The principal of a known, non-deleted user. Errors: unauthorized (unauthenticated).
   Result<Principal> principal(std::string_view user_name) const;
 
+  /// Verifies a JWT (S11) and returns the principal of its live user.
+  /// Errors: unauthorized (unauthenticated) naming what failed.
+  Result<Principal> authenticate(std::string_view token) const;
+
   // ---- typed operations ----
 
   /// Creates an entity from its create request (REST.md shapes) at version 0.1.
@@ -98,6 +158,59 @@ class Store {
   template <class E>
   Result<E> get(const Principal& who, const EntityKey& key, const GetOptions& options = {});
 
+  /// One page of entities (S8). Errors: bad_request (limit, cursors, fields), forbidden.
+  template <class E>
+  Result<Page<E>> list(const Principal& who, const ListOptions& options = {});
+
+  /// Applies a merge patch or JSON Patch (S9). Errors: bad_request (patch, read-only field,
+  /// invalid result), not_found (missing or soft-deleted entity, missing reference), conflict
+  /// (expected version), forbidden.
+  template <class E>
+  Result<E> patch(const Principal& who, const EntityKey& key, const boost::json::value& patch,
+                  const PatchOptions& options = {});
+
+  /// Soft or hard delete (S6). Returns the soft-deleted entity, or nothing after a hard delete.
+  /// Errors: bad_request (not_empty), not_found, conflict (expected version), forbidden.
+  template <class E>
+  Result<std::optional<E>> remove(const Principal& who, const EntityKey& key,
+                                  const DeleteOptions& options = {});
+
+  /// Restores a soft-deleted entity and what the same delete took (S7).
+  /// Errors: bad_request (container_deleted), not_found, forbidden.
+  template <class E>
+  Result<E> restore(const Principal& who, const Uuid& id);
+
+  /// Version history (S3). Errors: not_found.
+  template <class E>
+  Result<History> history(const Principal& who, const Uuid& id);
+
+  /// The entity as it stood at `version` (S3). Errors: bad_request (invalid_version), not_found.
+  template <class E>
+  Result<E> version(const Principal& who, const Uuid& id, std::string_view version);
+
+  /// Adds `user` to the followers (S4). Errors: not_found (entity or user), forbidden.
+  template <class E>
+  Result<E> follow(const Principal& who, const Uuid& id, const Uuid& user);
+
+  /// Removes `user` from the followers (S4). Errors: not_found, forbidden.
+  template <class E>
+  Result<E> unfollow(const Principal& who, const Uuid& id, const Uuid& user);
+
+  /// Sets the caller's vote (S5). Errors: not_found, forbidden.
+  template <class E>
+  Result<E> vote(const Principal& who, const Uuid& id, VoteType vote);
+
+  /// Change events after offset `after` (S13). Admins only. Errors: bad_request (limit),
+  /// forbidden.
+  Result<EventPage> events(const Principal& who, std::uint64_t after = 0,
+                           std::int64_t limit = 10) const;
+
+  /// Calls `listener` after each commit with the events it appended (never for a failed or
+  /// no-op operation). Returns an id for `unsubscribe`. Thread-safe; listeners run on the
+  /// committing thread and must not call back into a write of this Store.
+  std::uint64_t subscribe(std::function<void(const boost::json::object&)> listener);
+  void unsubscribe(std::uint64_t id);
+
   // ---- the same on JSON documents ----
 
   /// create<E> on a JSON create body. Returns the entity with all fields.
@@ -106,6 +219,32 @@ class Store {
   /// get<E> as JSON.
   Result<boost::json::object> get_json(const Principal& who, Kind kind, const EntityKey& key,
                                        const GetOptions& options = {});
+
+  /// A page as `{data, paging: {before?, after?, total}}` pieces.
+  struct JsonPage {
+    boost::json::array data;
+    std::optional<std::string> before;
+    std::optional<std::string> after;
+    std::int64_t total = 0;
+  };
+  Result<JsonPage> list_json(const Principal& who, Kind kind, const ListOptions& options = {});
+  Result<boost::json::object> patch_json(const Principal& who, Kind kind, const EntityKey& key,
+                                         const boost::json::value& patch,
+                                         const PatchOptions& options = {});
+  /// nullopt after a hard delete.
+  Result<std::optional<boost::json::object>> remove_json(const Principal& who, Kind kind,
+                                                         const EntityKey& key,
+                                                         const DeleteOptions& options = {});
+  Result<boost::json::object> restore_json(const Principal& who, Kind kind, const Uuid& id);
+  Result<History> history_json(const Principal& who, Kind kind, const Uuid& id);
+  Result<boost::json::object> version_json(const Principal& who, Kind kind, const Uuid& id,
+                                           std::string_view version);
+  Result<boost::json::object> follow_json(const Principal& who, Kind kind, const Uuid& id,
+                                          const Uuid& user);
+  Result<boost::json::object> unfollow_json(const Principal& who, Kind kind, const Uuid& id,
+                                            const Uuid& user);
+  Result<boost::json::object> vote_json(const Principal& who, Kind kind, const Uuid& id,
+                                        VoteType vote);
 
   /// The backend, for hosts that inspect bytes (tests). Never null.
   storage::Backend& backend() noexcept;

@@ -106,11 +106,14 @@ class Tx {
   // ---- history and events ----
   Result<void> put_snapshot(const Record& r, const boost::json::object& rendered);
   Result<std::uint64_t> append_event(boost::json::object event);
+  /// The events appended so far (for subscribers, after commit).
+  const std::vector<boost::json::object>& appended() const noexcept { return appended_; }
 
  private:
   Result<void> add_count(Kind kind, bool deleted, const Uuid& scope, std::int64_t delta);
   storage::Transaction& txn_;
   const Env& env_;
+  std::vector<boost::json::object> appended_;
 };
 
 // ---- rendering ----

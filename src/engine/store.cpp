@@ -1,6 +1,6 @@
 // The Store facade: opens transactions, retries on a full LMDB map, and calls the engine.
 
-#include "engine.hpp"
+#include "store_impl.hpp"
 
 #include <catalog/fqn.hpp>
 #include <catalog/storage/memory_backend.hpp>
@@ -11,51 +11,6 @@
 namespace catalog {
 
 namespace json = boost::json;
-
-struct Store::Impl {
-  std::unique_ptr<storage::Backend> backend;
-  StoreOptions options;
-
-  std::int64_t now() const {
-    if (options.clock) return options.clock();
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
-
-  /// Runs `fn` in one write transaction and commits. A full map aborts the transaction; the
-  /// backend grows it and the whole operation runs again, so nothing is lost.
-  template <class F>
-  auto write(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
-    for (int attempt = 0;; ++attempt) {
-      auto txn = backend->begin(storage::Mode::read_write);
-      if (!txn) return txn.error();
-      engine::Env env{options, now()};
-      engine::Tx tx(**txn, env);
-      auto result = fn(tx);
-      if (!result) {
-        if (result.error().code() == Errc::storage_full && attempt < 40) continue;
-        return result;
-      }
-      auto committed = (*txn)->commit();
-      if (!committed) {
-        if (committed.error().code() == Errc::storage_full && attempt < 40) continue;
-        return committed.error();
-      }
-      return result;
-    }
-  }
-
-  /// Runs `fn` in one read transaction.
-  template <class F>
-  auto read(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
-    auto txn = backend->begin(storage::Mode::read_only);
-    if (!txn) return txn.error();
-    engine::Env env{options, now()};
-    engine::Tx tx(**txn, env);
-    return fn(tx);
-  }
-};
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::Store(Store&&) noexcept = default;

@@ -235,6 +235,7 @@ Result<std::uint64_t> Tx::append_event(json::object event) {
   event["offset"] = offset;
   if (auto p = txn_.put(keys::event(offset), catalog::json::serialize(event)); !p)
     return p.error();
+  appended_.push_back(std::move(event));
   return offset;
 }
 
