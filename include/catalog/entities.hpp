@@ -506,7 +506,7 @@ boost::json::value to_json(const T& value) {
 
 /// Reads `T` from JSON strictly. Errors: bad_request (invalid_request for unknown, missing or
 /// wrong-typed members; invalid_value for a value outside its enumeration), naming the member.
-template <detail::Described T>
+template <class T>
 Result<T> from_json(const boost::json::value& v) {
   T out{};
   auto r = detail::from_json(v, out, "");

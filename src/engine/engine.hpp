@@ -106,17 +106,31 @@ class Tx {
   // ---- history and events ----
   Result<void> put_snapshot(const Record& r, const boost::json::object& rendered);
   Result<std::uint64_t> append_event(boost::json::object event);
-  /// The events appended so far (for subscribers, after commit).
-  const std::vector<boost::json::object>& appended() const noexcept { return appended_; }
+  /// The offsets of the events this transaction appended, [first, last]; first > last when
+  /// none (subscribers read them back after commit, so a huge delete holds none in memory).
+  std::uint64_t first_event() const noexcept { return first_event_; }
+  std::uint64_t last_event() const noexcept { return last_event_; }
+  /// The offset the next appended event will get. Errors: storage.
+  Result<std::uint64_t> next_event_offset();
 
  private:
   Result<void> add_count(Kind kind, bool deleted, const Uuid& scope, std::int64_t delta);
   storage::Transaction& txn_;
   const Env& env_;
-  std::vector<boost::json::object> appended_;
+  std::uint64_t first_event_ = 1;
+  std::uint64_t last_event_ = 0;
 };
 
 // ---- rendering ----
+
+/// A relationship field of a kind: the edge relation and whether the entity is its target.
+struct RelField {
+  std::string_view field;
+  Rel rel;
+  bool reverse;
+};
+/// Relationship fields per kind, in the order they are rendered.
+std::vector<RelField> relation_fields(Kind k);
 
 /// `{id, type, name, fullyQualifiedName, displayName?, deleted}` of a record.
 boost::json::object reference(const Record& r);
@@ -151,6 +165,21 @@ Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> 
 
 Result<boost::json::object> create(Tx& tx, const Principal& who, Kind kind,
                                    const boost::json::value& body);
+/// Writes a new version of `r` (changed in memory): +0.1 (+1.0 when `major`), stamps,
+/// `change` as changeDescription, list entries moved if the deletion state changed since
+/// `was_deleted`, snapshot, and one event of `event_type`.
+Result<void> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
+                           boost::json::object change, std::string_view event_type, bool major);
+
+Result<std::optional<boost::json::object>> remove(Tx& tx, const Principal& who, Kind kind,
+                                                  const EntityKey& key,
+                                                  const DeleteOptions& options);
+Result<boost::json::object> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id);
+Result<History> history(Tx& tx, Kind kind, const Uuid& id);
+Result<boost::json::object> version(Tx& tx, Kind kind, const Uuid& id, std::string_view text);
+Result<boost::json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                                  const boost::json::value& body, const PatchOptions& options);
+
 /// Creates or promotes an admin user (S11), without authorization.
 Result<void> ensure_admin(Tx& tx, std::string_view name);
 

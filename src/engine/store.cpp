@@ -3,6 +3,7 @@
 #include "store_impl.hpp"
 
 #include <catalog/fqn.hpp>
+#include <catalog/json.hpp>
 #include <catalog/storage/memory_backend.hpp>
 #include <catalog/store.hpp>
 
@@ -10,7 +11,36 @@
 
 namespace catalog {
 
-namespace json = boost::json;
+namespace bj = boost::json;
+
+void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
+  if (first > last) return;
+  std::vector<std::function<void(const bj::object&)>> copy;
+  {
+    std::lock_guard lock(listeners_mutex);
+    for (const auto& [id, l] : listeners) copy.push_back(l);
+  }
+  if (copy.empty()) return;
+  constexpr std::uint64_t batch = 256;
+  for (auto from = first; from <= last; from += batch) {
+    auto txn = backend->begin(storage::Mode::read_only);
+    if (!txn) return;  // the commit stands; a listener cannot be told of what it cannot read
+    auto to = std::min(last, from + batch - 1);
+    auto cursor = (*txn)->scan({engine::keys::event(from), engine::keys::event(to + 1)},
+                               storage::Direction::forward);
+    if (!cursor) return;
+    std::vector<bj::object> events;
+    for (auto& c = *cursor; c->valid();) {
+      auto v = catalog::json::parse(c->value(), {4096});
+      if (v && v->is_object()) events.push_back(std::move(v->as_object()));
+      if (!c->next()) break;
+    }
+    cursor->reset();
+    txn->reset();
+    for (const auto& e : events)
+      for (const auto& l : copy) l(e);
+  }
+}
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::Store(Store&&) noexcept = default;
@@ -58,16 +88,16 @@ Result<Principal> Store::principal(std::string_view user_name) const {
   });
 }
 
-Result<json::object> Store::create_json(const Principal& who, Kind kind, const json::value& body) {
+Result<bj::object> Store::create_json(const Principal& who, Kind kind, const bj::value& body) {
   return impl_->write(
       [&](engine::Tx& tx) { return engine::create(tx, who, kind, body); });
 }
 
-Result<json::object> Store::get_json(const Principal& who, Kind kind, const EntityKey& key,
+Result<bj::object> Store::get_json(const Principal& who, Kind kind, const EntityKey& key,
                                      const GetOptions& options) {
   auto fields = engine::parse_fields(kind, options.fields);
   if (!fields) return fields.error();
-  return impl_->read([&](engine::Tx& tx) -> Result<json::object> {
+  return impl_->read([&](engine::Tx& tx) -> Result<bj::object> {
     auto r = tx.load(kind, key, options.include);
     if (!r) return r.error();
     engine::RecordResource resource(tx, kind, &*r);

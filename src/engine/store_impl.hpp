@@ -53,22 +53,14 @@ struct Store::Impl {
         if (committed.error().code() == Errc::storage_full && attempt < 40) continue;
         return committed.error();
       }
-      notify(tx.appended());
+      notify(tx.first_event(), tx.last_event());
       return result;
     }
   }
 
-  /// Calls every listener with each event, in offset order.
-  void notify(const std::vector<boost::json::object>& events) {
-    if (events.empty()) return;
-    std::vector<std::function<void(const boost::json::object&)>> copy;
-    {
-      std::lock_guard lock(listeners_mutex);
-      for (const auto& [id, l] : listeners) copy.push_back(l);
-    }
-    for (const auto& e : events)
-      for (const auto& l : copy) l(e);
-  }
+  /// Calls every listener with each event of offsets [first, last], in order, reading them back
+  /// in batches so that a large operation's events are never all in memory.
+  void notify(std::uint64_t first, std::uint64_t last);
 
   /// Runs `fn` in one read transaction.
   template <class F>

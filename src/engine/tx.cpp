@@ -226,6 +226,12 @@ Result<void> Tx::put_snapshot(const Record& r, const json::object& rendered) {
   return txn_.put(keys::history(r.id, r.version()), catalog::json::serialize(rendered));
 }
 
+Result<std::uint64_t> Tx::next_event_offset() {
+  auto last = txn_.get(keys::meta("event_offset"));
+  if (!last) return last.error();
+  return (*last ? keys::decode_u64(**last) : 0) + 1;
+}
+
 Result<std::uint64_t> Tx::append_event(json::object event) {
   auto key = keys::meta("event_offset");
   auto last = txn_.get(key);
@@ -235,7 +241,8 @@ Result<std::uint64_t> Tx::append_event(json::object event) {
   event["offset"] = offset;
   if (auto p = txn_.put(keys::event(offset), catalog::json::serialize(event)); !p)
     return p.error();
-  appended_.push_back(std::move(event));
+  if (first_event_ > last_event_) first_event_ = offset;
+  last_event_ = offset;
   return offset;
 }
 
@@ -287,15 +294,6 @@ Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
   return out;
 }
 
-namespace {
-
-struct RelField {
-  std::string_view field;
-  Rel rel;
-  bool reverse;
-};
-
-// Relationship fields per kind, in the order they are rendered.
 std::vector<RelField> relation_fields(Kind k) {
   switch (k) {
     case Kind::user:
@@ -336,6 +334,8 @@ std::vector<RelField> relation_fields(Kind k) {
   }
   return {};
 }
+
+namespace {
 
 bool is_extra(Kind k, std::string_view field) {
   const auto& extras = info(k).extra_fields;
