@@ -26,12 +26,20 @@ struct Range {
   std::optional<std::string> end;  // exclusive upper bound; nullopt = end of keyspace
 };
 
-/// The range of every key starting with `prefix`.
+/// The range of every key starting with `prefix`: `end` is `prefix` with its trailing 0xFF
+/// bytes dropped and its last other byte incremented; no `end` if nothing is left (an empty
+/// prefix, or one made only of 0xFF bytes). Errors: none.
 Range prefix_range(std::string_view prefix);
+
+/// Checks the key rule every backend applies: not empty (LMDB refuses empty keys), at most
+/// `max_key_size` bytes. Errors: invalid_value (empty), key_too_long.
+[[nodiscard]] Result<void> check_key(std::string_view key);
 
 /// A position in a scan. Not thread-safe. Dies with its transaction: the transaction closes
 /// its cursors before it ends. `key()` and `value()` views are valid until the next `next()`
-/// or until the transaction writes.
+/// or until the transaction writes. After the transaction writes, `next()` moves to the entry
+/// following (in the scan's direction) the key the cursor was on, as the transaction now sees
+/// the store, so a scan may erase the entries it visits.
 class Cursor {
  public:
   virtual ~Cursor() = default;
@@ -47,15 +55,20 @@ class Cursor {
 
 /// One transaction. Used by one thread at a time. Sees its own writes. Destruction without a
 /// successful commit rolls back. After any failed write or commit the transaction is dead:
-/// every later call fails with the same error.
+/// every later call fails with the same error. A put or erase refused by `check_key` is a failed
+/// write; a failed `get` or `scan` does not kill the transaction. After a commit every call
+/// fails with Errc::storage.
 class Transaction {
  public:
   virtual ~Transaction() = default;
-  /// The value stored at `key`, or nullopt. Errors: key_too_long, storage.
+  /// The value stored at `key`, or nullopt. Errors: invalid_value, key_too_long, storage.
   [[nodiscard]] virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
-  /// Stores `value` at `key` (replacing). Errors: key_too_long, storage_full, storage.
+  /// Stores `value` at `key` (replacing). Errors: invalid_value, key_too_long, storage_full
+  /// (the map is full: the transaction is dead; retry it from the start), storage (also: a write
+  /// in a read-only transaction).
   [[nodiscard]] virtual Result<void> put(std::string_view key, std::string_view value) = 0;
-  /// Removes `key`; true if it existed. Errors: key_too_long, storage.
+  /// Removes `key`; true if it existed. Errors: invalid_value, key_too_long, storage_full,
+  /// storage.
   [[nodiscard]] virtual Result<bool> erase(std::string_view key) = 0;
   /// A cursor over `range`, ascending (forward) or descending (reverse). Errors: storage.
   [[nodiscard]] virtual Result<std::unique_ptr<Cursor>> scan(const Range& range,

@@ -1,0 +1,42 @@
+#ifndef CATALOG_STORAGE_MEMORY_BACKEND_HPP
+#define CATALOG_STORAGE_MEMORY_BACKEND_HPP
+
+// A storage backend in memory: for unit tests and for hosts that want no files.
+
+#include <catalog/error.hpp>
+#include <catalog/storage/backend.hpp>
+
+#include <memory>
+
+namespace catalog::storage {
+
+namespace detail {
+struct MemoryState;
+}  // namespace detail
+
+/// A Backend over an ordered map in memory; nothing persists. Thread-safe: transactions may be
+/// begun from any thread. A read transaction sees the store as it was when it began and is never
+/// blocked. One write transaction at a time: `begin(read_write)` waits until the previous one
+/// ends. A write transaction works on a private copy of the map taken at `begin` (O(n)) and
+/// publishes it on commit. Transactions may outlive the backend. Keys follow `check_key`, the
+/// same rule as LmdbBackend.
+class MemoryBackend final : public Backend {
+ public:
+  /// An empty store.
+  MemoryBackend();
+  ~MemoryBackend() override;
+  MemoryBackend(const MemoryBackend&) = delete;
+  MemoryBackend& operator=(const MemoryBackend&) = delete;
+
+  /// Begins a transaction; a write transaction first waits for the current writer to end.
+  /// REQUIRES (read_write): the calling thread holds no write transaction of this backend.
+  /// Errors: none in practice (Result for the interface).
+  [[nodiscard]] Result<std::unique_ptr<Transaction>> begin(Mode mode) override;
+
+ private:
+  std::shared_ptr<detail::MemoryState> state_;
+};
+
+}  // namespace catalog::storage
+
+#endif  // CATALOG_STORAGE_MEMORY_BACKEND_HPP

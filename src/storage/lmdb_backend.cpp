@@ -1,0 +1,678 @@
+#include <catalog/storage/lmdb_backend.hpp>
+
+#include <lmdb.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace catalog::storage {
+
+namespace detail {
+
+// Lets any number of transactions in at once, or one map resize alone (LMDB may resize the map
+// only while the process has no transaction). Not a std::shared_mutex: that must be unlocked by
+// the thread that locked it, and a read transaction may end on another thread. A waiting resize
+// holds back new transactions, so a stream of readers cannot starve it.
+class TxnGate {
+ public:
+  void enter() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !exclusive_; });
+    ++active_;
+  }
+
+  void leave() noexcept {
+    std::lock_guard lock(mutex_);
+    if (--active_ == 0) {
+      changed_.notify_all();
+    }
+  }
+
+  void lock_exclusive() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !exclusive_; });
+    exclusive_ = true;
+    changed_.wait(lock, [&] { return active_ == 0; });
+  }
+
+  void unlock_exclusive() noexcept {
+    std::lock_guard lock(mutex_);
+    exclusive_ = false;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t active_ = 0;
+  bool exclusive_ = false;
+};
+
+// One LMDB environment, shared by every LmdbBackend and transaction of its directory in this
+// process.
+struct LmdbEnv {
+  LmdbEnv() = default;
+  LmdbEnv(const LmdbEnv&) = delete;
+  LmdbEnv& operator=(const LmdbEnv&) = delete;
+  ~LmdbEnv() {
+    // An environment inherited through fork() is left alone: closing it in the child would clear
+    // the parent's reader slots.
+    if (env != nullptr && pid == ::getpid()) {
+      mdb_env_close(env);
+    }
+  }
+
+  // Begins an LMDB transaction, adopting a map grown by another process. On success the caller
+  // is inside the gate and must leave it after ending the transaction.
+  Result<MDB_txn*> begin_txn(unsigned flags);
+  // Grows the map if a write found it full since the last growth.
+  Result<void> grow_if_needed();
+  // Grows the map now. REQUIRES: the gate is held exclusively.
+  Result<void> grow_locked();
+  // The error of a write that found the map full; makes the next write transaction grow it.
+  Error map_full();
+  void refresh_map_size() noexcept;
+
+  MDB_env* env = nullptr;
+  MDB_dbi dbi = 0;
+  std::filesystem::path path;
+  pid_t pid = 0;
+  std::size_t max_map_size = 0;
+  std::atomic<std::size_t> map_size{0};
+  std::atomic<bool> growth_needed{false};
+  TxnGate gate;
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::LmdbEnv;
+
+Error lmdb_error(int rc, std::string_view what) {
+  return Error(Errc::storage, "LMDB " + std::string(what) + ": " + mdb_strerror(rc));
+}
+
+MDB_val to_val(std::string_view bytes) noexcept {
+  // LMDB copies from mv_data even for zero bytes: never give it a null pointer.
+  static char empty = 0;
+  return MDB_val{bytes.size(), bytes.empty() ? &empty : const_cast<char*>(bytes.data())};
+}
+
+std::string_view to_view(const MDB_val& val) noexcept {
+  return {static_cast<const char*>(val.mv_data), val.mv_size};
+}
+
+std::size_t page_size() noexcept {
+  const long size = ::sysconf(_SC_PAGESIZE);
+  return size > 0 ? static_cast<std::size_t>(size) : 4096;
+}
+
+class ExclusiveGate {
+ public:
+  explicit ExclusiveGate(detail::TxnGate& gate) : gate_(gate) { gate_.lock_exclusive(); }
+  ~ExclusiveGate() { gate_.unlock_exclusive(); }
+  ExclusiveGate(const ExclusiveGate&) = delete;
+  ExclusiveGate& operator=(const ExclusiveGate&) = delete;
+
+ private:
+  detail::TxnGate& gate_;
+};
+
+}  // namespace
+
+namespace detail {
+
+Result<MDB_txn*> LmdbEnv::begin_txn(unsigned flags) {
+  // Another process may grow the map again between our adoption and our retry; a few rounds
+  // settle it.
+  constexpr int max_attempts = 8;
+  for (int attempt = 1;; ++attempt) {
+    gate.enter();
+    MDB_txn* txn = nullptr;
+    int rc = mdb_txn_begin(env, nullptr, flags, &txn);
+    if (rc == MDB_SUCCESS) {
+      return txn;
+    }
+    gate.leave();
+    if (rc != MDB_MAP_RESIZED || attempt == max_attempts) {
+      return lmdb_error(rc, "begin transaction");
+    }
+    ExclusiveGate exclusive(gate);
+    rc = mdb_env_set_mapsize(env, 0);
+    if (rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "adopt the map size of another process");
+    }
+    refresh_map_size();
+  }
+}
+
+Result<void> LmdbEnv::grow_if_needed() {
+  if (!growth_needed.load()) {
+    return {};
+  }
+  ExclusiveGate exclusive(gate);
+  if (!growth_needed.exchange(false)) {
+    return {};  // another writer grew it while we waited
+  }
+  return grow_locked();
+}
+
+Result<void> LmdbEnv::grow_locked() {
+  MDB_envinfo info;
+  mdb_env_info(env, &info);
+  const std::size_t current = info.me_mapsize;
+  if (current >= max_map_size) {
+    return fail(Errc::storage_full, "LMDB map is at its maximum size of " +
+                                        std::to_string(max_map_size) +
+                                        " bytes (LmdbOptions::max_map_size)");
+  }
+  const std::size_t next = current > max_map_size / 2 ? max_map_size : current * 2;
+  if (int rc = mdb_env_set_mapsize(env, next); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "grow the map to " + std::to_string(next) + " bytes");
+  }
+  refresh_map_size();
+  return {};
+}
+
+Error LmdbEnv::map_full() {
+  growth_needed.store(true);
+  return Error(Errc::storage_full, "LMDB map is full at " + std::to_string(map_size.load()) +
+                                       " bytes; the next write transaction grows it");
+}
+
+void LmdbEnv::refresh_map_size() noexcept {
+  MDB_envinfo info;
+  mdb_env_info(env, &info);
+  map_size.store(info.me_mapsize);
+}
+
+}  // namespace detail
+
+namespace {
+
+class LmdbTransaction;
+
+class LmdbCursor final : public Cursor {
+ public:
+  LmdbCursor(LmdbTransaction* txn, const Range& range, Direction dir)
+      : txn_(txn), range_(range), dir_(dir) {}
+  ~LmdbCursor() override;
+  LmdbCursor(const LmdbCursor&) = delete;
+  LmdbCursor& operator=(const LmdbCursor&) = delete;
+
+  bool valid() const noexcept override { return cursor_ != nullptr && on_entry_; }
+  std::string_view key() const noexcept override {
+    return saved_key_ ? std::string_view(*saved_key_) : to_view(key_);
+  }
+  std::string_view value() const noexcept override {
+    return saved_key_ ? std::string_view() : to_view(value_);
+  }
+
+  Result<void> next() override {
+    if (cursor_ == nullptr) {
+      return fail(Errc::storage, "cursor used after its transaction ended");
+    }
+    if (!on_entry_) {
+      return fail(Errc::storage, "next() on a cursor past the end of its range");
+    }
+    if (saved_key_) {
+      // The transaction wrote since we were positioned: find our place again by key rather
+      // than trust LMDB's cursor fix-ups.
+      const std::string key = std::move(*saved_key_);
+      saved_key_.reset();
+      return settle(dir_ == Direction::forward ? first_after(key) : last_before(key));
+    }
+    return settle(step(dir_ == Direction::forward ? MDB_NEXT : MDB_PREV));
+  }
+
+  Result<void> open(MDB_txn* txn, MDB_dbi dbi) {
+    if (int rc = mdb_cursor_open(txn, dbi, &cursor_); rc != MDB_SUCCESS) {
+      cursor_ = nullptr;
+      return lmdb_error(rc, "open cursor");
+    }
+    if (range_.end && range_.begin >= *range_.end) {
+      return {};  // empty range
+    }
+    if (dir_ == Direction::forward) {
+      return settle(first_at_or_after(range_.begin));
+    }
+    return settle(range_.end ? last_before(*range_.end) : step(MDB_LAST));
+  }
+
+  // Called before the transaction writes: LMDB's pages, and so our views, may change.
+  void save_position() {
+    if (on_entry_ && !saved_key_) {
+      saved_key_.emplace(to_view(key_));
+    }
+  }
+
+  // Called by the transaction before it ends.
+  void close() noexcept {
+    if (cursor_ != nullptr) {
+      mdb_cursor_close(cursor_);
+    }
+    cursor_ = nullptr;
+    txn_ = nullptr;
+    on_entry_ = false;
+    saved_key_.reset();
+  }
+
+ private:
+  // Moves the LMDB cursor; false when there is no such entry.
+  Result<bool> step(MDB_cursor_op op) {
+    const int rc = mdb_cursor_get(cursor_, &key_, &value_, op);
+    if (rc == MDB_NOTFOUND) {
+      return false;
+    }
+    if (rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "move cursor");
+    }
+    return true;
+  }
+
+  Result<bool> first_at_or_after(std::string_view key) {
+    if (key.empty()) {
+      return step(MDB_FIRST);  // LMDB refuses an empty key for MDB_SET_RANGE
+    }
+    key_ = to_val(key);
+    return step(MDB_SET_RANGE);
+  }
+
+  Result<bool> first_after(std::string_view key) {
+    auto found = first_at_or_after(key);
+    if (found && *found && to_view(key_) == key) {
+      return step(MDB_NEXT);
+    }
+    return found;
+  }
+
+  Result<bool> last_before(std::string_view key) {
+    if (key.empty()) {
+      return false;
+    }
+    key_ = to_val(key);
+    auto found = step(MDB_SET_RANGE);
+    if (!found) {
+      return found;
+    }
+    return step(*found ? MDB_PREV : MDB_LAST);
+  }
+
+  // Records where a move landed: on an entry inside the range, or done.
+  Result<void> settle(Result<bool> found) {
+    if (!found) {
+      on_entry_ = false;
+      return found.error();
+    }
+    if (!*found) {
+      on_entry_ = false;
+    } else if (dir_ == Direction::forward) {
+      on_entry_ = !range_.end || to_view(key_) < *range_.end;
+    } else {
+      on_entry_ = to_view(key_) >= range_.begin;
+    }
+    return {};
+  }
+
+  LmdbTransaction* txn_;          // null once the transaction closed us
+  MDB_cursor* cursor_ = nullptr;  // null once closed
+  Range range_;
+  Direction dir_;
+  MDB_val key_{};
+  MDB_val value_{};
+  bool on_entry_ = false;
+  std::optional<std::string> saved_key_;
+};
+
+class LmdbTransaction final : public Transaction {
+ public:
+  LmdbTransaction(std::shared_ptr<LmdbEnv> env, Mode mode) : env_(std::move(env)), mode_(mode) {}
+  ~LmdbTransaction() override { abort(); }
+  LmdbTransaction(const LmdbTransaction&) = delete;
+  LmdbTransaction& operator=(const LmdbTransaction&) = delete;
+
+  Result<void> start() {
+    auto txn = env_->begin_txn(mode_ == Mode::read_only ? MDB_RDONLY : 0);
+    if (!txn) {
+      return txn.error();
+    }
+    txn_ = *txn;
+    return {};
+  }
+
+  Result<std::optional<std::string>> get(std::string_view key) override {
+    if (dead_) {
+      return *dead_;
+    }
+    if (auto checked = check_key(key); !checked) {
+      return checked.error();
+    }
+    MDB_val k = to_val(key);
+    MDB_val v;
+    const int rc = mdb_get(txn_, env_->dbi, &k, &v);
+    if (rc == MDB_NOTFOUND) {
+      return std::optional<std::string>();
+    }
+    if (rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "get");
+    }
+    return std::optional<std::string>(std::in_place, to_view(v));
+  }
+
+  Result<void> put(std::string_view key, std::string_view value) override {
+    if (auto ok = prepare_write(key); !ok) {
+      return ok.error();
+    }
+    MDB_val k = to_val(key);
+    MDB_val v = to_val(value);
+    if (const int rc = mdb_put(txn_, env_->dbi, &k, &v, 0); rc != MDB_SUCCESS) {
+      return write_failed(rc, "put");
+    }
+    return {};
+  }
+
+  Result<bool> erase(std::string_view key) override {
+    if (auto ok = prepare_write(key); !ok) {
+      return ok.error();
+    }
+    MDB_val k = to_val(key);
+    const int rc = mdb_del(txn_, env_->dbi, &k, nullptr);
+    if (rc == MDB_NOTFOUND) {
+      return false;
+    }
+    if (rc != MDB_SUCCESS) {
+      return write_failed(rc, "erase");
+    }
+    return true;
+  }
+
+  Result<std::unique_ptr<Cursor>> scan(const Range& range, Direction dir) override {
+    if (dead_) {
+      return *dead_;
+    }
+    auto cursor = std::make_unique<LmdbCursor>(this, range, dir);
+    cursors_.push_back(cursor.get());
+    if (auto opened = cursor->open(txn_, env_->dbi); !opened) {
+      return opened.error();
+    }
+    return std::unique_ptr<Cursor>(std::move(cursor));
+  }
+
+  Result<void> commit() override {
+    if (dead_) {
+      return *dead_;
+    }
+    close_cursors();
+    // LMDB frees the transaction whether the commit succeeds or not: release our handle first
+    // so nothing can abort it again.
+    MDB_txn* txn = std::exchange(txn_, nullptr);
+    int rc = MDB_SUCCESS;
+    if (mode_ == Mode::read_only) {
+      mdb_txn_abort(txn);
+    } else {
+      rc = mdb_txn_commit(txn);
+    }
+    env_->gate.leave();
+    if (rc == MDB_MAP_FULL) {
+      dead_ = env_->map_full();
+      return *dead_;
+    }
+    if (rc != MDB_SUCCESS) {
+      dead_ = lmdb_error(rc, "commit");
+      return *dead_;
+    }
+    dead_ = Error(Errc::storage, "transaction used after commit");
+    return {};
+  }
+
+  void forget(LmdbCursor* cursor) noexcept {
+    cursors_.erase(std::remove(cursors_.begin(), cursors_.end(), cursor), cursors_.end());
+  }
+
+ private:
+  Result<void> prepare_write(std::string_view key) {
+    if (dead_) {
+      return *dead_;
+    }
+    if (mode_ == Mode::read_only) {
+      return die(Error(Errc::storage, "write in a read-only transaction"));
+    }
+    if (auto checked = check_key(key); !checked) {
+      return die(checked.error());
+    }
+    for (LmdbCursor* cursor : cursors_) {
+      cursor->save_position();
+    }
+    return {};
+  }
+
+  Error write_failed(int rc, std::string_view what) {
+    return die(rc == MDB_MAP_FULL ? env_->map_full() : lmdb_error(rc, what));
+  }
+
+  // Ends the transaction at once (freeing LMDB's writer lock and letting the map grow) and
+  // makes every later call fail with `error`.
+  Error die(Error error) {
+    abort();
+    dead_ = error;
+    return error;
+  }
+
+  void close_cursors() noexcept {
+    for (LmdbCursor* cursor : cursors_) {
+      cursor->close();
+    }
+    cursors_.clear();
+  }
+
+  // Ends the transaction without committing. Idempotent.
+  void abort() noexcept {
+    if (txn_ == nullptr) {
+      return;
+    }
+    close_cursors();
+    mdb_txn_abort(std::exchange(txn_, nullptr));
+    env_->gate.leave();
+  }
+
+  std::shared_ptr<LmdbEnv> env_;
+  Mode mode_;
+  MDB_txn* txn_ = nullptr;  // null once ended
+  std::vector<LmdbCursor*> cursors_;
+  std::optional<Error> dead_;
+};
+
+LmdbCursor::~LmdbCursor() {
+  if (txn_ != nullptr) {
+    txn_->forget(this);
+  }
+  if (cursor_ != nullptr) {
+    mdb_cursor_close(cursor_);
+  }
+}
+
+// Environments open in this process, by canonical path: LMDB must not open one directory twice
+// in a process (closing either would drop the other's file locks).
+struct Registry {
+  struct Entry {
+    std::weak_ptr<LmdbEnv> env;
+    const LmdbEnv* raw;  // identifies the entry's environment once `env` has expired
+    pid_t pid;           // entries copied into a fork()ed child are not the child's
+  };
+  std::mutex mutex;
+  std::condition_variable closed;
+  std::map<std::filesystem::path, Entry> envs;
+};
+
+Registry& registry() {
+  // Never destroyed: a backend in a static object may close after static destruction began.
+  static Registry* const instance = new Registry();
+  return *instance;
+}
+
+// The deleter of a shared environment: closes it and removes it from the registry in one step,
+// so that an open of the same directory never overlaps the close.
+void release_env(LmdbEnv* env) noexcept {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mutex);
+  if (auto it = reg.envs.find(env->path); it != reg.envs.end() && it->second.raw == env) {
+    reg.envs.erase(it);
+  }
+  delete env;
+  reg.closed.notify_all();
+}
+
+unsigned env_flags(Durability durability) noexcept {
+  // MDB_NOTLS: read transactions are not tied to threads, so the store may hand them between
+  // threads and keep several on one thread.
+  unsigned flags = MDB_NOTLS;
+  switch (durability) {
+    case Durability::sync: break;
+    case Durability::no_meta_sync: flags |= MDB_NOMETASYNC; break;
+    case Durability::no_sync: flags |= MDB_NOSYNC; break;
+  }
+  return flags;
+}
+
+Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
+                                          const LmdbOptions& options) {
+  auto env = std::make_unique<LmdbEnv>();
+  env->path = dir;
+  env->pid = ::getpid();
+  const std::size_t page = page_size();
+  std::size_t map_size = (std::max(options.map_size, page) + page - 1) / page * page;
+  env->max_map_size = std::max(map_size, options.max_map_size / page * page);
+
+  if (int rc = mdb_env_create(&env->env); rc != MDB_SUCCESS) {
+    env->env = nullptr;
+    return lmdb_error(rc, "create environment");
+  }
+  if (int rc = mdb_env_set_maxreaders(env->env, options.max_readers); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "set max readers");
+  }
+  if (int rc = mdb_env_set_mapsize(env->env, map_size); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "set map size");
+  }
+  if (int rc = mdb_env_open(env->env, dir.c_str(), env_flags(options.durability), 0644);
+      rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "open " + dir.string());
+  }
+  int dead_readers = 0;
+  if (int rc = mdb_reader_check(env->env, &dead_readers); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "clear stale readers");
+  }
+
+  // Data larger than `map_size` (a directory reopened with a smaller size) makes LMDB map just
+  // the data, so the first write would fail; start at the first doubling that leaves room.
+  MDB_envinfo info;
+  mdb_env_info(env->env, &info);
+  if (info.me_mapsize > map_size) {
+    while (map_size <= info.me_mapsize && map_size < env->max_map_size) {
+      map_size = map_size > env->max_map_size / 2 ? env->max_map_size : map_size * 2;
+    }
+    if (map_size > info.me_mapsize) {
+      if (int rc = mdb_env_set_mapsize(env->env, map_size); rc != MDB_SUCCESS) {
+        return lmdb_error(rc, "set map size");
+      }
+    }
+  }
+  env->refresh_map_size();
+
+  auto txn = env->begin_txn(MDB_RDONLY);
+  if (!txn) {
+    return txn.error();
+  }
+  int rc = mdb_dbi_open(*txn, nullptr, 0, &env->dbi);
+  if (rc == MDB_SUCCESS) {
+    rc = mdb_txn_commit(*txn);  // commit keeps the database handle
+  } else {
+    mdb_txn_abort(*txn);
+  }
+  env->gate.leave();
+  if (rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "open the main database");
+  }
+  return env;
+}
+
+}  // namespace
+
+LmdbBackend::LmdbBackend(std::shared_ptr<LmdbEnv> env) : env_(std::move(env)) {}
+
+LmdbBackend::~LmdbBackend() = default;
+
+Result<std::unique_ptr<LmdbBackend>> LmdbBackend::open(const std::filesystem::path& dir,
+                                                       LmdbOptions options) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return fail(Errc::storage, "cannot create directory " + dir.string() + ": " + ec.message());
+  }
+  const std::filesystem::path path = std::filesystem::canonical(dir, ec);
+  if (ec) {
+    return fail(Errc::storage, "cannot resolve directory " + dir.string() + ": " + ec.message());
+  }
+
+  std::shared_ptr<LmdbEnv> env;
+  {
+    Registry& reg = registry();
+    std::unique_lock lock(reg.mutex);
+    const pid_t pid = ::getpid();
+    for (;;) {
+      auto it = reg.envs.find(path);
+      if (it == reg.envs.end() || it->second.pid != pid) {
+        break;
+      }
+      env = it->second.env.lock();
+      if (env) {
+        break;
+      }
+      reg.closed.wait(lock);  // its last user is closing it
+    }
+    if (!env) {
+      auto opened = open_env(path, options);
+      if (!opened) {
+        return opened.error();
+      }
+      env = std::shared_ptr<LmdbEnv>(opened->release(), release_env);
+      reg.envs.insert_or_assign(path, Registry::Entry{env, env.get(), pid});
+    }
+  }
+  return std::unique_ptr<LmdbBackend>(new LmdbBackend(std::move(env)));
+}
+
+Result<std::unique_ptr<Transaction>> LmdbBackend::begin(Mode mode) {
+  if (mode == Mode::read_write) {
+    // At the maximum size the write may still fit (erasures free pages): go on, and let a
+    // write that does not fit fail with storage_full.
+    if (auto grown = env_->grow_if_needed(); !grown && grown.error().code() != Errc::storage_full) {
+      return grown.error();
+    }
+  }
+  auto txn = std::make_unique<LmdbTransaction>(env_, mode);
+  if (auto started = txn->start(); !started) {
+    return started.error();
+  }
+  return std::unique_ptr<Transaction>(std::move(txn));
+}
+
+Result<void> LmdbBackend::grow() {
+  ExclusiveGate exclusive(env_->gate);
+  env_->growth_needed.store(false);
+  return env_->grow_locked();
+}
+
+std::size_t LmdbBackend::map_size() const noexcept { return env_->map_size.load(); }
+
+}  // namespace catalog::storage
