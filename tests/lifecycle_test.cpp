@@ -1,0 +1,367 @@
+// Delete (S6), restore (S7), patch (S9), history (S3) and change events (S13), on both
+// backends.
+#include <catalog/store.hpp>
+
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
+
+using namespace catalog;
+using test::parse;
+namespace bj = boost::json;
+
+namespace {
+
+std::string id_of(const bj::object& o) { return std::string(o.at("id").as_string()); }
+DeleteOptions opts(bool hard, bool recursive, std::optional<Version> expected = {}) {
+  DeleteOptions o;
+  o.hard_delete = hard;
+  o.recursive = recursive;
+  o.expected_version = expected;
+  return o;
+}
+
+Uuid uuid_of(const bj::object& o) { return parse_uuid(id_of(o)).value(); }
+std::string version_of(const bj::object& o) { return catalog::json::serialize(o.at("version")); }
+
+struct Fixture {
+  Principal admin;
+  bj::object alice, team, glossary, a, a1, a1x, b, domain;
+};
+
+// Glossary G with terms A (children A1 (child A1x)) and B: three levels.
+Fixture build(Store& s) {
+  Fixture f;
+  f.admin = s.principal("admin").value();
+  f.alice = s.create_json(f.admin, Kind::user, parse(R"({"name":"alice","email":"alice@example.com"})")).value();
+  f.team = s.create_json(f.admin, Kind::team, parse(R"({"name":"data","description":"d"})")).value();
+  f.glossary = s.create_json(f.admin, Kind::glossary, parse(R"({"name":"G","description":"g","owners":[{"id":")" + id_of(f.alice) + R"(","type":"user"}]})")).value();
+  f.a = s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","name":"A","description":"a"})")).value();
+  f.a1 = s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","parent":"G.A","name":"A1","description":"a"})")).value();
+  f.a1x = s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","parent":"G.A.A1","name":"A1x","description":"a"})")).value();
+  f.b = s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","name":"B","description":"b"})")).value();
+  f.domain = s.create_json(f.admin, Kind::domain, parse(R"({"name":"Sales","domainType":"Aggregate","description":"d"})")).value();
+  return f;
+}
+
+bj::object get_all(Store& s, const Principal& p, Kind k, const bj::object& e) {
+  return s.get_json(p, k, uuid_of(e), {{}, Include::all}).value();
+}
+
+std::uint64_t event_count(Store& s, const Principal& admin) {
+  return static_cast<std::uint64_t>(s.events(admin, 0, 0).value().total);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("soft delete, restore, hard delete: the seed's state table", "[lifecycle]",
+                   test::MemoryFixture, test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+
+  auto deleted = s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value();
+  REQUIRE(deleted);
+  CHECK(deleted->at("deleted") == true);
+  CHECK(version_of(*deleted) == "0.2");
+  auto& cd = deleted->at("changeDescription").as_object();
+  CHECK(cd.at("fieldsUpdated").at(0).at("name") == "deleted");
+  CHECK(cd.at("fieldsUpdated").at(0).at("oldValue") == false);
+  CHECK(cd.at("fieldsUpdated").at(0).at("newValue") == true);
+  CHECK(catalog::json::serialize(cd.at("previousVersion")) == "0.1");
+  // Not found by default, found with include=deleted, name stays reserved.
+  CHECK(s.get_json(f.admin, Kind::glossary_term, uuid_of(f.b)).error().kind() == ErrorKind::not_found);
+  CHECK(s.get_json(f.admin, Kind::glossary_term, EntityKey::by_fqn("G.B"), {{}, Include::deleted}));
+  CHECK(s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","name":"B","description":"b"})")).error().kind() == ErrorKind::conflict);
+  // Soft-deleting again changes nothing.
+  auto dump = test::dump(s);
+  auto again = s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value();
+  CHECK(version_of(*again) == "0.2");
+  CHECK(test::dump(s) == dump);
+
+  auto restored = s.restore_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value();
+  CHECK(restored.at("deleted") == false);
+  CHECK(version_of(restored) == "0.3");
+  CHECK(restored.at("changeDescription").at("fieldsUpdated").at(0).at("oldValue") == true);
+  // Restore is idempotent: no new version.
+  dump = test::dump(s);
+  CHECK(version_of(s.restore_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value()) == "0.3");
+  CHECK(test::dump(s) == dump);
+
+  // Hard delete from active and from soft-deleted: gone, history too.
+  CHECK_FALSE(s.remove_json(f.admin, Kind::glossary_term, EntityKey::by_fqn("G.B"), opts(true, false)).value());
+  CHECK(s.get_json(f.admin, Kind::glossary_term, uuid_of(f.b), {{}, Include::all}).error().kind() == ErrorKind::not_found);
+  CHECK(s.history_json(f.admin, Kind::glossary_term, uuid_of(f.b)).error().kind() == ErrorKind::not_found);
+  CHECK(s.restore_json(f.admin, Kind::glossary_term, uuid_of(f.b)).error().kind() == ErrorKind::not_found);
+  // The name is free again.
+  CHECK(s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","name":"B","description":"b"})")));
+  auto d = s.remove_json(f.admin, Kind::domain, uuid_of(f.domain)).value();
+  CHECK_FALSE(s.remove_json(f.admin, Kind::domain, uuid_of(f.domain), opts(true, false)).value());
+  (void)d;
+}
+
+TEMPLATE_TEST_CASE("recursive delete and restore bring back exactly what the delete took",
+                   "[lifecycle]", test::MemoryFixture, test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  // A1x is deleted on its own first; then the glossary recursively.
+  s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.a1x)).value();
+  auto a1x_version = version_of(get_all(s, f.admin, Kind::glossary_term, f.a1x));
+  auto events_before = event_count(s, f.admin);
+
+  auto not_empty = s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary));
+  REQUIRE_FALSE(not_empty.has_value());
+  CHECK(not_empty.error().kind() == ErrorKind::bad_request);
+  CHECK(not_empty.error().message() == "glossary is not empty");
+
+  s.remove_json(f.admin, Kind::glossary, EntityKey::by_fqn("G"), opts(false, true)).value();
+  // G, A, A1, B: four events, the glossary first.
+  auto events = s.events(f.admin, events_before, 100).value();
+  REQUIRE(events.data.size() == 4);
+  CHECK(events.data[0].at("entityType") == "glossary");
+  for (auto& e : events.data) CHECK(e.at("eventType") == "entitySoftDeleted");
+  for (auto* t : {&f.a, &f.a1, &f.b}) {
+    auto got = get_all(s, f.admin, Kind::glossary_term, *t);
+    CHECK(got.at("deleted") == true);
+    CHECK(version_of(got) == "0.2");
+  }
+  CHECK(version_of(get_all(s, f.admin, Kind::glossary_term, f.a1x)) == a1x_version);
+
+  // A term under the deleted glossary can't be restored first.
+  auto early = s.restore_json(f.admin, Kind::glossary_term, uuid_of(f.a));
+  REQUIRE_FALSE(early);
+  CHECK(early.error().kind() == ErrorKind::bad_request);
+  CHECK_THAT(early.error().message(), Catch::Contains("restore glossary G first"));
+
+  s.restore_json(f.admin, Kind::glossary, uuid_of(f.glossary)).value();
+  for (auto* t : {&f.a, &f.a1, &f.b}) {
+    auto got = get_all(s, f.admin, Kind::glossary_term, *t);
+    CHECK(got.at("deleted") == false);
+    CHECK(version_of(got) == "0.3");
+  }
+  auto stays = get_all(s, f.admin, Kind::glossary_term, f.a1x);
+  CHECK(stays.at("deleted") == true);
+  CHECK(version_of(stays) == a1x_version);
+}
+
+TEMPLATE_TEST_CASE("hard delete removes the subtree and every edge both ways", "[lifecycle]",
+                   test::MemoryFixture, test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  auto owns = [&] {
+    return s.get_json(f.admin, Kind::user, uuid_of(f.alice), {{"owns"}}).value().at("owns").as_array().size();
+  };
+  CHECK(owns() == 1);
+  auto not_empty = s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(true, false));
+  CHECK(not_empty.error().code() == Errc::not_empty);
+  // Even soft-deleted children count for a hard delete.
+  s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value();
+  s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.a), opts(false, true)).value();
+  CHECK(s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(true, false)).error().code() == Errc::not_empty);
+  auto before = event_count(s, f.admin);
+  CHECK_FALSE(s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(true, true)).value());
+  CHECK(event_count(s, f.admin) == before + 5);
+  CHECK(owns() == 0);
+  for (auto* t : {&f.a, &f.a1, &f.a1x, &f.b})
+    CHECK(s.get_json(f.admin, Kind::glossary_term, uuid_of(*t), {{}, Include::all}).error().kind() == ErrorKind::not_found);
+  // Only the users, team, domain and their indexes remain: no G/term keys anywhere.
+  auto dump = test::dump(s);
+  for (auto* e : {&f.glossary, &f.a, &f.a1, &f.a1x, &f.b}) {
+    auto id = uuid_of(*e);
+    CHECK(dump.find(std::string(reinterpret_cast<const char*>(id.data), 16)) == std::string::npos);
+  }
+  // Hard-deleting a user removes ownership edges from the entity's side.
+  auto g2 = s.create_json(f.admin, Kind::glossary, parse(R"({"name":"G2","description":"g","owners":[{"id":")" + id_of(f.alice) + R"(","type":"user"}]})")).value();
+  CHECK_FALSE(s.remove_json(f.admin, Kind::user, uuid_of(f.alice), opts(true, false)).value());
+  CHECK(s.get_json(f.admin, Kind::glossary, uuid_of(g2), {{"owners"}}).value().at("owners").as_array().empty());
+}
+
+TEMPLATE_TEST_CASE("delete with an expected version", "[lifecycle]", test::MemoryFixture,
+                   test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  auto dump = test::dump(s);
+  auto r = s.remove_json(f.admin, Kind::domain, uuid_of(f.domain), opts(false, false, Version::parse("0.2").value()));
+  CHECK(r.error().kind() == ErrorKind::conflict);
+  CHECK(test::dump(s) == dump);
+  CHECK(s.remove_json(f.admin, Kind::domain, uuid_of(f.domain), opts(false, false, Version::parse("0.1").value())).has_value());
+  CHECK(s.remove_json(f.admin, Kind::domain, uuid_of(f.glossary)).error().kind() == ErrorKind::not_found);
+}
+
+TEMPLATE_TEST_CASE("patch: merge patch and JSON Patch, versions and change descriptions",
+                   "[patch]", test::MemoryFixture, test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  auto p = s.patch_json(f.admin, Kind::domain, EntityKey::by_fqn("Sales"), parse(R"({"description":"new","displayName":"Sales!"})")).value();
+  CHECK(version_of(p) == "0.2");
+  CHECK(p.at("description") == "new");
+  auto& cd = p.at("changeDescription").as_object();
+  CHECK(cd.at("fieldsAdded").at(0).at("name") == "displayName");
+  CHECK(cd.at("fieldsAdded").at(0).at("newValue") == "Sales!");
+  CHECK(cd.at("fieldsUpdated").at(0).at("name") == "description");
+  CHECK(cd.at("fieldsUpdated").at(0).at("oldValue") == "d");
+  // A patch that changes nothing makes no version (a client may send back what it read).
+  auto dump = test::dump(s);
+  auto same = s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), p).value();
+  CHECK(version_of(same) == "0.2");
+  CHECK(test::dump(s) == dump);
+  // JSON Patch on a team, owners and users by reference, the seed's `domain` field.
+  auto alice = R"({"id":")" + id_of(f.alice) + R"(","type":"user"})";
+  auto t = s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"([{"op":"replace","path":"/description","value":"x"},{"op":"add","path":"/users/-","value":)" + alice + "}]")).value();
+  CHECK(version_of(t) == "0.2");
+  CHECK(t.at("users").at(0).at("name") == "alice");
+  CHECK(t.at("changeDescription").at("fieldsAdded").at(0).at("name") == "users");
+  auto alice_teams = s.get_json(f.admin, Kind::user, uuid_of(f.alice), {{"teams"}}).value();
+  CHECK(alice_teams.at("teams").at(0).at("name") == "data");
+  auto td = s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"domain":"Sales","email":"data@example.com","isJoinable":false})")).value();
+  CHECK(td.at("domains").at(0).at("name") == "Sales");
+  CHECK(version_of(td) == "0.3");
+  auto cleared = s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"domain":null})")).value();
+  CHECK(cleared.at("domains").as_array().empty());
+  // ML model: algorithm, server, target are major changes.
+  s.create_json(f.admin, Kind::mlmodel_service, parse(R"({"name":"ml","serviceType":"Mlflow"})")).value();
+  auto m = s.create_json(f.admin, Kind::mlmodel, parse(R"({"name":"m","service":"ml","algorithm":"a"})")).value();
+  auto m2 = s.patch_json(f.admin, Kind::mlmodel, uuid_of(m), parse(R"({"description":"minor"})")).value();
+  CHECK(version_of(m2) == "0.2");
+  auto m3 = s.patch_json(f.admin, Kind::mlmodel, uuid_of(m), parse(R"({"algorithm":"b"})")).value();
+  CHECK(version_of(m3) == "1.2");
+  auto m4 = s.patch_json(f.admin, Kind::mlmodel, uuid_of(m), parse(R"({"target":"churn"})")).value();
+  CHECK(version_of(m4) == "2.2");
+  // Owners as references; tags compare as sets.
+  auto g = s.patch_json(f.admin, Kind::glossary, uuid_of(f.glossary), parse(R"({"tags":[{"tagFQN":"b"},{"tagFQN":"a"}]})")).value();
+  CHECK(g.at("tags").at(0).at("tagFQN") == "a");
+  dump = test::dump(s);
+  s.patch_json(f.admin, Kind::glossary, uuid_of(f.glossary), parse(R"({"tags":[{"tagFQN":"a"},{"tagFQN":"b","source":"Classification"}]})")).value();
+  CHECK(test::dump(s) == dump);
+}
+
+TEMPLATE_TEST_CASE("refused patches leave the store unchanged", "[patch][errors]",
+                   test::MemoryFixture, test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  auto org = s.create_json(f.admin, Kind::team, parse(R"({"name":"acme","teamType":"Organization"})")).value();
+  s.create_json(f.admin, Kind::team, parse(R"({"name":"bu","teamType":"BusinessUnit","parents":[")" + id_of(org) + R"("]})")).value();
+  auto user_ref = R"({"id":")" + id_of(f.alice) + R"(","type":"user"})";
+  s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value();
+  auto before = test::dump(s);
+  auto refused = [&](Kind kind, const bj::object& e, std::string body, ErrorKind expected,
+                     std::string_view words, PatchOptions options = {}) {
+    INFO(body);
+    auto r = s.patch_json(f.admin, kind, uuid_of(e), parse(body), options);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind() == expected);
+    CHECK_THAT(r.error().message(), Catch::Contains(std::string(words)));
+    CHECK(test::dump(s) == before);
+  };
+  refused(Kind::domain, f.domain, R"("text")", ErrorKind::bad_request, "object");
+  refused(Kind::domain, f.domain, R"({"name":"Other"})", ErrorKind::bad_request, "domain attribute name can't be modified");
+  refused(Kind::domain, f.domain, R"({"id":"00000000-0000-0000-0000-000000000000"})", ErrorKind::bad_request, "attribute id");
+  refused(Kind::domain, f.domain, R"({"version":0.5})", ErrorKind::bad_request, "attribute version");
+  refused(Kind::domain, f.domain, R"({"deleted":true})", ErrorKind::bad_request, "attribute deleted");
+  refused(Kind::domain, f.domain, R"({"followers":[)" + user_ref + "]}", ErrorKind::bad_request, "attribute followers");
+  refused(Kind::domain, f.domain, R"({"domainType":"Sideways"})", ErrorKind::bad_request, "Source-aligned");
+  refused(Kind::domain, f.domain, R"({"domainType":null})", ErrorKind::bad_request, "domainType");
+  refused(Kind::domain, f.domain, R"({"colour":"red"})", ErrorKind::bad_request, "colour");
+  refused(Kind::domain, f.domain, R"({"description":7})", ErrorKind::bad_request, "description");
+  refused(Kind::domain, f.domain, R"({"experts":[{"id":")" + id_of(f.team) + R"(","type":"team"}]})", ErrorKind::bad_request, "must be user");
+  refused(Kind::domain, f.domain, R"({"owners":[{"id":"00000000-0000-0000-0000-000000000001","type":"user"}]})", ErrorKind::not_found, "user instance");
+  refused(Kind::domain, f.domain, R"({"owners":[{"id":")" + id_of(org) + R"(","type":"team"}]})", ErrorKind::bad_request, "only Group teams");
+  refused(Kind::domain, f.domain, R"([{"op":"test","path":"/description","value":"nope"}])", ErrorKind::bad_request, "");
+  refused(Kind::domain, f.domain, R"([{"op":"remove","path":"/nothing"}])", ErrorKind::bad_request, "");
+  refused(Kind::domain, f.domain, R"({"description":"x"})", ErrorKind::conflict, "version", PatchOptions{PatchFormat::detect, Version::parse("0.9").value()});
+  refused(Kind::glossary_term, f.b, R"({"description":"x"})", ErrorKind::not_found, "deleted");
+  refused(Kind::user, f.alice, R"({"email":"nope"})", ErrorKind::bad_request, "email");
+  refused(Kind::team, f.team, R"({"teamType":"Department"})", ErrorKind::bad_request, "Group can't change");
+  refused(Kind::team, f.team, R"({"domain":"Sales","domains":[]})", ErrorKind::bad_request, "not both");
+  refused(Kind::team, f.team, R"({"domain":"Nowhere"})", ErrorKind::not_found, "Nowhere");
+  refused(Kind::team, f.team, R"([{"op":"add","path":"/domain","value":"Sales"}])", ErrorKind::bad_request, "domain");
+  refused(Kind::team, org, R"({"teamType":"Group"})", ErrorKind::bad_request, "child teams");
+  refused(Kind::glossary, f.glossary, R"({"tags":[{"tagFQN":""}]})", ErrorKind::bad_request, "tag");
+  // A patch with the right expected version applies.
+  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})"), {PatchFormat::detect, Version::parse("0.1").value()}));
+  // Media type decides: a merge format with an array body is refused.
+  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse("[]"), {PatchFormat::merge, {}}).error().kind() == ErrorKind::bad_request);
+  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse("{}"), {PatchFormat::json_patch, {}}).error().kind() == ErrorKind::bad_request);
+}
+
+TEMPLATE_TEST_CASE("concurrent patches with expected versions: exactly one wins", "[patch]",
+                   test::MemoryFixture, test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  std::atomic<int> ok{0}, conflicts{0};
+  auto expected = Version::parse("0.1").value();
+  auto run = [&](std::string text) {
+    auto r = s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"description":")" + text + R"("})"), {PatchFormat::detect, expected});
+    if (r) ++ok;
+    else if (r.error().kind() == ErrorKind::conflict) ++conflicts;
+  };
+  std::thread t1(run, "one"), t2(run, "two");
+  t1.join();
+  t2.join();
+  CHECK(ok == 1);
+  CHECK(conflicts == 1);
+  CHECK(version_of(s.get_json(f.admin, Kind::team, uuid_of(f.team)).value()) == "0.2");
+}
+
+TEMPLATE_TEST_CASE("history and version reads", "[history]", test::MemoryFixture,
+                   test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"description":"two"})")).value();
+  s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"displayName":"Data"})")).value();
+  auto h = s.history_json(f.admin, Kind::team, uuid_of(f.team)).value();
+  CHECK(h.entity_type == "team");
+  REQUIRE(h.versions.size() == 3);
+  std::vector<std::string> versions;
+  for (auto& text : h.versions) versions.push_back(version_of(parse(text).as_object()));
+  CHECK(versions == std::vector<std::string>{"0.3", "0.2", "0.1"});
+  CHECK(parse(h.versions[1]).at("description") == "two");
+  CHECK(parse(h.versions[1]).at("changeDescription").at("fieldsUpdated").at(0).at("newValue") == "two");
+  CHECK(h.versions[0].find("1E-1") == std::string::npos);
+  auto v1 = s.version_json(f.admin, Kind::team, uuid_of(f.team), "0.1").value();
+  CHECK(v1.at("description") == "d");
+  CHECK(!v1.contains("changeDescription"));
+  CHECK(s.version_json(f.admin, Kind::team, uuid_of(f.team), "0.3").value().at("displayName") == "Data");
+  for (auto bad : {"1", "1e1", "0.15", "-1", ".5", "abc", "0.0", "01.1", ""}) {
+    INFO(bad);
+    CHECK(s.version_json(f.admin, Kind::team, uuid_of(f.team), bad).error().code() == Errc::invalid_version);
+  }
+  auto missing = s.version_json(f.admin, Kind::team, uuid_of(f.team), "0.9");
+  CHECK(missing.error().kind() == ErrorKind::not_found);
+  CHECK(missing.error().message() == "team instance for " + id_of(f.team) + " and version 0.9 not found");
+  CHECK(s.history_json(f.admin, Kind::glossary, uuid_of(f.team)).error().kind() == ErrorKind::not_found);
+  // Soft-deleted entities keep their history.
+  s.remove_json(f.admin, Kind::team, uuid_of(f.team)).value();
+  CHECK(s.history_json(f.admin, Kind::team, uuid_of(f.team)).value().versions.size() == 4);
+}
+
+TEMPLATE_TEST_CASE("events: dense offsets, subscribers after commit only", "[events]",
+                   test::MemoryFixture, test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  std::vector<std::string> seen;
+  auto id = s.subscribe([&](const bj::object& e) { seen.emplace_back(e.at("eventType").as_string()); });
+  s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})")).value();
+  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"name":"x"})")).error().kind() == ErrorKind::bad_request);
+  s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})")).value();  // no-op
+  s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(false, true)).value();
+  CHECK(seen == std::vector<std::string>{"entityUpdated", "entitySoftDeleted", "entitySoftDeleted",
+                                         "entitySoftDeleted", "entitySoftDeleted", "entitySoftDeleted"});
+  s.unsubscribe(id);
+  s.restore_json(f.admin, Kind::glossary, uuid_of(f.glossary)).value();
+  CHECK(seen.size() == 6);
+  auto all = s.events(f.admin, 0, 1000).value();
+  for (std::size_t i = 0; i < all.data.size(); ++i)
+    CHECK(all.data[i].at("offset").as_uint64() == i + 1);
+}
