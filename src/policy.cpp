@@ -1,5 +1,7 @@
 #include <catalog/policy.hpp>
 
+#include <catalog/json.hpp>
+
 #include <algorithm>
 
 namespace catalog::policy {
@@ -177,6 +179,37 @@ std::vector<PolicyRule> default_rules() {
       PolicyRule{"claim-unowned", Effect::allow, {"all"}, {"EditOwners"}, "noOwner()",
                  std::nullopt},
   };
+}
+
+Result<void> PolicyAuthorizer::authorize(const Principal& who,
+                                         std::span<const Operation> operations,
+                                         const Resource& what) const {
+  if (who.is_admin) return {};
+  auto teams = what.teams_of(who.id);
+  if (!teams) return teams.error();
+  auto documents = what.policies_of(*teams);
+  if (!documents) return documents.error();
+  std::vector<PolicyRule> rules = organization_;
+  for (const auto& text : *documents) {
+    auto doc = json::parse(text, {4096});
+    if (!doc || !doc->is_object()) continue;
+    const auto& o = doc->as_object();
+    if (auto e = o.find("enabled"); e != o.end() && e->value().is_bool() && !e->value().as_bool())
+      continue;
+    auto r = o.find("rules");
+    if (r == o.end()) continue;
+    auto parsed = from_json<std::vector<PolicyRule>>(r->value());
+    if (parsed) rules.insert(rules.end(), parsed->begin(), parsed->end());
+  }
+  auto owners = what.owners();
+  if (!owners) return owners.error();
+  Facts facts;
+  facts.no_owner = owners->empty();
+  for (const auto& o : *owners)
+    if (o.id == who.id ||
+        (o.kind == Kind::team && std::find(teams->begin(), teams->end(), o.id) != teams->end()))
+      facts.is_owner = true;
+  return decide(rules, what.kind(), operations, facts);
 }
 
 }  // namespace catalog::policy

@@ -47,6 +47,22 @@ Result<void> decide(std::span<const PolicyRule> rules, Kind kind,
 /// EditOwners when the entity has no owner.
 std::vector<PolicyRule> default_rules();
 
+/// The S12 authorizer: the default organization policy plus the enabled policies of every team
+/// the caller belongs to and of those teams' ancestors; deny overrides. (Admins never reach it:
+/// the store lets them through.) Immutable; thread-safe.
+class PolicyAuthorizer final : public Authorizer {
+ public:
+  /// `organization`: the default policy's rules (Default: default_rules()).
+  explicit PolicyAuthorizer(std::vector<PolicyRule> organization = default_rules())
+      : organization_(std::move(organization)) {}
+  /// Errors: forbidden naming the refused operation; storage.
+  Result<void> authorize(const Principal& who, std::span<const Operation> operations,
+                         const Resource& what) const override;
+
+ private:
+  std::vector<PolicyRule> organization_;
+};
+
 }  // namespace catalog::policy
 
 #endif  // CATALOG_POLICY_HPP

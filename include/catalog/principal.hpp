@@ -7,6 +7,7 @@
 #include <catalog/kind.hpp>
 #include <catalog/uuid.hpp>
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -74,7 +75,17 @@ class Authorizer {
                                  const Resource& what) const = 0;
 };
 
-/// Allows everything. The default until a policy authorizer is configured.
+/// Turns a bearer token into a user name. Called by `Store::authenticate`; the store then
+/// requires a live user of that name. Implementations must be thread-safe.
+class Authenticator {
+ public:
+  virtual ~Authenticator() = default;
+  /// The user name the token proves, checked at `now` (epoch seconds).
+  /// Errors: unauthorized (unauthenticated) saying what failed.
+  virtual Result<std::string> authenticate(std::string_view token, std::int64_t now) const = 0;
+};
+
+/// Allows everything: for hosts that decide elsewhere, and for tests.
 class AllowAllAuthorizer final : public Authorizer {
  public:
   Result<void> authorize(const Principal&, std::span<const Operation>,

@@ -116,10 +116,15 @@ struct StoreOptions {
   std::optional<std::string> base_url;
   /// Epoch milliseconds; injectable for tests. Default: the system clock.
   std::function<std::int64_t()> clock;
-  /// Decides every operation. Default: allow all (the authorization issue replaces it).
+  /// Decides every operation of a non-admin. Default: a policy::PolicyAuthorizer with
+  /// `default_policy` (S12).
   std::shared_ptr<const Authorizer> authorizer;
+  /// The default organization policy's rules. Default: policy::default_rules().
+  std::optional<std::vector<PolicyRule>> default_policy;
   /// Token verification for `authenticate`. Default: no keys (every token is refused).
   auth::JwtOptions jwt;
+  /// Replaces JWT verification entirely when set. Default: JWT with `jwt`.
+  std::shared_ptr<const Authenticator> authenticator;
 };
 
 /// The catalog. Move-only. Thread-safe: operations may run concurrently from several threads;

@@ -4,6 +4,7 @@
 
 #include <catalog/fqn.hpp>
 #include <catalog/json.hpp>
+#include <catalog/policy.hpp>
 #include <catalog/storage/memory_backend.hpp>
 #include <catalog/store.hpp>
 
@@ -12,6 +13,20 @@
 namespace catalog {
 
 namespace bj = boost::json;
+
+namespace {
+/// The default Authenticator: JWT verification with the store's options (S11).
+class JwtAuthenticator final : public Authenticator {
+ public:
+  explicit JwtAuthenticator(auth::JwtVerifier v) : verifier_(std::move(v)) {}
+  Result<std::string> authenticate(std::string_view token, std::int64_t now) const override {
+    return verifier_.verify(token, now);
+  }
+
+ private:
+  auth::JwtVerifier verifier_;
+};
+}  // namespace
 
 void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
   if (first > last) return;
@@ -52,6 +67,15 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
   auto impl = std::make_unique<Impl>();
   impl->backend = std::move(backend);
   impl->options = std::move(options);
+  auto& o = impl->options;
+  if (!o.authorizer)
+    o.authorizer = std::make_shared<policy::PolicyAuthorizer>(
+        o.default_policy ? *o.default_policy : policy::default_rules());
+  if (!o.authenticator) {
+    auto verifier = auth::JwtVerifier::create(o.jwt);
+    if (!verifier) return verifier.error();
+    o.authenticator = std::make_shared<JwtAuthenticator>(std::move(*verifier));
+  }
   for (const auto& admin : impl->options.admins) {
     auto made = impl->write([&](engine::Tx& tx) -> Result<bool> {
       if (auto r = engine::ensure_admin(tx, admin); !r) return r.error();
@@ -86,6 +110,12 @@ Result<Principal> Store::principal(std::string_view user_name) const {
     return Principal{(*user)->id, std::string((*user)->name()),
                      (*user)->doc.at("isAdmin").as_bool()};
   });
+}
+
+Result<Principal> Store::authenticate(std::string_view token) const {
+  auto name = impl_->options.authenticator->authenticate(token, impl_->now() / 1000);
+  if (!name) return name.error();
+  return principal(*name);
 }
 
 Result<bj::object> Store::create_json(const Principal& who, Kind kind, const bj::value& body) {

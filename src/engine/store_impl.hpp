@@ -20,7 +20,6 @@ namespace catalog {
 struct Store::Impl {
   std::unique_ptr<storage::Backend> backend;
   StoreOptions options;
-  std::optional<auth::JwtVerifier> verifier;  // set when options.jwt is valid
 
   // Subscriptions (S13): called after commit with the events the commit appended.
   std::mutex listeners_mutex;
