@@ -81,11 +81,11 @@ namespace catalog {
 /// On input only `id` and `type` are needed.
 struct EntityReference {
   Uuid id{};
-  std::string type;
-  std::optional<std::string> name;
-  std::optional<std::string> fully_qualified_name;
-  std::optional<std::string> display_name;
-  std::optional<bool> deleted;
+  std::string type{};
+  std::optional<std::string> name{};
+  std::optional<std::string> fully_qualified_name{};
+  std::optional<std::string> display_name{};
+  std::optional<bool> deleted{};
   static constexpr std::array<std::string_view, 2> required_members{"id", "type"};
 };
 BOOST_DESCRIBE_STRUCT(EntityReference, (),
@@ -93,11 +93,11 @@ BOOST_DESCRIBE_STRUCT(EntityReference, (),
 
 /// A classification or glossary tag. `tagFQN` is stored as given (1 to 128 characters).
 struct TagLabel {
-  std::string tag_fqn;
-  std::optional<TagSource> source;       // Default when absent: Classification
-  std::optional<LabelType> label_type;   // Default when absent: Manual
-  std::optional<TagState> state;         // Default when absent: Confirmed
-  std::optional<std::string> description;
+  std::string tag_fqn{};
+  std::optional<TagSource> source{};       // Default when absent: Classification
+  std::optional<LabelType> label_type{};   // Default when absent: Manual
+  std::optional<TagState> state{};         // Default when absent: Confirmed
+  std::optional<std::string> description{};
   static constexpr std::array<std::string_view, 1> required_members{"tagFQN"};
 };
 BOOST_DESCRIBE_STRUCT(TagLabel, (), (tag_fqn, source, label_type, state, description))
@@ -105,52 +105,52 @@ BOOST_DESCRIBE_STRUCT(TagLabel, (), (tag_fqn, source, label_type, state, descrip
 struct Votes {
   std::int64_t up_votes = 0;
   std::int64_t down_votes = 0;
-  std::vector<EntityReference> up_voters;
-  std::vector<EntityReference> down_voters;
+  std::vector<EntityReference> up_voters{};
+  std::vector<EntityReference> down_voters{};
 };
 BOOST_DESCRIBE_STRUCT(Votes, (), (up_votes, down_votes, up_voters, down_voters))
 
 struct FieldChange {
-  std::string name;
-  std::optional<boost::json::value> old_value;
-  std::optional<boost::json::value> new_value;
+  std::string name{};
+  std::optional<boost::json::value> old_value{};
+  std::optional<boost::json::value> new_value{};
 };
 BOOST_DESCRIBE_STRUCT(FieldChange, (), (name, old_value, new_value))
 
 struct ChangeDescription {
-  std::vector<FieldChange> fields_added;
-  std::vector<FieldChange> fields_updated;
-  std::vector<FieldChange> fields_deleted;
+  std::vector<FieldChange> fields_added{};
+  std::vector<FieldChange> fields_updated{};
+  std::vector<FieldChange> fields_deleted{};
   Version previous_version;
 };
 BOOST_DESCRIBE_STRUCT(ChangeDescription, (),
                       (fields_added, fields_updated, fields_deleted, previous_version))
 
 struct MlFeature {
-  std::string name;
+  std::string name{};
   FeatureDataType data_type = FeatureDataType::numerical;
-  std::optional<std::string> description;
-  std::optional<std::string> feature_algorithm;
+  std::optional<std::string> description{};
+  std::optional<std::string> feature_algorithm{};
   static constexpr std::array<std::string_view, 2> required_members{"name", "dataType"};
 };
 BOOST_DESCRIBE_STRUCT(MlFeature, (), (name, data_type, description, feature_algorithm))
 
 struct MlHyperParameter {
-  std::string name;
-  std::string value;
-  std::optional<std::string> description;
+  std::string name{};
+  std::string value{};
+  std::optional<std::string> description{};
   static constexpr std::array<std::string_view, 2> required_members{"name", "value"};
 };
 BOOST_DESCRIBE_STRUCT(MlHyperParameter, (), (name, value, description))
 
 /// A field of a search index; `dataType` is one of the S2 list (checked by the catalog).
 struct SearchIndexField {
-  std::string name;
-  std::string data_type;
-  std::optional<std::string> data_type_display;
-  std::optional<std::string> description;
-  std::optional<std::string> display_name;
-  std::optional<std::vector<SearchIndexField>> children;
+  std::string name{};
+  std::string data_type{};
+  std::optional<std::string> data_type_display{};
+  std::optional<std::string> description{};
+  std::optional<std::string> display_name{};
+  std::optional<std::vector<SearchIndexField>> children{};
   static constexpr std::array<std::string_view, 2> required_members{"name", "dataType"};
 };
 BOOST_DESCRIBE_STRUCT(SearchIndexField, (),
@@ -158,12 +158,12 @@ BOOST_DESCRIBE_STRUCT(SearchIndexField, (),
 
 /// A policy rule; `condition` is from the closed grammar of S12.
 struct PolicyRule {
-  std::string name;
+  std::string name{};
   Effect effect = Effect::allow;
-  std::vector<std::string> resources;
-  std::vector<std::string> operations;
-  std::optional<std::string> condition;
-  std::optional<std::string> description;
+  std::vector<std::string> resources{};
+  std::vector<std::string> operations{};
+  std::optional<std::string> condition{};
+  std::optional<std::string> description{};
   static constexpr std::array<std::string_view, 4> required_members{"name", "effect", "resources",
                                                                     "operations"};
 };
@@ -175,16 +175,16 @@ BOOST_DESCRIBE_STRUCT(PolicyRule, (),
 /// Fields every entity has (S2).
 struct EntityBase {
   Uuid id{};
-  std::string name;
-  std::string fully_qualified_name;
-  std::optional<std::string> display_name;
-  std::optional<std::string> description;
+  std::string name{};
+  std::string fully_qualified_name{};
+  std::optional<std::string> display_name{};
+  std::optional<std::string> description{};
   Version version;
   std::int64_t updated_at = 0;
-  std::string updated_by;
-  std::optional<std::string> href;
+  std::string updated_by{};
+  std::optional<std::string> href{};
   bool deleted = false;
-  std::optional<ChangeDescription> change_description;
+  std::optional<ChangeDescription> change_description{};
 };
 BOOST_DESCRIBE_STRUCT(EntityBase, (),
                       (id, name, fully_qualified_name, display_name, description, version,
@@ -203,13 +203,13 @@ struct CreateSearchIndex;
 struct User : EntityBase {
   static constexpr Kind kind = Kind::user;
   using create_type = CreateUser;
-  std::string email;
+  std::string email{};
   bool is_admin = false;
   bool is_bot = false;
-  std::vector<EntityReference> teams;
-  std::vector<EntityReference> follows;
-  std::vector<EntityReference> owns;
-  std::vector<EntityReference> domains;
+  std::vector<EntityReference> teams{};
+  std::vector<EntityReference> follows{};
+  std::vector<EntityReference> owns{};
+  std::vector<EntityReference> domains{};
 };
 BOOST_DESCRIBE_STRUCT(User, (EntityBase), (email, is_admin, is_bot, teams, follows, owns, domains))
 
@@ -217,16 +217,16 @@ struct Team : EntityBase {
   static constexpr Kind kind = Kind::team;
   using create_type = CreateTeam;
   TeamType team_type = TeamType::group;
-  std::optional<std::string> email;
+  std::optional<std::string> email{};
   bool is_joinable = true;
-  std::vector<EntityReference> parents;
-  std::vector<EntityReference> users;
-  std::vector<EntityReference> owners;
-  std::vector<EntityReference> domains;
-  std::vector<EntityReference> children;
-  std::vector<EntityReference> policies;
-  std::optional<std::int64_t> user_count;
-  std::optional<std::int64_t> children_count;
+  std::vector<EntityReference> parents{};
+  std::vector<EntityReference> users{};
+  std::vector<EntityReference> owners{};
+  std::vector<EntityReference> domains{};
+  std::vector<EntityReference> children{};
+  std::vector<EntityReference> policies{};
+  std::optional<std::int64_t> user_count{};
+  std::optional<std::int64_t> children_count{};
 };
 BOOST_DESCRIBE_STRUCT(Team, (EntityBase),
                       (team_type, email, is_joinable, parents, users, owners, domains, children,
@@ -235,19 +235,19 @@ BOOST_DESCRIBE_STRUCT(Team, (EntityBase),
 struct Policy : EntityBase {
   static constexpr Kind kind = Kind::policy;
   using create_type = CreatePolicy;
-  std::vector<PolicyRule> rules;
+  std::vector<PolicyRule> rules{};
   bool enabled = true;
-  std::vector<EntityReference> owners;
-  std::vector<EntityReference> teams;
+  std::vector<EntityReference> owners{};
+  std::vector<EntityReference> teams{};
 };
 BOOST_DESCRIBE_STRUCT(Policy, (EntityBase), (rules, enabled, owners, teams))
 
 /// Fields of both service kinds.
 struct ServiceBase : EntityBase {
-  std::string service_type;
-  std::vector<EntityReference> owners;
-  std::vector<TagLabel> tags;
-  std::vector<EntityReference> domains;
+  std::string service_type{};
+  std::vector<EntityReference> owners{};
+  std::vector<TagLabel> tags{};
+  std::vector<EntityReference> domains{};
 };
 BOOST_DESCRIBE_STRUCT(ServiceBase, (EntityBase), (service_type, owners, tags, domains))
 
@@ -266,19 +266,19 @@ BOOST_DESCRIBE_STRUCT(SearchService, (ServiceBase), ())
 struct MlModel : EntityBase {
   static constexpr Kind kind = Kind::mlmodel;
   using create_type = CreateMlModel;
-  std::string algorithm;
-  std::optional<EntityReference> service;
-  std::optional<std::string> service_type;
-  std::optional<std::string> target;
-  std::optional<std::string> server;
-  std::vector<MlFeature> ml_features;
-  std::vector<MlHyperParameter> ml_hyper_parameters;
-  std::vector<EntityReference> owners;
-  std::vector<EntityReference> followers;
-  std::optional<Votes> votes;
-  std::vector<TagLabel> tags;
-  std::vector<EntityReference> domains;
-  std::optional<boost::json::object> extension;
+  std::string algorithm{};
+  std::optional<EntityReference> service{};
+  std::optional<std::string> service_type{};
+  std::optional<std::string> target{};
+  std::optional<std::string> server{};
+  std::vector<MlFeature> ml_features{};
+  std::vector<MlHyperParameter> ml_hyper_parameters{};
+  std::vector<EntityReference> owners{};
+  std::vector<EntityReference> followers{};
+  std::optional<Votes> votes{};
+  std::vector<TagLabel> tags{};
+  std::vector<EntityReference> domains{};
+  std::optional<boost::json::object> extension{};
 };
 BOOST_DESCRIBE_STRUCT(MlModel, (EntityBase),
                       (algorithm, service, service_type, target, server, ml_features,
@@ -288,13 +288,13 @@ struct Glossary : EntityBase {
   static constexpr Kind kind = Kind::glossary;
   using create_type = CreateGlossary;
   bool mutually_exclusive = false;
-  std::vector<EntityReference> owners;
-  std::vector<TagLabel> tags;
-  std::vector<EntityReference> domains;
-  std::vector<EntityReference> reviewers;
-  std::vector<EntityReference> followers;
-  std::optional<Votes> votes;
-  std::optional<std::int64_t> term_count;
+  std::vector<EntityReference> owners{};
+  std::vector<TagLabel> tags{};
+  std::vector<EntityReference> domains{};
+  std::vector<EntityReference> reviewers{};
+  std::vector<EntityReference> followers{};
+  std::optional<Votes> votes{};
+  std::optional<std::int64_t> term_count{};
 };
 BOOST_DESCRIBE_STRUCT(Glossary, (EntityBase),
                       (mutually_exclusive, owners, tags, domains, reviewers, followers, votes,
@@ -303,19 +303,19 @@ BOOST_DESCRIBE_STRUCT(Glossary, (EntityBase),
 struct GlossaryTerm : EntityBase {
   static constexpr Kind kind = Kind::glossary_term;
   using create_type = CreateGlossaryTerm;
-  std::optional<EntityReference> glossary;
-  std::optional<EntityReference> parent;
-  std::vector<std::string> synonyms;
-  std::optional<TermStatus> status;
+  std::optional<EntityReference> glossary{};
+  std::optional<EntityReference> parent{};
+  std::vector<std::string> synonyms{};
+  std::optional<TermStatus> status{};
   bool mutually_exclusive = false;
-  std::vector<EntityReference> owners;
-  std::vector<TagLabel> tags;
-  std::vector<EntityReference> children;
-  std::vector<EntityReference> reviewers;
-  std::vector<EntityReference> related_terms;
-  std::vector<EntityReference> followers;
-  std::optional<Votes> votes;
-  std::vector<EntityReference> domains;
+  std::vector<EntityReference> owners{};
+  std::vector<TagLabel> tags{};
+  std::vector<EntityReference> children{};
+  std::vector<EntityReference> reviewers{};
+  std::vector<EntityReference> related_terms{};
+  std::vector<EntityReference> followers{};
+  std::optional<Votes> votes{};
+  std::vector<EntityReference> domains{};
 };
 BOOST_DESCRIBE_STRUCT(GlossaryTerm, (EntityBase),
                       (glossary, parent, synonyms, status, mutually_exclusive, owners, tags,
@@ -324,17 +324,17 @@ BOOST_DESCRIBE_STRUCT(GlossaryTerm, (EntityBase),
 struct SearchIndex : EntityBase {
   static constexpr Kind kind = Kind::search_index;
   using create_type = CreateSearchIndex;
-  std::optional<EntityReference> service;
-  std::optional<std::string> service_type;
-  std::vector<SearchIndexField> fields;
+  std::optional<EntityReference> service{};
+  std::optional<std::string> service_type{};
+  std::vector<SearchIndexField> fields{};
   IndexType index_type = IndexType::index;
-  std::vector<EntityReference> owners;
-  std::vector<TagLabel> tags;
-  std::vector<EntityReference> domains;
-  std::vector<EntityReference> followers;
-  std::optional<Votes> votes;
-  std::optional<boost::json::object> extension;
-  std::optional<std::string> source_hash;
+  std::vector<EntityReference> owners{};
+  std::vector<TagLabel> tags{};
+  std::vector<EntityReference> domains{};
+  std::vector<EntityReference> followers{};
+  std::optional<Votes> votes{};
+  std::optional<boost::json::object> extension{};
+  std::optional<std::string> source_hash{};
 };
 BOOST_DESCRIBE_STRUCT(SearchIndex, (EntityBase),
                       (service, service_type, fields, index_type, owners, tags, domains,
@@ -344,11 +344,11 @@ struct Domain : EntityBase {
   static constexpr Kind kind = Kind::domain;
   using create_type = CreateDomain;
   DomainType domain_type = DomainType::aggregate;
-  std::optional<EntityReference> parent;
-  std::vector<EntityReference> owners;
-  std::vector<EntityReference> children;
-  std::vector<EntityReference> experts;
-  std::vector<EntityReference> followers;
+  std::optional<EntityReference> parent{};
+  std::vector<EntityReference> owners{};
+  std::vector<EntityReference> children{};
+  std::vector<EntityReference> experts{};
+  std::vector<EntityReference> followers{};
 };
 BOOST_DESCRIBE_STRUCT(Domain, (EntityBase),
                       (domain_type, parent, owners, children, experts, followers))
@@ -357,30 +357,30 @@ BOOST_DESCRIBE_STRUCT(Domain, (EntityBase),
 // Containers are named by FQN; users, teams and policies by id; domain experts by user name.
 
 struct CreateUser {
-  std::string name;
-  std::string email;
-  std::optional<std::string> display_name;
-  std::optional<std::string> description;
-  std::optional<bool> is_admin;
-  std::optional<bool> is_bot;
-  std::vector<Uuid> teams;
+  std::string name{};
+  std::string email{};
+  std::optional<std::string> display_name{};
+  std::optional<std::string> description{};
+  std::optional<bool> is_admin{};
+  std::optional<bool> is_bot{};
+  std::vector<Uuid> teams{};
   static constexpr std::array<std::string_view, 2> required_members{"name", "email"};
 };
 BOOST_DESCRIBE_STRUCT(CreateUser, (),
                       (name, email, display_name, description, is_admin, is_bot, teams))
 
 struct CreateTeam {
-  std::string name;
-  std::optional<TeamType> team_type;
-  std::optional<std::string> display_name;
-  std::optional<std::string> description;
-  std::optional<std::string> email;
-  std::optional<bool> is_joinable;
-  std::vector<Uuid> parents;
-  std::vector<Uuid> users;
-  std::vector<Uuid> policies;
-  std::vector<EntityReference> owners;
-  std::vector<std::string> domains;
+  std::string name{};
+  std::optional<TeamType> team_type{};
+  std::optional<std::string> display_name{};
+  std::optional<std::string> description{};
+  std::optional<std::string> email{};
+  std::optional<bool> is_joinable{};
+  std::vector<Uuid> parents{};
+  std::vector<Uuid> users{};
+  std::vector<Uuid> policies{};
+  std::vector<EntityReference> owners{};
+  std::vector<std::string> domains{};
   static constexpr std::array<std::string_view, 1> required_members{"name"};
 };
 BOOST_DESCRIBE_STRUCT(CreateTeam, (),
@@ -388,43 +388,43 @@ BOOST_DESCRIBE_STRUCT(CreateTeam, (),
                        users, policies, owners, domains))
 
 struct CreatePolicy {
-  std::string name;
-  std::optional<std::string> display_name;
-  std::optional<std::string> description;
-  std::optional<bool> enabled;
-  std::vector<PolicyRule> rules;
-  std::vector<EntityReference> owners;
+  std::string name{};
+  std::optional<std::string> display_name{};
+  std::optional<std::string> description{};
+  std::optional<bool> enabled{};
+  std::vector<PolicyRule> rules{};
+  std::vector<EntityReference> owners{};
   static constexpr std::array<std::string_view, 2> required_members{"name", "rules"};
 };
 BOOST_DESCRIBE_STRUCT(CreatePolicy, (), (name, display_name, description, enabled, rules, owners))
 
 struct CreateService {
-  std::string name;
-  std::string service_type;
-  std::optional<std::string> description;
-  std::optional<std::string> display_name;
-  std::vector<EntityReference> owners;
-  std::vector<TagLabel> tags;
-  std::vector<std::string> domains;
+  std::string name{};
+  std::string service_type{};
+  std::optional<std::string> description{};
+  std::optional<std::string> display_name{};
+  std::vector<EntityReference> owners{};
+  std::vector<TagLabel> tags{};
+  std::vector<std::string> domains{};
   static constexpr std::array<std::string_view, 2> required_members{"name", "serviceType"};
 };
 BOOST_DESCRIBE_STRUCT(CreateService, (),
                       (name, service_type, description, display_name, owners, tags, domains))
 
 struct CreateMlModel {
-  std::string name;
-  std::string service;
-  std::string algorithm;
-  std::optional<std::string> display_name;
-  std::optional<std::string> description;
-  std::optional<std::string> target;
-  std::optional<std::string> server;
-  std::vector<MlFeature> ml_features;
-  std::vector<MlHyperParameter> ml_hyper_parameters;
-  std::vector<EntityReference> owners;
-  std::vector<TagLabel> tags;
-  std::vector<std::string> domains;
-  std::optional<boost::json::object> extension;
+  std::string name{};
+  std::string service{};
+  std::string algorithm{};
+  std::optional<std::string> display_name{};
+  std::optional<std::string> description{};
+  std::optional<std::string> target{};
+  std::optional<std::string> server{};
+  std::vector<MlFeature> ml_features{};
+  std::vector<MlHyperParameter> ml_hyper_parameters{};
+  std::vector<EntityReference> owners{};
+  std::vector<TagLabel> tags{};
+  std::vector<std::string> domains{};
+  std::optional<boost::json::object> extension{};
   static constexpr std::array<std::string_view, 3> required_members{"name", "service",
                                                                     "algorithm"};
 };
@@ -433,14 +433,14 @@ BOOST_DESCRIBE_STRUCT(CreateMlModel, (),
                        ml_features, ml_hyper_parameters, owners, tags, domains, extension))
 
 struct CreateGlossary {
-  std::string name;
-  std::string description;
-  std::optional<std::string> display_name;
-  std::vector<EntityReference> reviewers;
-  std::vector<EntityReference> owners;
-  std::vector<TagLabel> tags;
-  std::optional<bool> mutually_exclusive;
-  std::vector<std::string> domains;
+  std::string name{};
+  std::string description{};
+  std::optional<std::string> display_name{};
+  std::vector<EntityReference> reviewers{};
+  std::vector<EntityReference> owners{};
+  std::vector<TagLabel> tags{};
+  std::optional<bool> mutually_exclusive{};
+  std::vector<std::string> domains{};
   static constexpr std::array<std::string_view, 2> required_members{"name", "description"};
 };
 BOOST_DESCRIBE_STRUCT(CreateGlossary, (),
@@ -448,17 +448,17 @@ BOOST_DESCRIBE_STRUCT(CreateGlossary, (),
                        mutually_exclusive, domains))
 
 struct CreateGlossaryTerm {
-  std::string glossary;
-  std::optional<std::string> parent;
-  std::string name;
-  std::string description;
-  std::optional<std::string> display_name;
-  std::vector<std::string> synonyms;
-  std::vector<std::string> related_terms;
-  std::vector<EntityReference> reviewers;
-  std::vector<EntityReference> owners;
-  std::vector<TagLabel> tags;
-  std::optional<bool> mutually_exclusive;
+  std::string glossary{};
+  std::optional<std::string> parent{};
+  std::string name{};
+  std::string description{};
+  std::optional<std::string> display_name{};
+  std::vector<std::string> synonyms{};
+  std::vector<std::string> related_terms{};
+  std::vector<EntityReference> reviewers{};
+  std::vector<EntityReference> owners{};
+  std::vector<TagLabel> tags{};
+  std::optional<bool> mutually_exclusive{};
   static constexpr std::array<std::string_view, 3> required_members{"glossary", "name",
                                                                     "description"};
 };
@@ -467,13 +467,13 @@ BOOST_DESCRIBE_STRUCT(CreateGlossaryTerm, (),
                        related_terms, reviewers, owners, tags, mutually_exclusive))
 
 struct CreateDomain {
-  std::string name;
+  std::string name{};
   DomainType domain_type = DomainType::aggregate;
-  std::string description;
-  std::optional<std::string> display_name;
-  std::optional<std::string> parent;
-  std::vector<std::string> experts;
-  std::vector<EntityReference> owners;
+  std::string description{};
+  std::optional<std::string> display_name{};
+  std::optional<std::string> parent{};
+  std::vector<std::string> experts{};
+  std::vector<EntityReference> owners{};
   static constexpr std::array<std::string_view, 3> required_members{"name", "domainType",
                                                                     "description"};
 };
@@ -481,17 +481,17 @@ BOOST_DESCRIBE_STRUCT(CreateDomain, (),
                       (name, domain_type, description, display_name, parent, experts, owners))
 
 struct CreateSearchIndex {
-  std::string name;
-  std::string service;
-  std::vector<SearchIndexField> fields;
-  std::optional<std::string> display_name;
-  std::optional<std::string> description;
-  std::optional<IndexType> index_type;
-  std::vector<EntityReference> owners;
-  std::vector<TagLabel> tags;
-  std::vector<std::string> domains;
-  std::optional<boost::json::object> extension;
-  std::optional<std::string> source_hash;
+  std::string name{};
+  std::string service{};
+  std::vector<SearchIndexField> fields{};
+  std::optional<std::string> display_name{};
+  std::optional<std::string> description{};
+  std::optional<IndexType> index_type{};
+  std::vector<EntityReference> owners{};
+  std::vector<TagLabel> tags{};
+  std::vector<std::string> domains{};
+  std::optional<boost::json::object> extension{};
+  std::optional<std::string> source_hash{};
   static constexpr std::array<std::string_view, 3> required_members{"name", "service", "fields"};
 };
 BOOST_DESCRIBE_STRUCT(CreateSearchIndex, (),

@@ -19,8 +19,14 @@ namespace catalog {
 /// `Store::principal(user_name)`. A plain value.
 struct Principal {
   Uuid id{};
-  std::string name;
+  std::string name{};
   bool is_admin = false;
+
+  /// Writes the user name (for logs and test output).
+  template <class Ostream>
+  friend auto operator<<(Ostream& os, const Principal& p) -> decltype(os << std::string_view()) {
+    return os << std::string_view(p.name);
+  }
 };
 
 /// The operations policies speak of (S12).

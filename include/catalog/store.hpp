@@ -51,26 +51,26 @@ class EntityKey {
 enum class Include { non_deleted, deleted, all };
 
 struct GetOptions {
-  std::vector<std::string> fields;       // extra fields (S2) or "*"; Default: none
+  std::vector<std::string> fields{};       // extra fields (S2) or "*"; Default: none
   Include include = Include::non_deleted;  // Default: live entities only
 };
 
 /// List parameters (S8).
 struct ListOptions {
   std::int64_t limit = 10;                // 0 to 1,000,000; Default: 10
-  std::optional<std::string> before;      // cursor; Default: none
-  std::optional<std::string> after;       // cursor; Default: none
-  std::vector<std::string> fields;        // extra fields or "*"; Default: none
+  std::optional<std::string> before{};      // cursor; Default: none
+  std::optional<std::string> after{};       // cursor; Default: none
+  std::vector<std::string> fields{};        // extra fields or "*"; Default: none
   Include include = Include::non_deleted;  // Default: live entities only
-  std::optional<std::string> service;     // ML models and search indexes: the service FQN
+  std::optional<std::string> service{};     // ML models and search indexes: the service FQN
 };
 
 /// One page of a list. `total` counts the whole filtered collection.
 template <class E>
 struct Page {
-  std::vector<E> data;
-  std::optional<std::string> before;
-  std::optional<std::string> after;
+  std::vector<E> data{};
+  std::optional<std::string> before{};
+  std::optional<std::string> after{};
   std::int64_t total = 0;
 };
 
@@ -78,7 +78,7 @@ struct Page {
 struct DeleteOptions {
   bool hard_delete = false;  // Default: soft delete
   bool recursive = false;    // Default: refuse a non-empty entity
-  std::optional<Version> expected_version;  // Default: none (no check)
+  std::optional<Version> expected_version{};  // Default: none (no check)
 };
 
 /// Which patch format a body is (S9).
@@ -90,20 +90,20 @@ enum class PatchFormat {
 
 struct PatchOptions {
   PatchFormat format = PatchFormat::detect;  // Default: decided by the body
-  std::optional<Version> expected_version;    // Default: none (no check)
+  std::optional<Version> expected_version{};    // Default: none (no check)
 };
 
 /// Version history (S3): the current entity first, then older versions newest first, each the
 /// entity serialized as JSON text.
 struct History {
-  std::string entity_type;
-  std::vector<std::string> versions;
+  std::string entity_type{};
+  std::vector<std::string> versions{};
 };
 
 /// A page of change events (S13).
 struct EventPage {
-  std::vector<boost::json::object> data;
-  std::optional<std::uint64_t> after;
+  std::vector<boost::json::object> data{};
+  std::optional<std::uint64_t> after{};
   std::int64_t total = 0;
 };
 
@@ -111,20 +111,20 @@ struct EventPage {
 struct StoreOptions {
   /// Admin principals: created (email <name>@example.com) or made admin on every open (S11).
   /// Default: none.
-  std::vector<std::string> admins;
+  std::vector<std::string> admins{};
   /// Base URL for `href` (`<base>/v1/<collection>/<id>`). Default: no href.
-  std::optional<std::string> base_url;
+  std::optional<std::string> base_url{};
   /// Epoch milliseconds; injectable for tests. Default: the system clock.
-  std::function<std::int64_t()> clock;
+  std::function<std::int64_t()> clock{};
   /// Decides every operation of a non-admin. Default: a policy::PolicyAuthorizer with
   /// `default_policy` (S12).
-  std::shared_ptr<const Authorizer> authorizer;
+  std::shared_ptr<const Authorizer> authorizer{};
   /// The default organization policy's rules. Default: policy::default_rules().
-  std::optional<std::vector<PolicyRule>> default_policy;
+  std::optional<std::vector<PolicyRule>> default_policy{};
   /// Token verification for `authenticate`. Default: no keys (every token is refused).
-  auth::JwtOptions jwt;
+  auth::JwtOptions jwt{};
   /// Replaces JWT verification entirely when set. Default: JWT with `jwt`.
-  std::shared_ptr<const Authenticator> authenticator;
+  std::shared_ptr<const Authenticator> authenticator{};
 };
 
 /// The catalog. Move-only. Thread-safe: operations may run concurrently from several threads;
