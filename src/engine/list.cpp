@@ -1,0 +1,191 @@
+// Lists with cursors (S8). Live and soft-deleted entities have separate list indexes ordered by
+// name then id, so every `include` is one or two range scans: a page seeks to its cursor in
+// each, merges them, and stops after `limit + 1` keys (the extra key says whether more follow).
+
+#include "paging.hpp"
+
+#include <catalog/fqn.hpp>
+
+#include <algorithm>
+#include <memory>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+Result<void> check_limit(std::int64_t limit) {
+  if (limit >= 0 && limit <= max_limit) return {};
+  return fail(Errc::invalid_parameter, "Invalid parameter limit: " + std::to_string(limit) +
+                                           " is not between 0 and " + std::to_string(max_limit));
+}
+
+namespace {
+
+std::optional<Kind> service_kind(Kind kind) {
+  switch (kind) {
+    case Kind::mlmodel: return Kind::mlmodel_service;
+    case Kind::search_index: return Kind::search_service;
+    default: return std::nullopt;
+  }
+}
+
+constexpr std::size_t id_size = 16;
+
+ListPosition to_position(std::string_view suffix) {
+  return ListPosition{std::string(suffix.substr(0, suffix.size() - id_size - 1)),
+                      keys::id_from_bytes(suffix.substr(suffix.size() - id_size))};
+}
+
+// Up to `count` list-key suffixes (name 0x00 id) nearest to `from` in the scan direction,
+// merged across `prefixes` (each one sorted range). Forward: strictly after `from` (or from the
+// start), ascending. Backward: strictly before `from`, descending.
+Result<std::vector<std::string>> collect(Tx& tx, const std::vector<std::string>& prefixes,
+                                         const std::optional<ListPosition>& from, bool forward,
+                                         std::size_t count) {
+  std::vector<std::unique_ptr<storage::Cursor>> sources;
+  for (const auto& prefix : prefixes) {
+    auto range = storage::prefix_range(prefix);
+    if (from) {
+      auto at = prefix + keys::list_position(from->name, from->id);
+      // `at` + 0x00 is the least key greater than `at`: the forward scan excludes the cursor.
+      if (forward)
+        range.begin = at + '\0';
+      else
+        range.end = at;
+    }
+    auto c =
+        tx.raw().scan(range, forward ? storage::Direction::forward : storage::Direction::reverse);
+    if (!c) return c.error();
+    sources.push_back(std::move(*c));
+  }
+  const std::size_t prefix_size = prefixes.front().size();  // all prefixes have one length
+  std::vector<std::string> out;
+  while (out.size() < count) {
+    storage::Cursor* best = nullptr;
+    for (auto& s : sources) {
+      if (!s->valid()) continue;
+      if (!best) {
+        best = s.get();
+        continue;
+      }
+      auto a = s->key().substr(prefix_size);
+      auto b = best->key().substr(prefix_size);
+      if (forward ? a < b : a > b) best = s.get();
+    }
+    if (!best) break;
+    out.emplace_back(best->key().substr(prefix_size));
+    if (auto n = best->next(); !n) return n.error();
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ListQuery> parse_list_query(Kind kind, const ListOptions& options) {
+  ListQuery q;
+  q.kind = kind;
+  if (auto l = check_limit(options.limit); !l) return l.error();
+  q.limit = options.limit;
+  if (options.before && options.after)
+    return fail(Errc::invalid_parameter, "Only one of before or after query parameter allowed");
+  if (options.before) {
+    auto p = decode_cursor(*options.before, "before");
+    if (!p) return p.error();
+    q.before = std::move(*p);
+    q.cursor_text = *options.before;
+  }
+  if (options.after) {
+    auto p = decode_cursor(*options.after, "after");
+    if (!p) return p.error();
+    q.after = std::move(*p);
+    q.cursor_text = *options.after;
+  }
+  switch (options.include) {
+    case Include::non_deleted:
+    case Include::deleted:
+    case Include::all: q.include = options.include; break;
+    default: return fail(Errc::invalid_parameter, "Invalid parameter include");
+  }
+  auto fields = parse_fields(kind, options.fields);
+  if (!fields) return fields.error();
+  q.fields = std::move(*fields);
+  if (options.service) {
+    if (!service_kind(kind))
+      return fail(Errc::invalid_parameter,
+                  "Invalid parameter service: " + std::string(type_name(kind)) +
+                      " entities do not belong to a service");
+    auto canonical = fqn::canonical(*options.service);
+    if (!canonical) return canonical.error();
+    q.service = std::move(*canonical);
+  }
+  return q;
+}
+
+Result<Store::JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
+  Operation op =
+      q.fields.all || !q.fields.names.empty() ? Operation::view_all : Operation::view_basic;
+  RecordResource resource(tx, q.kind, nullptr);
+  if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+
+  Store::JsonPage page;
+  Uuid scope = keys::all_scope;
+  if (q.service) {
+    // A soft-deleted service still scopes its (soft-deleted) assets: `include` decides which
+    // states are listed, the filter only which service.
+    auto service = tx.find(*service_kind(q.kind), *q.service);
+    if (!service) return service.error();
+    if (!*service) return page;  // an unknown service has nothing in it (S8: not 404)
+    scope = (*service)->id;
+  }
+  std::vector<bool> states;
+  if (q.include != Include::deleted) states.push_back(false);
+  if (q.include != Include::non_deleted) states.push_back(true);
+  std::vector<std::string> prefixes;
+  for (bool deleted : states) {
+    auto n = tx.count(q.kind, deleted, scope);
+    if (!n) return n.error();
+    page.total += *n;
+    prefixes.push_back(keys::list_prefix(q.kind, deleted, scope));
+  }
+  if (q.limit == 0) return page;
+
+  const bool backward = q.before.has_value();
+  const auto limit = static_cast<std::size_t>(q.limit);
+  auto found = collect(tx, prefixes, backward ? q.before : q.after, !backward, limit + 1);
+  if (!found) return found.error();
+  auto& positions = *found;
+  const bool more = positions.size() > limit;
+  if (more) positions.pop_back();
+  if (backward) std::reverse(positions.begin(), positions.end());
+
+  if (positions.empty()) {
+    // Nothing beyond the cursor: hand it back, so the client can turn around.
+    if (backward)
+      page.after = q.cursor_text;
+    else if (q.after)
+      page.before = q.cursor_text;
+    return page;
+  }
+  page.data.reserve(positions.size());
+  for (const auto& p : positions) {
+    auto id = keys::id_from_bytes(std::string_view(p).substr(p.size() - id_size));
+    auto r = tx.find(id);
+    if (!r) return r.error();
+    if (!*r) return fail(Errc::storage, "list index names a missing entity " + to_string(id));
+    auto rendered = render(tx, **r, q.fields);
+    if (!rendered) return rendered.error();
+    page.data.push_back(std::move(*rendered));
+  }
+  auto first = encode_cursor(to_position(positions.front()));
+  auto last = encode_cursor(to_position(positions.back()));
+  if (backward) {
+    if (more) page.before = std::move(first);
+    page.after = std::move(last);
+  } else {
+    if (more) page.after = std::move(last);
+    if (q.after) page.before = std::move(first);
+  }
+  return page;
+}
+
+}  // namespace catalog::engine

@@ -1,0 +1,51 @@
+#ifndef CATALOG_SRC_ENGINE_PAGING_HPP
+#define CATALOG_SRC_ENGINE_PAGING_HPP
+
+// Paged reads: lists with cursors (S8) and change events (S13). Each page costs O(limit +
+// log n): a seek in the ordered index, then `limit + 1` keys; totals come from counters.
+
+#include "cursor.hpp"
+#include "engine.hpp"
+
+#include <catalog/store.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace catalog::engine {
+
+/// Largest `limit` of a list or events page (S8, S15).
+inline constexpr std::int64_t max_limit = 1'000'000;
+
+/// Checks a page size: 0 to `max_limit`. Errors: bad_request (invalid_parameter).
+Result<void> check_limit(std::int64_t limit);
+
+/// A list request checked on its own (S14 step 3), before any transaction.
+struct ListQuery {
+  Kind kind = Kind::user;
+  std::int64_t limit = 10;
+  /// At most one of them; `cursor_text` is the cursor exactly as received (empty pages echo it).
+  std::optional<ListPosition> before;
+  std::optional<ListPosition> after;
+  std::string cursor_text;
+  FieldSet fields;
+  Include include = Include::non_deleted;
+  std::optional<std::string> service;  // canonical FQN of the service
+};
+
+/// Errors (bad_request): invalid_parameter (limit, both cursors, a cursor that does not decode,
+/// include, a service filter on a kind without services), invalid_field, invalid_fqn (service).
+Result<ListQuery> parse_list_query(Kind kind, const ListOptions& options);
+
+/// One page of `query`, authorized as ViewBasic (ViewAll with extra fields) on the kind.
+/// An unknown service gives an empty page with total 0. Errors: forbidden, storage.
+Result<Store::JsonPage> list(Tx& tx, const Principal& who, const ListQuery& query);
+
+/// Events with offsets after `after`, at most `limit` (already checked); `after` of the page is
+/// set when more follow; `total` is the number of events. Errors: storage.
+Result<EventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit);
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_SRC_ENGINE_PAGING_HPP
