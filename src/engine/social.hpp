@@ -1,0 +1,34 @@
+#ifndef CATALOG_SRC_ENGINE_SOCIAL_HPP
+#define CATALOG_SRC_ENGINE_SOCIAL_HPP
+
+// Followers (S4) and votes (S5): edges from users to entities. They never make a version; each
+// effective change appends one entityFieldsChanged event, and a repeat changes nothing.
+
+#include "engine.hpp"
+
+#include <catalog/entities.hpp>
+
+#include <boost/json/object.hpp>
+
+namespace catalog::engine {
+
+/// Adds `user` to the followers of a live entity; returns it with all fields.
+/// Errors: not_found (kind without followers, entity missing or soft-deleted, user missing or
+/// soft-deleted), forbidden (Follow as oneself, else EditFollowers), storage.
+Result<boost::json::object> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
+                                   const Uuid& user);
+
+/// Removes `user` from the followers, also of a soft-deleted entity and for a soft-deleted user.
+/// Errors: not_found (kind without followers, entity or user missing), forbidden, storage.
+Result<boost::json::object> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
+                                     const Uuid& user);
+
+/// Sets the caller's vote on a live entity; returns it with all fields.
+/// Errors: bad_request (invalid_value: not a vote type), not_found (kind without votes, entity
+/// missing or soft-deleted, caller no longer a live user), forbidden (EditVotes), storage.
+Result<boost::json::object> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
+                                 VoteType vote);
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_SRC_ENGINE_SOCIAL_HPP
