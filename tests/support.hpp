@@ -11,7 +11,11 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace test {
 
@@ -76,6 +80,42 @@ inline std::string dump(catalog::Store& store) {
   }
   return out;
 }
+
+/// An authorizer that records every call (operations, resource kind, resource owners) and
+/// refuses one operation when told to. Thread-safe.
+class RecordingAuthorizer final : public catalog::Authorizer {
+ public:
+  struct Call {
+    std::vector<catalog::Operation> ops;
+    catalog::Kind kind;
+    std::size_t owners;
+  };
+  void deny(std::optional<catalog::Operation> op) {
+    std::lock_guard lock(mutex_);
+    deny_ = op;
+  }
+  std::vector<Call> calls() const {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+  catalog::Result<void> authorize(const catalog::Principal&,
+                                  std::span<const catalog::Operation> ops,
+                                  const catalog::Resource& what) const override {
+    auto owners = what.owners();
+    std::lock_guard lock(mutex_);
+    calls_.push_back({{ops.begin(), ops.end()}, what.kind(), owners ? owners->size() : 0});
+    for (auto op : ops)
+      if (deny_ && op == *deny_)
+        return catalog::fail(catalog::Errc::forbidden,
+                             "Principal may not " + std::string(catalog::operation_name(op)));
+    return {};
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::vector<Call> calls_;
+  std::optional<catalog::Operation> deny_;
+};
 
 }  // namespace test
 
