@@ -7,7 +7,8 @@
 //   7.   patching a domain (JSON Merge Patch) and a team (JSON Patch), and the team's history;
 //   8.   following and voting on an ML model;
 //   9.   paging through the search indexes of one service, two at a time;
-//   10.  counting what the catalog holds.
+//   10.  a user refused by policy (403) and the owner allowed;
+//   11.  counting what the catalog holds.
 // Every operation returns a catalog::Result<T>: a value, or an Error with a kind (the HTTP
 // class: NOT_FOUND, CONFLICT, ...) and a message. Run it twice: the second run finds the data.
 
@@ -366,7 +367,26 @@ int run() {
     if (index.name == "customers") std::cout << ' ' << index.fully_qualified_name;
   std::cout << '\n';
 
-  heading("10. Summary");
+  heading("10. Who may do what");
+  // Policies (S12): only admins create; owners may do everything to what they own; everyone
+  // else may view, follow and vote. carol does not own the term; bob does.
+  CreateGlossaryTerm owned_request;
+  owned_request.glossary = "Business";
+  owned_request.name = "Owned";
+  owned_request.description = "A term bob owns, made anew each run";
+  owned_request.owners = {EntityReference{bob_p.id, "user"}};
+  auto owned = need(ensure<GlossaryTerm>(store, admin, owned_request, "Business.Owned"),
+                    "creating a term owned by bob");
+  auto carol_p = need(store.principal("carol"), "getting carol's principal");
+  DeleteOptions for_good;
+  for_good.hard_delete = true;
+  auto refused = store.remove<GlossaryTerm>(carol_p, owned.id, for_good);
+  if (refused) throw TourFailure{"checking that carol may not delete bob's term", Error()};
+  std::cout << "  carol deletes " << owned.fully_qualified_name << ": " << refused.error() << '\n';
+  need(store.remove<GlossaryTerm>(bob_p, owned.id, for_good), "bob deleting his own term");
+  std::cout << "  bob (its owner) deletes it: done, it is gone\n";
+
+  heading("11. Summary");
   std::cout << "  users " << total<User>(store, admin) << ", teams " << total<Team>(store, admin)
             << ", ML model services " << total<MlModelService>(store, admin) << ", ML models "
             << total<MlModel>(store, admin) << ", search services "
@@ -375,7 +395,7 @@ int run() {
             << ", glossary terms " << total<GlossaryTerm>(store, admin) << ", domains "
             << total<Domain>(store, admin) << '\n';
   std::cout << "  this run created " << created << " entities and found " << found
-            << " already there (Business.Scratch is made anew each run, to be hard-deleted)\n";
+            << " already there (Business.Scratch and Business.Owned are made anew each run, to be hard-deleted)\n";
   return 0;
 }
 
