@@ -187,6 +187,11 @@ Result<void> ensure_admin(Tx& tx, std::string_view name);
 std::string encode(const Record& r);
 Result<Record> decode(std::string_view bytes);
 
+/// One FieldChange of a changeDescription (S3): `{name, oldValue?, newValue?}` with plain JSON
+/// values; a null pointer leaves the member out.
+boost::json::object field_change(std::string_view name, const boost::json::value* old_value,
+                                 const boost::json::value* new_value);
+
 /// Event helpers.
 boost::json::object make_event(std::string_view type, const Record& r,
                                std::optional<Version> previous, const Principal& who,

@@ -49,18 +49,11 @@ Result<void> erase_range(Tx& tx, const storage::Range& range, OnKey&& on_key) {
   }
 }
 
-json::object field_change(std::string_view name, json::value old_value, json::value new_value) {
-  json::object c;
-  c["name"] = name;
-  c["oldValue"] = std::move(old_value);
-  c["newValue"] = std::move(new_value);
-  return c;
-}
-
 json::object deleted_change(bool from, bool to) {
   json::object change;
   change["fieldsAdded"] = json::array();
-  change["fieldsUpdated"] = json::array{field_change("deleted", from, to)};
+  json::value old_value = from, new_value = to;
+  change["fieldsUpdated"] = json::array{field_change("deleted", &old_value, &new_value)};
   change["fieldsDeleted"] = json::array();
   return change;
 }

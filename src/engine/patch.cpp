@@ -195,15 +195,6 @@ Result<std::vector<Record>> resolve_field(Tx& tx, Kind kind, std::string_view fi
   return out;
 }
 
-json::object change_entry(std::string_view name, const json::value* old_value,
-                          const json::value* new_value) {
-  json::object c;
-  c["name"] = name;
-  if (old_value) c["oldValue"] = *old_value;
-  if (new_value) c["newValue"] = *new_value;
-  return c;
-}
-
 /// Elements of `a` whose key (id, or tagFQN for tags) is not in `b`.
 json::array minus(const json::value* a, const json::value* b, std::string_view key) {
   json::array out;
@@ -386,11 +377,11 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
       }
       if (!gained.empty()) {
         json::value gained_value = gained;
-        added.push_back(change_entry(f, nullptr, &gained_value));
+        added.push_back(field_change(f, nullptr, &gained_value));
       }
       if (!lost.empty()) {
         json::value lost_value = lost;
-        deleted.push_back(change_entry(f, &lost_value, nullptr));
+        deleted.push_back(field_change(f, &lost_value, nullptr));
       }
       continue;
     }
@@ -402,13 +393,13 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
       auto lost = minus(old_value, &now, "tagFQN");
       if (!gained.empty()) {
         json::value g = gained;
-        added.push_back(change_entry(f, nullptr, &g));
+        added.push_back(field_change(f, nullptr, &g));
       }
       if (!lost.empty()) {
         json::value l = lost;
-        deleted.push_back(change_entry(f, &l, nullptr));
+        deleted.push_back(field_change(f, &l, nullptr));
       }
-      if (gained.empty() && lost.empty()) updated.push_back(change_entry(f, old_value, &now));
+      if (gained.empty() && lost.empty()) updated.push_back(field_change(f, old_value, &now));
       r->doc["tags"] = std::move(now);
       continue;
     }
@@ -417,11 +408,11 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
     else
       r->doc.erase(f);
     if (!old_value)
-      added.push_back(change_entry(f, nullptr, new_value));
+      added.push_back(field_change(f, nullptr, new_value));
     else if (!new_value)
-      deleted.push_back(change_entry(f, old_value, nullptr));
+      deleted.push_back(field_change(f, old_value, nullptr));
     else
-      updated.push_back(change_entry(f, old_value, new_value));
+      updated.push_back(field_change(f, old_value, new_value));
     if (kind == Kind::mlmodel && (f == "algorithm" || f == "server" || f == "target")) major = true;
   }
   json::object change;

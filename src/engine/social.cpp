@@ -18,15 +18,6 @@ Result<void> require_route(Kind kind, bool exists, std::string_view field) {
   return fail(Errc::not_found, std::string(type_name(kind)) + " has no " + std::string(field));
 }
 
-json::object field_change(std::string_view name, const json::value* old_value,
-                          const json::value* new_value) {
-  json::object c;
-  c["name"] = name;
-  if (old_value) c["oldValue"] = *old_value;
-  if (new_value) c["newValue"] = *new_value;
-  return c;
-}
-
 // Appends the entityFieldsChanged event. The change description lives only in the event:
 // the entity keeps the one of its last version (S3).
 Result<void> record(Tx& tx, const Principal& who, const Record& r, json::array added,

@@ -263,6 +263,15 @@ json::object make_event(std::string_view type, const Record& r, std::optional<Ve
   return e;
 }
 
+json::object field_change(std::string_view name, const json::value* old_value,
+                          const json::value* new_value) {
+  json::object c;
+  c["name"] = name;
+  if (old_value) c["oldValue"] = *old_value;
+  if (new_value) c["newValue"] = *new_value;
+  return c;
+}
+
 // ---- rendering ----
 
 json::object reference(const Record& r) {
