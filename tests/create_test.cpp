@@ -107,6 +107,11 @@ TEMPLATE_TEST_CASE("create returns the entity at 0.1 with all fields", "[create]
     CHECK(sub.at("fullyQualifiedName") == "Sales.EMEA");
     CHECK(sub.at("parent").at("name") == "Sales");
     CHECK(sub.at("experts").at(0).at("displayName") == "Bob");
+    // Experts are named by user name, so a name with a dot is one name.
+    s.create_json(w.admin, Kind::user, parse(R"({"name":"john.doe","email":"john.doe@example.com"})")).value();
+    auto dotted = s.create_json(w.admin, Kind::domain, parse(R"({"name":"APAC","domainType":"Aggregate","description":"d","experts":["john.doe"]})")).value();
+    CHECK(dotted.at("experts").at(0).at("fullyQualifiedName") == "\"john.doe\"");
+    CHECK(s.principal("john.doe").value().name == "john.doe");
   }
 
   SECTION("teams: members, parents, policies; user teams") {

@@ -287,7 +287,10 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
       base_doc(doc, r->name, r->display_name, r->description);
       doc["domainType"] = detail::enum_name(r->domain_type);
       p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        auto experts = resolve_fqns(tx, Kind::user, req.experts);
+        // Experts are user names, not FQNs: a name with a dot is one part ("john.doe").
+        std::vector<std::string> expert_fqns;
+        for (const auto& name : req.experts) expert_fqns.push_back(fqn::quote(name));
+        auto experts = resolve_fqns(tx, Kind::user, expert_fqns);
         if (!experts) return experts.error();
         add_links(d, Rel::expert, *experts);
         auto owners = resolve_owners(tx, req.owners);
