@@ -61,6 +61,37 @@ void add_links(Draft& d, Rel rel, const std::vector<Record>& targets) {
 
 Result<void> check_name(std::string_view name) { return fqn::validate_name(name); }
 
+// Each link_* resolves references to live entities (404, or 400 for a wrong type) and records
+// the edges the new entity will get.
+Result<void> link_owners(Tx& tx, Draft& d, const std::vector<EntityReference>& refs) {
+  auto owners = resolve_owners(tx, refs);
+  if (!owners) return owners.error();
+  add_owners(d, *owners);
+  return {};
+}
+
+Result<void> link_users(Tx& tx, Draft& d, Rel rel, const std::vector<EntityReference>& refs,
+                        std::string_view field) {
+  auto users = resolve_users(tx, refs, field);
+  if (!users) return users.error();
+  add_links(d, rel, *users);
+  return {};
+}
+
+Result<void> link_fqns(Tx& tx, Draft& d, Kind kind, Rel rel, const std::vector<std::string>& fqns) {
+  auto targets = resolve_fqns(tx, kind, fqns);
+  if (!targets) return targets.error();
+  add_links(d, rel, *targets);
+  return {};
+}
+
+Result<void> link_ids(Tx& tx, Draft& d, Kind kind, Rel rel, const std::vector<Uuid>& ids) {
+  auto targets = resolve_ids(tx, kind, ids);
+  if (!targets) return targets.error();
+  add_links(d, rel, *targets);
+  return {};
+}
+
 // Each prepare_* validates the request alone (400), resolves its container (404) and returns a
 // draft; references are resolved after authorization, by `resolve_*` callbacks.
 using Resolver = std::function<Result<void>(Tx&, Draft&)>;
@@ -109,18 +140,10 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
         if (!parents) return parents.error();
         if (auto rules = check_team_rules(type, *parents, {}); !rules) return rules.error();
         for (const auto& t : *parents) d.links.push_back({t.id, Rel::contains, self});
-        auto users = resolve_ids(tx, Kind::user, req.users);
-        if (!users) return users.error();
-        add_links(d, Rel::member, *users);
-        auto policies = resolve_ids(tx, Kind::policy, req.policies);
-        if (!policies) return policies.error();
-        add_links(d, Rel::policy, *policies);
-        auto owners = resolve_owners(tx, req.owners);
-        if (!owners) return owners.error();
-        add_owners(d, *owners);
-        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
-        if (!domains) return domains.error();
-        add_links(d, Rel::domain, *domains);
+        if (auto l = link_ids(tx, d, Kind::user, Rel::member, req.users); !l) return l.error();
+        if (auto l = link_ids(tx, d, Kind::policy, Rel::policy, req.policies); !l) return l.error();
+        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
         return {};
       };
       break;
@@ -134,9 +157,7 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
       doc["rules"] = detail::to_json(r->rules);
       doc["enabled"] = r->enabled.value_or(true);
       p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        auto owners = resolve_owners(tx, req.owners);
-        if (!owners) return owners.error();
-        add_owners(d, *owners);
+        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
         return {};
       };
       break;
@@ -154,12 +175,8 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
       doc["serviceType"] = r->service_type;
       doc["tags"] = std::move(*tags);
       p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        auto owners = resolve_owners(tx, req.owners);
-        if (!owners) return owners.error();
-        add_owners(d, *owners);
-        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
-        if (!domains) return domains.error();
-        add_links(d, Rel::domain, *domains);
+        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
         return {};
       };
       break;
@@ -187,12 +204,8 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
       d.parent_fqn = std::string(service->fqn());
       d.parent = std::move(*service);
       p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        auto owners = resolve_owners(tx, req.owners);
-        if (!owners) return owners.error();
-        add_owners(d, *owners);
-        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
-        if (!domains) return domains.error();
-        add_links(d, Rel::domain, *domains);
+        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
         return {};
       };
       break;
@@ -207,15 +220,10 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
       doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
       doc["tags"] = std::move(*tags);
       p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        auto reviewers = resolve_users(tx, req.reviewers, "reviewer");
-        if (!reviewers) return reviewers.error();
-        add_links(d, Rel::reviews, *reviewers);
-        auto owners = resolve_owners(tx, req.owners);
-        if (!owners) return owners.error();
-        add_owners(d, *owners);
-        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
-        if (!domains) return domains.error();
-        add_links(d, Rel::domain, *domains);
+        if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l)
+          return l.error();
+        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
         return {};
       };
       break;
@@ -259,15 +267,11 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
       doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
       doc["tags"] = std::move(*tags);
       p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        auto reviewers = resolve_users(tx, req.reviewers, "reviewer");
-        if (!reviewers) return reviewers.error();
-        add_links(d, Rel::reviews, *reviewers);
-        auto owners = resolve_owners(tx, req.owners);
-        if (!owners) return owners.error();
-        add_owners(d, *owners);
-        auto related = resolve_fqns(tx, Kind::glossary_term, req.related_terms);
-        if (!related) return related.error();
-        add_links(d, Rel::related, *related);
+        if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l)
+          return l.error();
+        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+        if (auto l = link_fqns(tx, d, Kind::glossary_term, Rel::related, req.related_terms); !l)
+          return l.error();
         return {};
       };
       break;
@@ -290,12 +294,8 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
         // Experts are user names, not FQNs: a name with a dot is one part ("john.doe").
         std::vector<std::string> expert_fqns;
         for (const auto& name : req.experts) expert_fqns.push_back(fqn::quote(name));
-        auto experts = resolve_fqns(tx, Kind::user, expert_fqns);
-        if (!experts) return experts.error();
-        add_links(d, Rel::expert, *experts);
-        auto owners = resolve_owners(tx, req.owners);
-        if (!owners) return owners.error();
-        add_owners(d, *owners);
+        if (auto l = link_fqns(tx, d, Kind::user, Rel::expert, expert_fqns); !l) return l.error();
+        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
         return {};
       };
       break;
@@ -322,12 +322,8 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
       d.parent_fqn = std::string(service->fqn());
       d.parent = std::move(*service);
       p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        auto owners = resolve_owners(tx, req.owners);
-        if (!owners) return owners.error();
-        add_owners(d, *owners);
-        auto domains = resolve_fqns(tx, Kind::domain, req.domains);
-        if (!domains) return domains.error();
-        add_links(d, Rel::domain, *domains);
+        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
         return {};
       };
       break;
