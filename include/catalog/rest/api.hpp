@@ -1,0 +1,61 @@
+#ifndef CATALOG_REST_API_HPP
+#define CATALOG_REST_API_HPP
+
+// catalog::rest::Api: the seed's /v1 HTTP interface (REST.md) as a pure function from a request
+// to a response. No sockets: a host puts it behind any HTTP server, and tests call it directly.
+
+#include <catalog/store.hpp>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace catalog::rest {
+
+/// One HTTP request as a server received it. Plain data.
+struct Request {
+  std::string method;  // "GET", "POST", ... (case-sensitive, as HTTP methods are)
+  std::string target;  // origin-form: path and query, percent-encoded as on the wire
+  std::vector<std::pair<std::string, std::string>> headers;  // names compare case-insensitively
+  std::string body;                                          // raw bytes
+};
+
+/// One HTTP response. Plain data. A 204 has no body and no Content-Type.
+struct Response {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+/// Options of an Api. Plain data.
+struct ApiOptions {
+  /// Largest request body accepted; a longer one is 400. Default: 8 MiB (S15).
+  std::size_t max_body_bytes = std::size_t{8} << 20;
+};
+
+/// The REST surface over one Store (REST.md, SEMANTICS.md S14 for the order of checks).
+///
+/// Thread safety: `handle` may run concurrently from any number of threads (the Store is
+/// thread-safe and the Api keeps no state of its own). Lifetimes: the Store must outlive the Api.
+class Api {
+ public:
+  explicit Api(Store& store, ApiOptions options = {});
+
+  /// Answers one request. Never throws: every failure is a response with a JSON error body
+  /// `{"code", "errorType", "message"}`.
+  /// Errors (as statuses): 401 UNAUTHORIZED (no valid bearer token, checked first); 404
+  /// NOT_FOUND (unknown path); 405 METHOD_NOT_ALLOWED (known path, other method; with `Allow`);
+  /// 400 BAD_REQUEST (target, path ids and FQNs, query parameters, body, media type, If-Match);
+  /// then whatever the Store answers (400, 403, 404, 409); 500 INTERNAL_ERROR (storage failures,
+  /// and as a last resort for anything unexpected).
+  Response handle(const Request& request) const noexcept;
+
+ private:
+  Store* store_;
+  ApiOptions options_;
+};
+
+}  // namespace catalog::rest
+
+#endif  // CATALOG_REST_API_HPP
