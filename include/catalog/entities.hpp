@@ -7,6 +7,7 @@
 // absent optionals omitted, enumerations checked.
 
 #include <catalog/detail/json_mapping.hpp>
+#include <catalog/json.hpp>
 #include <catalog/kind.hpp>
 #include <catalog/uuid.hpp>
 #include <catalog/version.hpp>
@@ -502,6 +503,12 @@ BOOST_DESCRIBE_STRUCT(CreateSearchIndex, (),
 template <detail::Described T>
 boost::json::value to_json(const T& value) {
   return detail::to_json(value);
+}
+
+/// Writes the JSON form (for logs and test output).
+template <class Ostream, detail::Described T>
+auto operator<<(Ostream& os, const T& value) -> decltype(os << std::string_view()) {
+  return os << std::string_view(json::serialize(detail::to_json(value)));
 }
 
 /// Reads `T` from JSON strictly. Errors: bad_request (invalid_request for unknown, missing or

@@ -37,6 +37,12 @@ class Version {
 
   friend constexpr auto operator<=>(Version, Version) noexcept = default;
 
+  /// Writes "0.1" (for logs and test output).
+  template <class Ostream>
+  friend auto operator<<(Ostream& os, Version v) -> decltype(os << std::string_view()) {
+    return os << std::string_view(v.to_string());
+  }
+
  private:
   constexpr explicit Version(std::uint32_t t) noexcept : tenths_(t) {}
   std::uint32_t tenths_ = 1;

@@ -1,0 +1,161 @@
+// The small codecs every layer shares: Version, the FQN codec and name rules, UUIDs, the
+// error type, and the entity structs' JSON mapping.
+#include <catalog/entities.hpp>
+#include <catalog/error.hpp>
+#include <catalog/fqn.hpp>
+#include <catalog/json.hpp>
+#include <catalog/uuid.hpp>
+#include <catalog/version.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace catalog;
+
+TEST_CASE("Version: integer tenths, plain decimals, strict parsing", "[version]") {
+  CHECK(Version::initial().to_string() == "0.1");
+  CHECK(Version::from_tenths(13).to_string() == "1.3");
+  CHECK(Version::from_tenths(3).next_major().to_string() == "1.3");
+  CHECK(Version::from_tenths(9).next_minor().to_string() == "1.0");
+  for (auto [text, tenths] : {std::pair{"0.1", 1u}, {"1.3", 13u}, {"10.0", 100u}, {"123.9", 1239u}})
+    CHECK(Version::parse(text).value().tenths() == tenths);
+  for (auto bad : {"1", "1e1", "0.15", "-1", ".5", "abc", "0.0", "01.1", "1.", "", " 0.1", "0.1 ",
+                   "99999999999.1", "+1.0"}) {
+    INFO(bad);
+    auto r = Version::parse(bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == Errc::invalid_version);
+    CHECK(r.error().kind() == ErrorKind::bad_request);
+  }
+  // On the wire: a JSON number written 0.1, never 1E-1.
+  CHECK(json::serialize(detail::to_json(Version::from_tenths(1))) == "0.1");
+  CHECK(json::serialize(detail::to_json(Version::from_tenths(13))) == "1.3");
+  CHECK(json::serialize(detail::to_json(Version::from_tenths(20))) == "2.0");
+  Version v;
+  CHECK(detail::from_json(json::parse("0.7").value(), v, "version"));
+  CHECK(v.tenths() == 7);
+  CHECK_FALSE(detail::from_json(json::parse("0.75").value(), v, "version"));
+  CHECK_FALSE(detail::from_json(json::parse("\"0.7\"").value(), v, "version"));
+}
+
+TEST_CASE("FQN codec: quote, build, split, canonical", "[fqn]") {
+  CHECK(fqn::quote("plain") == "plain");
+  CHECK(fqn::quote("a.b") == "\"a.b\"");
+  CHECK(fqn::build({"Business", "v1.0"}) == "Business.\"v1.0\"");
+  CHECK(fqn::build({"a.b"}) == "\"a.b\"");
+  CHECK(fqn::append("", "x") == "x");
+  CHECK(fqn::append("g.t", "c.d") == "g.t.\"c.d\"");
+  CHECK(fqn::split("g1.t1").value() == std::vector<std::string>{"g1", "t1"});
+  CHECK(fqn::split("\"a.b\".c").value() == std::vector<std::string>{"a.b", "c"});
+  CHECK(fqn::canonical("\"g1\".t1").value() == "g1.t1");
+  CHECK(fqn::canonical("g.\"x.y\".\"z\"").value() == "g.\"x.y\".z");
+  for (auto bad : {"", ".", "a.", ".a", "a..b", "\"a", "a\"", "\"a\"b", "a.\"b", "\"\"",
+                   "a.\"\".b"}) {
+    INFO(bad);
+    auto r = fqn::split(bad);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == Errc::invalid_fqn);
+  }
+  CHECK(fqn::split(std::string(3073, 'a')).error().code() == Errc::invalid_fqn);
+  CHECK(fqn::split(std::string(3072, 'a')).has_value());
+}
+
+TEST_CASE("names: length, bytes, control characters, :: and quotes", "[fqn]") {
+  CHECK(fqn::validate_name("Revenue"));
+  CHECK(fqn::validate_name("v1.0"));
+  CHECK(fqn::validate_name("Umsatz \xc3\xa4\xc3\xb6\xc3\xbc"));
+  CHECK(fqn::validate_name(std::string(256, 'x')));
+  CHECK(fqn::validate_name(std::string(100, 'x') + std::string(100, '\xe2') ).error().code() == Errc::invalid_name);  // not UTF-8
+  std::string wide;
+  for (int i = 0; i < 133; ++i) wide += "\xe2\x82\xac";  // 133 euro signs: 399 bytes, fine
+  CHECK(fqn::validate_name(wide));
+  wide += "\xe2\x82\xac";  // 402 bytes
+  CHECK(fqn::validate_name(wide).error().code() == Errc::invalid_name);
+  for (auto bad : {std::string(), std::string(257, 'x'), std::string("a::b"), std::string("a\"b"),
+                   std::string("tab\there"), std::string("nul\0x", 5), std::string("c1\xc2\x85")}) {
+    INFO(bad);
+    CHECK(fqn::validate_name(bad).error().code() == Errc::invalid_name);
+  }
+}
+
+TEST_CASE("UUIDs: exactly 8-4-4-4-12 hex, either case, written lowercase", "[uuid]") {
+  auto id = parse_uuid("0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0").value();
+  CHECK(to_string(id) == "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+  CHECK(to_string(parse_uuid("00000000-0000-0000-0000-000000000000").value()) ==
+        "00000000-0000-0000-0000-000000000000");
+  for (auto bad : {"", "not-a-uuid", "{0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0}",
+                   "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f",
+                   "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f00", "0f1e2d3g-4b5a-6978-8796-a5b4c3d2e1f0",
+                   "0f1e2d3c_4b5a-6978-8796-a5b4c3d2e1f0"}) {
+    INFO(bad);
+    CHECK(parse_uuid(bad).error().code() == Errc::invalid_uuid);
+  }
+  CHECK(random_uuid() != random_uuid());
+}
+
+TEST_CASE("errors: kinds, statuses and type names", "[error]") {
+  struct Row {
+    Errc code;
+    int status;
+    std::string_view type;
+  };
+  for (auto [code, status, type] :
+       {Row{Errc::invalid_json, 400, "BAD_REQUEST"}, Row{Errc::read_only_field, 400, "BAD_REQUEST"},
+        Row{Errc::unauthenticated, 401, "UNAUTHORIZED"}, Row{Errc::forbidden, 403, "FORBIDDEN"},
+        Row{Errc::not_found, 404, "NOT_FOUND"},
+        Row{Errc::method_not_allowed, 405, "METHOD_NOT_ALLOWED"},
+        Row{Errc::already_exists, 409, "CONFLICT"}, Row{Errc::version_mismatch, 409, "CONFLICT"},
+        Row{Errc::storage, 500, "INTERNAL_ERROR"}}) {
+    Error e(code, "m");
+    CHECK(e.status() == status);
+    CHECK(type_name(e.kind()) == type);
+  }
+  Result<int> r = Error(Errc::not_found, "glossary instance for x not found");
+  CHECK_THROWS_AS(r.value(), Exception);
+  try {
+    (void)r.value();
+  } catch (const Exception& e) {
+    CHECK(e.error().kind() == ErrorKind::not_found);
+    CHECK(std::string(e.what()) == "glossary instance for x not found");
+  }
+}
+
+TEST_CASE("entity JSON: camelCase names, absent optionals omitted, strict reading", "[entities]") {
+  MlModel m;
+  m.id = parse_uuid("11111111-2222-3333-4444-555555555555").value();
+  m.name = "churn";
+  m.fully_qualified_name = "mlflow.churn";
+  m.algorithm = "xgboost";
+  m.ml_features = {MlFeature{"age", FeatureDataType::categorical, {}, {}}};
+  m.tags = {TagLabel{"PII.Sensitive", TagSource::classification, {}, {}, {}}};
+  auto v = to_json(m);
+  auto& o = v.as_object();
+  CHECK(o.at("fullyQualifiedName") == "mlflow.churn");
+  CHECK(o.at("mlFeatures").at(0).at("dataType") == "categorical");
+  CHECK(o.at("tags").at(0).at("tagFQN") == "PII.Sensitive");
+  CHECK(o.at("tags").at(0).at("source") == "Classification");
+  CHECK_FALSE(o.at("tags").at(0).as_object().contains("labelType"));
+  CHECK_FALSE(o.contains("displayName"));
+  CHECK_FALSE(o.contains("votes"));
+  CHECK(json::serialize(o.at("version")) == "0.1");
+  auto back = from_json<MlModel>(v).value();
+  CHECK(back.name == "churn");
+  CHECK(back.ml_features.at(0).data_type == FeatureDataType::categorical);
+  CHECK(back.version == Version::initial());
+
+  auto refused = [](const char* text, Errc code, std::string_view words) {
+    INFO(text);
+    auto r = from_json<CreateDomain>(json::parse(text).value());
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == code);
+    CHECK_THAT(r.error().message(), Catch::Contains(std::string(words)));
+  };
+  refused(R"({"name":"d","description":"x"})", Errc::invalid_request, "domainType");
+  refused(R"({"name":"d","description":"x","domainType":"Sideways"})", Errc::invalid_value, "Source-aligned");
+  refused(R"({"name":"d","description":"x","domainType":"Aggregate","extra":1})", Errc::invalid_request, "extra");
+  refused(R"({"name":1,"description":"x","domainType":"Aggregate"})", Errc::invalid_request, "name");
+  refused(R"({"name":"d","description":"x","domainType":"Aggregate","experts":"bob"})", Errc::invalid_request, "experts");
+  refused(R"({"name":"d","description":"x","domainType":"Aggregate","owners":[{"id":"x","type":"user"}]})", Errc::invalid_uuid, "owners[0].id");
+  auto ok = from_json<CreateDomain>(json::parse(R"({"name":"d","description":"x","domainType":"Consumer-aligned","displayName":null})").value()).value();
+  CHECK(ok.domain_type == DomainType::consumer_aligned);
+  CHECK_FALSE(ok.display_name);
+}
