@@ -1,0 +1,270 @@
+// catalog-serve: the catalog's REST surface (REST.md) over HTTP/1.1, with Boost.Beast.
+//
+//   catalog-serve [--port <n>] [the flags of catalog-replay: --store, --jwt-*, --admin, ...]
+//
+// It listens on 127.0.0.1:<port> (default 8585; 0 picks a free port) and prints one line,
+// `listening on 127.0.0.1:<port>`, so that scripts can read the port. Four threads run one
+// io_context; each connection is a Session on its own strand that reads a request, hands it to
+// rest::Api::handle (which never throws and is thread-safe), writes the answer and, with
+// keep-alive, reads the next. SIGINT or SIGTERM stops accepting, lets the requests in flight
+// finish, closes idle connections, and exits 0. A bad command line exits 2.
+//
+// All the catalog needs from a host is the conversion between its HTTP messages and
+// rest::Request / rest::Response (`to_rest` and `Session::respond` below); the rest is Beast.
+
+#include "options.hpp"
+
+#include <catalog/rest/api.hpp>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstddef>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace rest = catalog::rest;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr int threads = 4;
+constexpr auto idle_timeout = std::chrono::seconds(60);  // also bounds reading and writing
+
+std::string str(beast::string_view s) { return std::string(s.data(), s.size()); }
+
+// A Beast request as the plain data Api takes.
+rest::Request to_rest(http::request<http::string_body>&& req) {
+  rest::Request r{str(req.method_string()), str(req.target()), {}, std::move(req.body())};
+  for (const auto& field : req)
+    r.headers.emplace_back(str(field.name_string()), str(field.value()));
+  return r;
+}
+
+// A 400 for what never reaches Api (a malformed message, a body over the limit), in its shape.
+rest::Response bad_request(const std::string& message) {
+  return {400,
+          {{"Content-Type", "application/json"}},
+          R"({"code":400,"errorType":"BAD_REQUEST","message":")" + message + "\"}"};
+}
+
+// One connection: read a request, answer it, repeat while keep-alive. Every handler runs on
+// the connection's strand, so `stop` (dispatched there) never races with them.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, const rest::Api& api, std::size_t body_limit)
+      : stream_(std::move(socket)), api_(api), body_limit_(body_limit) {}
+
+  void start() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+  }
+
+  // Graceful stop: an idle connection closes now, a busy one after its response.
+  void stop() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      self->stopping_ = true;
+      if (!self->busy_) self->close();  // cancels the read that waits for a request
+    });
+  }
+
+ private:
+  void read_header() {
+    busy_ = false;
+    if (stopping_) return close();
+    parser_.emplace();
+    parser_->body_limit(body_limit_);  // Api's own limit: a longer body never gets buffered
+    stream_.expires_after(idle_timeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    if (ec) return on_error(ec);
+    busy_ = true;  // a request is in flight: a stop waits for its response
+    auto length = parser_->content_length();
+    if (length && *length > body_limit_)
+      return respond(bad_request("Request body exceeds " + std::to_string(body_limit_) + " bytes"),
+                     false);
+    if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+      // curl sends `Expect: 100-continue` before a large body and waits for this answer.
+      auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+      return http::async_write(
+          stream_, *go_on, [self = shared_from_this(), go_on](beast::error_code ec, std::size_t) {
+            if (ec) return self->close();
+            self->read_body();
+          });
+    }
+    read_body();
+  }
+
+  void read_body() {
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       if (ec) return self->on_error(ec);
+                       auto req = self->parser_->release();
+                       bool keep_alive = req.keep_alive(), head = req.method() == http::verb::head;
+                       self->respond(self->api_.handle(to_rest(std::move(req))), keep_alive, head);
+                     });
+  }
+
+  void on_error(beast::error_code ec) {
+    if (ec == http::error::body_limit)  // a chunked body grew past the limit
+      return respond(bad_request("Request body exceeds " + std::to_string(body_limit_) + " bytes"),
+                     false);
+    if (ec != http::error::end_of_stream &&
+        ec.category() == make_error_code(http::error::bad_target).category())
+      return respond(bad_request("Malformed HTTP request: " + ec.message()), false);
+    close();  // the peer closed, a timeout, or a stop
+  }
+
+  void respond(rest::Response r, bool keep_alive, bool head = false) {
+    busy_ = true;
+    unsigned version = parser_->is_header_done() ? parser_->get().version() : 11;
+    response_.emplace(http::status::ok, version);
+    response_->result(static_cast<unsigned>(r.status));
+    for (auto& [name, value] : r.headers) response_->insert(name, value);
+    response_->keep_alive(keep_alive && !stopping_);
+    if (r.status != 204) {  // a 204 has neither a body nor a Content-Length (RFC 9110 8.6)
+      response_->body() = std::move(r.body);
+      response_->prepare_payload();         // Content-Length
+      if (head) response_->body().clear();  // a HEAD answer has the length but not the body
+    }
+    stream_.expires_after(idle_timeout);
+    http::async_write(stream_, *response_,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        if (ec || !self->response_->keep_alive()) return self->close();
+                        self->read_header();
+                      });
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  const rest::Api& api_;
+  std::size_t body_limit_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::string_body>> response_;
+  bool busy_ = false;
+  bool stopping_ = false;
+};
+
+// Accepts connections until SIGINT or SIGTERM. The acceptor, the signal set and the session
+// list share one strand, so they need no lock.
+class Server {
+ public:
+  Server(asio::io_context& io, const rest::Api& api, std::size_t body_limit, unsigned short port)
+      : io_(io), strand_(asio::make_strand(io)), acceptor_(strand_),
+        signals_(strand_, SIGINT, SIGTERM), api_(api), body_limit_(body_limit) {
+    tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(asio::socket_base::reuse_address(true));
+    acceptor_.bind(endpoint);
+    acceptor_.listen();
+    signals_.async_wait([this](beast::error_code, int) { stop(); });
+    accept();
+  }
+
+  unsigned short port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  void accept() {
+    acceptor_.async_accept(
+        asio::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
+          if (!acceptor_.is_open()) return;  // stopped
+          if (!ec) {
+            std::erase_if(sessions_, [](const auto& s) { return s.expired(); });
+            auto session = std::make_shared<Session>(std::move(socket), api_, body_limit_);
+            sessions_.push_back(session);
+            session->start();
+          }
+          accept();
+        });
+  }
+
+  void stop() {
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+    for (auto& weak : sessions_)
+      if (auto session = weak.lock()) session->stop();
+  }
+
+  asio::io_context& io_;
+  asio::strand<asio::io_context::executor_type> strand_;
+  tcp::acceptor acceptor_;
+  asio::signal_set signals_;
+  const rest::Api& api_;
+  std::size_t body_limit_;
+  std::vector<std::weak_ptr<Session>> sessions_;
+};
+
+}  // namespace
+
+constexpr std::string_view usage =
+    "usage: catalog-serve [--port <n>] [--store memory | --store lmdb:<dir>]\n"
+    "                     [--jwt-hs256-secret-file <file>]...\n"
+    "                     [--jwt-rs256-public-key-file <pem>]...\n"
+    "                     [--jwt-issuer <iss>] [--jwt-audience <aud>] [--jwt-allow-no-exp]\n"
+    "                     [--jwt-leeway <seconds>] [--jwt-principal-claim <claim>]...\n"
+    "                     [--admin <name>]... [--base-url <url>] [--now <epoch-seconds>]\n"
+    "Serves the catalog's REST API on 127.0.0.1:<port> (default 8585; 0: any free port).\n";
+
+int main(int argc, char** argv) {
+  unsigned short port = 8585;
+  catalog_examples::Options options;
+  try {
+    options = catalog_examples::parse_options(
+        argc, argv, usage, [&](std::string_view flag, const catalog_examples::OptionValue& value) {
+          if (flag != "--port") return false;
+          port = static_cast<unsigned short>(catalog_examples::read_integer(value(), flag, 65535));
+          return true;
+        });
+  } catch (const catalog_examples::BadOption& bad) {
+    std::cerr << "catalog-serve: " << bad.message << '\n' << usage;
+    return 2;
+  }
+  auto store = catalog_examples::open_store(std::move(options));
+  if (!store) {
+    std::cerr << "catalog-serve: cannot open the store: " << store.error() << '\n';
+    // Keys, leeway or admin names the store refuses are bad options too.
+    return store.error().kind() == catalog::ErrorKind::bad_request ? 2 : 1;
+  }
+  rest::ApiOptions api_options;
+  rest::Api api(*store, api_options);
+
+  asio::io_context io(threads);
+  std::optional<Server> server;
+  try {
+    server.emplace(io, api, api_options.max_body_bytes, port);
+  } catch (const std::exception& e) {
+    std::cerr << "catalog-serve: cannot listen on 127.0.0.1:" << port << ": " << e.what() << '\n';
+    return 1;
+  }
+  std::cout << "listening on 127.0.0.1:" << server->port() << std::endl;
+
+  std::vector<std::thread> pool;
+  for (int i = 0; i < threads; ++i) pool.emplace_back([&io] { io.run(); });
+  for (auto& t : pool) t.join();
+  return 0;
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# catalog-serve driven with curl over 127.0.0.1 (ctest: catalog_serve_curl).
+#
+#   tests/serve/curl_test.sh <path to catalog-serve>
+#
+# Signs its own HS256 tokens with openssl, starts the server on a free port, and walks through
+# the REST surface (REST.md) as an HTTP client sees it: 401 without a token; users, an ML model
+# service and a model; follow and vote; a glossary with a term, soft delete and restore; list
+# pages; a domain patched with ETag / If-Match; versions; 403 for a non-admin create; 404, 405,
+# 204; a body over 8 MiB and one over 1 MiB (Expect: 100-continue); keep-alive (also after a
+# HEAD); and SIGTERM while an upload is in flight and an idle connection is open: the upload
+# gets its 201 and the server exits 0. Every step checks the HTTP status; the first mismatch
+# prints the response and exits 1. Needs bash, curl, openssl, sed, grep; no jq. Exit 77
+# (ctest: skipped) when curl or openssl is missing.
+
+set -euo pipefail
+
+if [[ $# -ne 1 || ! -x $1 ]]; then
+  echo "usage: $0 <catalog-serve>" >&2
+  exit 2
+fi
+SERVE=$1
+for tool in curl openssl; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+
+TMP=$(mktemp -d)
+SERVER_PID=
+cleanup() {
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+  fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*"
+  [[ -f $TMP/headers ]] && { echo "--- response headers"; cat "$TMP/headers"; }
+  [[ -f $TMP/body ]] && { echo "--- response body"; head -c 2000 "$TMP/body"; echo; }
+  [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
+  exit 1
+}
+step() { echo "== $*"; }
+
+# ---- tokens: HS256 signed here ----
+
+SECRET=$(openssl rand -hex 24)  # 48 bytes of text; the file holds exactly these bytes
+printf '%s' "$SECRET" >"$TMP/secret"
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+jwt() {  # jwt <claims JSON>
+  local header payload signature
+  header=$(printf '%s' '{"alg":"HS256","typ":"JWT"}' | b64url)
+  payload=$(printf '%s' "$1" | b64url)
+  signature=$(printf '%s' "$header.$payload" |
+    openssl dgst -sha256 -mac HMAC -macopt "key:$SECRET" -binary | b64url)
+  printf '%s.%s.%s' "$header" "$payload" "$signature"
+}
+EXP=$(($(date +%s) + 3600))
+token_of() { jwt "{\"email\":\"$1@example.com\",\"exp\":$EXP}"; }
+ADMIN=$(token_of admin)
+ALICE=$(token_of alice)
+
+# ---- the server ----
+
+"$SERVE" --port 0 --admin admin --jwt-hs256-secret-file "$TMP/secret" \
+  >"$TMP/stdout" 2>"$TMP/stderr" &
+SERVER_PID=$!
+PORT=
+for _ in $(seq 100); do
+  PORT=$(sed -n '1s/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$TMP/stdout")
+  [[ -n $PORT ]] && break
+  kill -0 "$SERVER_PID" 2>/dev/null || fail "catalog-serve exited before listening"
+  sleep 0.1
+done
+[[ -n $PORT ]] || fail "catalog-serve printed no 'listening on 127.0.0.1:<port>' line"
+BASE=http://127.0.0.1:$PORT
+echo "catalog-serve listening on port $PORT"
+
+# ---- helpers ----
+
+# call <expected status> <token|-> <method> <path> [curl arguments...]
+# Leaves the body in $BODY (and $TMP/body), the headers in $TMP/headers.
+call() {
+  local want=$1 token=$2 method=$3 path=$4 got
+  shift 4
+  local auth=()
+  [[ $token != - ]] && auth=(-H "Authorization: Bearer $token")
+  rm -f "$TMP/body" "$TMP/headers"
+  got=$(curl -sS -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' -X "$method" \
+    "${auth[@]}" "$@" "$BASE$path") || fail "curl failed: $method $path"
+  BODY=$(cat "$TMP/body")
+  [[ $got == "$want" ]] || fail "$method $path: expected HTTP $want, got $got"
+}
+# Checks that the last body contains a literal string.
+expect_body() {
+  grep -qF -- "$1" "$TMP/body" || fail "the response body lacks $1"
+}
+# Checks that the last response has a header line (case-insensitive name, exact value).
+expect_header() {
+  tr -d '\r' <"$TMP/headers" | grep -qix -- "$1: $2" || fail "the response lacks the header '$1: $2'"
+}
+# The id of the entity in the last body (the catalog writes "id" first).
+entity_id() { sed -n 's/^{"id":"\([0-9a-f-]*\)".*/\1/p' "$TMP/body"; }
+# The paging cursor named $1 (after / before) of the last list body, or nothing.
+cursor() { grep -o "\"$1\":\"[^\"]*\"" "$TMP/body" | sed 's/.*:"\(.*\)"/\1/' || true; }
+
+post() {  # post <expected> <token> <path> <JSON body>
+  call "$1" "$2" POST "$3" -H 'Content-Type: application/json' --data-binary "$4"
+}
+put() {  # put <expected> <token> <path> <JSON body>
+  call "$1" "$2" PUT "$3" -H 'Content-Type: application/json' --data-binary "$4"
+}
+
+# ---- the scenario ----
+
+step "401 without a token, with a bad token, with a token signed by another key"
+call 401 - GET /v1/glossaries
+expect_body '"errorType":"UNAUTHORIZED"'
+expect_header WWW-Authenticate Bearer
+call 401 not-a-jwt GET /v1/glossaries
+OTHER=$(SECRET=$(openssl rand -hex 24) token_of admin)
+call 401 "$OTHER" GET /v1/glossaries
+
+step "users (as admin)"
+post 201 "$ADMIN" /v1/users '{"name":"alice","email":"alice@example.com","displayName":"Alice"}'
+ALICE_ID=$(entity_id)
+[[ -n $ALICE_ID ]] || fail "no id in the created user"
+expect_body '"isAdmin":false'
+post 201 "$ADMIN" /v1/users '{"name":"bob","email":"bob@example.com"}'
+post 409 "$ADMIN" /v1/users '{"name":"bob","email":"bob@example.com"}'
+expect_body '"errorType":"CONFLICT"'
+
+step "an ML model service and a model"
+post 201 "$ADMIN" /v1/services/mlmodelServices '{"name":"mlflow_prod","serviceType":"Mlflow"}'
+post 201 "$ADMIN" /v1/mlmodels \
+  '{"name":"churn","service":"mlflow_prod","algorithm":"XGBoost","target":"churned"}'
+MODEL_ID=$(entity_id)
+expect_body '"fullyQualifiedName":"mlflow_prod.churn"'
+expect_header ETag '"0.1"'
+expect_header Content-Type application/json
+
+step "follow and vote (as alice: everyone may)"
+put 200 "$ALICE" "/v1/mlmodels/$MODEL_ID/followers" "\"$ALICE_ID\""
+expect_body "\"followers\":[{\"id\":\"$ALICE_ID\""
+put 200 "$ALICE" "/v1/mlmodels/$MODEL_ID/vote" '{"updatedVoteType":"votedUp"}'
+expect_body '"upVotes":1'
+expect_body '"version":0.1'  # follow and vote make no version
+put 400 "$ALICE" "/v1/mlmodels/$MODEL_ID/vote" '{"updatedVoteType":"sideways"}'
+
+step "403: a non-admin may not create"
+post 403 "$ALICE" /v1/glossaries '{"name":"Alices","description":"refused"}'
+expect_body '"errorType":"FORBIDDEN"'
+
+step "a glossary with a term"
+post 201 "$ADMIN" /v1/glossaries '{"name":"Business","description":"Business terms"}'
+GLOSSARY_ID=$(entity_id)
+post 201 "$ADMIN" /v1/glossaryTerms '{"glossary":"Business","name":"Revenue","description":"Money in"}'
+TERM_ID=$(entity_id)
+expect_body '"fullyQualifiedName":"Business.Revenue"'
+post 201 "$ADMIN" /v1/glossaries '{"name":"Finance","description":"Finance terms"}'
+
+step "soft delete (recursive) and restore"
+call 400 "$ADMIN" DELETE "/v1/glossaries/$GLOSSARY_ID"
+expect_body 'is not empty'
+call 200 "$ADMIN" DELETE "/v1/glossaries/$GLOSSARY_ID?recursive=true"
+expect_body '"deleted":true'
+expect_body '"version":0.2'
+call 404 "$ADMIN" GET "/v1/glossaryTerms/$TERM_ID"
+call 200 "$ADMIN" GET "/v1/glossaryTerms/$TERM_ID?include=deleted"
+put 200 "$ADMIN" /v1/glossaries/restore "{\"id\":\"$GLOSSARY_ID\"}"
+expect_body '"deleted":false'
+expect_body '"version":0.3'
+call 200 "$ADMIN" GET "/v1/glossaryTerms/$TERM_ID"
+
+step "list pages: limit=1, then follow after"
+call 200 "$ALICE" GET '/v1/glossaries?limit=1'
+expect_body '"name":"Business"'
+expect_body '"total":2'
+AFTER=$(cursor after)
+[[ -n $AFTER ]] || fail "the first page has no after cursor"
+call 200 "$ALICE" GET "/v1/glossaries?limit=1&after=$AFTER"
+expect_body '"name":"Finance"'
+[[ -z $(cursor after) ]] || fail "the last page has an after cursor"
+[[ -n $(cursor before) ]] || fail "the second page has no before cursor"
+call 400 "$ALICE" GET '/v1/glossaries?limit=abc'
+
+step "patch a domain by name with ETag / If-Match"
+post 201 "$ADMIN" /v1/domains '{"name":"Marketing","domainType":"Aggregate","description":"Ads"}'
+ETAG=$(tr -d '\r' <"$TMP/headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
+[[ $ETAG == '"0.1"' ]] || fail "ETag after create is '$ETAG', not \"0.1\""
+PATCH=(-H 'Content-Type: application/merge-patch+json' --data-binary '{"description":"Campaigns"}')
+call 200 "$ADMIN" PATCH /v1/domains/name/Marketing -H "If-Match: $ETAG" "${PATCH[@]}"
+expect_body '"description":"Campaigns"'
+expect_header ETag '"0.2"'
+call 409 "$ADMIN" PATCH /v1/domains/name/Marketing -H "If-Match: $ETAG" "${PATCH[@]}"
+expect_body '"errorType":"CONFLICT"'
+call 400 "$ADMIN" PATCH /v1/domains/name/Marketing -H 'Content-Type: text/plain' \
+  --data-binary '{"description":"x"}'
+
+step "versions"
+call 200 "$ALICE" GET "/v1/glossaries/$GLOSSARY_ID/versions"
+expect_body '"entityType":"glossary"'
+for v in 0.3 0.2 0.1; do expect_body "\\\"version\\\":$v"; done
+call 200 "$ALICE" GET "/v1/glossaries/$GLOSSARY_ID/versions/0.2"
+expect_body '"version":0.2'
+expect_body '"deleted":true'
+call 404 "$ALICE" GET "/v1/glossaries/$GLOSSARY_ID/versions/0.9"
+call 400 "$ALICE" GET "/v1/glossaries/$GLOSSARY_ID/versions/abc"
+
+step "404 unknown path, 405 with Allow, 204 for a hard delete"
+call 404 "$ALICE" GET /v1/nothing
+call 405 "$ALICE" DELETE /v1/glossaries
+grep -qi '^Allow: ' "$TMP/headers" || fail "405 without an Allow header"
+post 201 "$ADMIN" /v1/glossaryTerms '{"glossary":"Business","name":"Scratch","description":"x"}'
+call 204 "$ADMIN" DELETE "/v1/glossaryTerms/$(entity_id)?hardDelete=true"
+[[ ! -s $TMP/body ]] || fail "204 with a body"
+grep -qi '^Content-Length:' "$TMP/headers" && fail "204 with a Content-Length"
+
+step "bodies: over 8 MiB is 400; 1.5 MiB (Expect: 100-continue) is served"
+head -c $((8 * 1024 * 1024 + 1)) /dev/zero | tr '\0' ' ' >"$TMP/huge"
+call 400 "$ADMIN" POST /v1/glossaries -H 'Content-Type: application/json' \
+  --data-binary "@$TMP/huge"
+{
+  printf '{"name":"Big","description":"'
+  head -c $((1536 * 1024)) /dev/zero | tr '\0' 'd'
+  printf '"}'
+} >"$TMP/big"
+call 201 "$ADMIN" POST /v1/glossaries -H 'Content-Type: application/json' \
+  --data-binary "@$TMP/big"
+expect_body '"name":"Big"'
+
+step "keep-alive: two requests, one connection; also after a HEAD"
+got=$(curl -sS -H "Authorization: Bearer $ALICE" -o /dev/null -o /dev/null \
+  -w '%{http_code} %{num_connects}\n' "$BASE/v1/glossaries" "$BASE/v1/mlmodels/$MODEL_ID")
+[[ $got == $'200 1\n200 0' ]] || fail "keep-alive: expected '200 1' then '200 0', got: $got"
+# A HEAD answer (405 here) carries a Content-Length but no body: the next answer is intact.
+got=$(curl -sS -H "Authorization: Bearer $ALICE" -I -o /dev/null -w '%{http_code} %{num_connects}\n' \
+  "$BASE/v1/glossaries" --next -H "Authorization: Bearer $ALICE" -o "$TMP/body" \
+  -w '%{http_code} %{num_connects}\n' "$BASE/v1/mlmodels/$MODEL_ID")
+[[ $got == $'405 1\n200 0' ]] || fail "HEAD then GET: expected '405 1' then '200 0', got: $got"
+expect_body '"name":"churn"'
+
+step "SIGTERM during an upload, an idle connection open: the upload is answered, exit 0"
+sed 's/"Big"/"Slow"/' "$TMP/big" >"$TMP/slow"
+curl -sS -o "$TMP/slow_body" -w '%{http_code}' --limit-rate 512K -H "Authorization: Bearer $ADMIN" \
+  -H 'Content-Type: application/json' --data-binary "@$TMP/slow" "$BASE/v1/glossaries" \
+  >"$TMP/slow_status" 2>&1 &
+SLOW_PID=$!
+exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+sleep 1  # the upload takes 3 s: its headers are in, its body is still coming
+kill -TERM "$SERVER_PID"
+wait "$SLOW_PID" || fail "the upload in flight failed: $(cat "$TMP/slow_status")"
+[[ $(cat "$TMP/slow_status") == 201 ]] ||
+  fail "the upload in flight got $(cat "$TMP/slow_status"), not 201: $(head -c 300 "$TMP/slow_body")"
+for _ in $(seq 100); do
+  kill -0 "$SERVER_PID" 2>/dev/null || break
+  sleep 0.1
+done
+kill -0 "$SERVER_PID" 2>/dev/null && fail "catalog-serve still runs 10 s after SIGTERM"
+rc=0
+wait "$SERVER_PID" || rc=$?
+SERVER_PID=
+exec 3<&-
+[[ $rc -eq 0 ]] || fail "catalog-serve exited with status $rc after SIGTERM"
+
+echo "PASS: catalog-serve answered every request as expected and stopped cleanly"
