@@ -148,6 +148,23 @@ TEMPLATE_TEST_CASE("recursive delete and restore bring back exactly what the del
   CHECK(version_of(stays) == a1x_version);
 }
 
+TEMPLATE_TEST_CASE("teams: recursive delete takes child teams; restore needs live parents",
+                   "[lifecycle]", test::MemoryFixture, test::LmdbFixture) {
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  auto org = s.create_json(f.admin, Kind::team, parse(R"({"name":"acme","teamType":"Organization"})")).value();
+  auto dept = s.create_json(f.admin, Kind::team, parse(R"({"name":"eng","teamType":"Department","parents":[")" + id_of(org) + R"("]})")).value();
+  CHECK(s.remove_json(f.admin, Kind::team, uuid_of(org)).error().code() == Errc::not_empty);
+  s.remove_json(f.admin, Kind::team, uuid_of(org), opts(false, true)).value();
+  CHECK(get_all(s, f.admin, Kind::team, dept).at("deleted") == true);
+  auto early = s.restore_json(f.admin, Kind::team, uuid_of(dept));
+  CHECK(early.error().code() == Errc::container_deleted);
+  CHECK_THAT(early.error().message(), Catch::Contains("restore team acme first"));
+  s.restore_json(f.admin, Kind::team, uuid_of(org)).value();
+  CHECK(get_all(s, f.admin, Kind::team, dept).at("deleted") == false);
+}
+
 TEMPLATE_TEST_CASE("hard delete removes the subtree and every edge both ways", "[lifecycle]",
                    test::MemoryFixture, test::LmdbFixture) {
   TestType fx;

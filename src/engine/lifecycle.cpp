@@ -245,9 +245,17 @@ Result<json::object> restore(Tx& tx, const Principal& who, Kind kind, const Uuid
   Operation op = Operation::edit_all;
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
   if (r->deleted()) {
-    for (const auto& container : {r->container, r->glossary}) {
-      if (!container) continue;
-      auto c = must_find(tx, *container);
+    // Containers (S7): service, glossary, parent term or domain; for teams, every parent team.
+    std::vector<Uuid> containers;
+    for (const auto& c : {r->container, r->glossary})
+      if (c) containers.push_back(*c);
+    if (kind == Kind::team) {
+      auto parents = tx.edges(r->id, Rel::contains, true);
+      if (!parents) return parents.error();
+      for (const auto& p : *parents) containers.push_back(p.other);
+    }
+    for (const auto& container : containers) {
+      auto c = must_find(tx, container);
       if (!c) return c.error();
       if (c->deleted())
         return fail(Errc::container_deleted,
