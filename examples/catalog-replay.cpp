@@ -14,6 +14,8 @@
 #include <catalog/rest/api.hpp>
 #include <catalog/store.hpp>
 
+#include "options.hpp"
+
 #include <boost/json/object.hpp>
 #include <boost/json/string.hpp>
 #include <boost/json/value.hpp>
@@ -44,115 +46,6 @@ constexpr std::string_view usage =
     "                      [--jwt-leeway <seconds>] [--jwt-principal-claim <claim>]...\n"
     "                      [--admin <name>]... [--base-url <url>] [--now <epoch-seconds>]\n"
     "Reads one JSON request per line on standard input; writes one JSON response per line.\n";
-
-// A command line that cannot be used: the message goes to stderr and the exit status is 2.
-struct BadOption {
-  std::string message;
-};
-
-struct Options {
-  std::optional<std::filesystem::path> lmdb_dir;  // nullopt: memory
-  catalog::StoreOptions store;
-};
-
-std::string read_file(const std::string& path, std::string_view flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw BadOption{std::string(flag) + ": cannot read " + path};
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw BadOption{std::string(flag) + ": cannot read " + path};
-  return bytes;
-}
-
-// A non-negative decimal integer no larger than `max`.
-std::int64_t read_integer(std::string_view text, std::string_view flag, std::int64_t max) {
-  if (text.empty()) throw BadOption{std::string(flag) + " needs a non-negative integer"};
-  std::int64_t n = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9' || n > (max - (c - '0')) / 10)
-      throw BadOption{std::string(flag) + ": " + std::string(text) +
-                      " is not an integer from 0 to " + std::to_string(max)};
-    n = n * 10 + (c - '0');
-  }
-  return n;
-}
-
-Options parse_options(int argc, char** argv) {
-  Options o;
-  auto& jwt = o.store.jwt;
-  bool claims_given = false;
-  std::vector<std::string> seen;  // single-valued flags already given
-  auto once = [&](std::string_view flag) {
-    for (const auto& s : seen)
-      if (s == flag) throw BadOption{std::string(flag) + " given more than once"};
-    seen.emplace_back(flag);
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::optional<std::string> inline_value;  // --flag=value
-    if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {
-      inline_value = std::string(arg.substr(eq + 1));
-      arg = arg.substr(0, eq);
-    }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= argc) throw BadOption{std::string(arg) + " needs a value"};
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::cout << usage;
-      std::exit(0);
-    } else if (arg == "--store") {
-      once(arg);
-      auto v = value();
-      if (v == "memory") {
-        o.lmdb_dir.reset();
-      } else if (v.starts_with("lmdb:") && v.size() > 5) {
-        o.lmdb_dir = v.substr(5);
-      } else {
-        throw BadOption{"--store: expected memory or lmdb:<dir>, not " + v};
-      }
-    } else if (arg == "--jwt-hs256-secret-file") {
-      // The file's exact bytes are the secret: no trimming of a final newline.
-      jwt.hs256_keys.push_back({read_file(value(), arg), std::nullopt});
-    } else if (arg == "--jwt-rs256-public-key-file") {
-      jwt.rs256_keys.push_back({read_file(value(), arg), std::nullopt});
-    } else if (arg == "--jwt-issuer") {
-      once(arg);
-      jwt.issuer = value();
-    } else if (arg == "--jwt-audience") {
-      once(arg);
-      jwt.audience = value();
-    } else if (arg == "--jwt-allow-no-exp") {
-      if (inline_value) throw BadOption{"--jwt-allow-no-exp takes no value"};
-      jwt.allow_no_exp = true;
-    } else if (arg == "--jwt-leeway") {
-      once(arg);
-      jwt.leeway_seconds = read_integer(value(), arg, std::numeric_limits<std::int32_t>::max());
-    } else if (arg == "--jwt-principal-claim") {
-      if (!claims_given) jwt.principal_claims.clear();  // the first one replaces the defaults
-      claims_given = true;
-      auto claim = value();
-      if (claim.empty()) throw BadOption{"--jwt-principal-claim needs a claim name"};
-      jwt.principal_claims.push_back(std::move(claim));
-    } else if (arg == "--admin") {
-      auto name = value();
-      if (name.empty()) throw BadOption{"--admin needs a user name"};
-      o.store.admins.push_back(std::move(name));
-    } else if (arg == "--base-url") {
-      once(arg);
-      o.store.base_url = value();
-    } else if (arg == "--now") {
-      once(arg);
-      // Fixes the clock of token checks and timestamps: epoch seconds, kept in milliseconds.
-      const std::int64_t ms =
-          read_integer(value(), arg, std::numeric_limits<std::int64_t>::max() / 1000) * 1000;
-      o.store.clock = [ms] { return ms; };
-    } else {
-      throw BadOption{"unknown option " + std::string(arg)};
-    }
-  }
-  return o;
-}
 
 // ---- one line ----
 
@@ -227,17 +120,15 @@ std::string write_response(const catalog::rest::Response& response) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options options;
+  catalog_examples::Options options;
   try {
-    options = parse_options(argc, argv);
-  } catch (const BadOption& bad) {
+    options = catalog_examples::parse_options(argc, argv, usage);
+  } catch (const catalog_examples::BadOption& bad) {
     std::cerr << "catalog-replay: " << bad.message << '\n' << usage;
     return 2;
   }
 
-  auto store = options.lmdb_dir
-                   ? catalog::Store::open_lmdb(*options.lmdb_dir, std::move(options.store))
-                   : catalog::Store::in_memory(std::move(options.store));
+  auto store = catalog_examples::open_store(std::move(options));
   if (!store) {
     std::cerr << "catalog-replay: cannot open the store: " << store.error() << '\n';
     // Keys, leeway or admin names the store refuses are bad options too.
