@@ -254,7 +254,9 @@ json::object make_event(std::string_view type, const Record& r, std::optional<Ve
   e["entityType"] = type_name(r.kind);
   e["entityId"] = to_string(r.id);
   e["entityFullyQualifiedName"] = r.fqn();
-  if (previous) e["previousVersion"] = detail::to_json(*previous);
+  // S13 lists previousVersion on every event; a created entity has no earlier version, so it
+  // repeats the current one (0.1), as the reference system does.
+  e["previousVersion"] = previous ? detail::to_json(*previous) : r.doc.at("version");
   e["currentVersion"] = r.doc.at("version");
   e["userName"] = who.name;
   e["timestamp"] = now;
