@@ -287,6 +287,20 @@ int run() {
             << (hard ? "still returned?!" : "nothing returned, nothing to restore") << '\n';
   auto none = store.get<GlossaryTerm>(admin, scratch.id, live_or_deleted());
   if (!none) std::cout << "  even with include=all: " << none.error() << '\n';
+  // Deleting by FQN works the same way; a second glossary shows it, with its version history.
+  CreateGlossary drafts_req;
+  drafts_req.name = "Drafts";
+  drafts_req.description = "Made to be deleted by name";
+  auto drafts = need(ensure<Glossary>(store, admin, drafts_req, "Drafts"), "ensuring Drafts");
+  auto soft = need(store.remove<Glossary>(admin, EntityKey::by_fqn("Drafts")),
+                   "soft-deleting Drafts by FQN");
+  auto drafts_history = need(store.history<Glossary>(admin, drafts.id), "Drafts history");
+  std::cout << "  soft-deleted glossary Drafts by its FQN: version " << soft->version
+            << ", history has " << drafts_history.versions.size() << " versions\n";
+  need(store.remove<Glossary>(admin, EntityKey::by_fqn("Drafts"), hard_delete),
+       "hard-deleting Drafts by FQN");
+  std::cout << "  hard-deleted it by FQN too: its history is gone with it ("
+            << store.history<Glossary>(admin, drafts.id).error() << ")\n";
 
   heading("7. Patches and version history");
   // JSON Merge Patch (an object): only the members given change. expected_version makes the
@@ -345,6 +359,12 @@ int run() {
             << names(votes.up_voters) << "), " << votes.down_votes << " down ("
             << names(votes.down_voters) << ")\n";
 
+  auto unfollowed =
+      need(store.unfollow<MlModel>(admin, churn.id, alice.id), "removing alice as a follower");
+  std::cout << "  alice unfollows it again; followers: "
+            << (unfollowed.followers.empty() ? "none" : names(unfollowed.followers)) << '\n';
+  need(store.follow<MlModel>(alice_p, churn.id, alice.id), "alice following it herself");
+
   heading("9. Paging through the indexes of one service");
   ListOptions paging;
   paging.limit = 2;
@@ -366,6 +386,20 @@ int run() {
   for (const auto& index : all_customers.data)
     if (index.name == "customers") std::cout << ' ' << index.fully_qualified_name;
   std::cout << '\n';
+
+  // Extra fields on request, and which deletion states to see (S8).
+  ListOptions glossaries;
+  glossaries.fields = {"owners", "reviewers", "termCount"};
+  glossaries.include = Include::all;
+  for (const auto& g : need(store.list<Glossary>(admin, glossaries), "listing glossaries").data)
+    std::cout << "  glossary " << g.name << ": " << g.term_count.value_or(0)
+              << " terms, deleted=" << (g.deleted ? "true" : "false") << '\n';
+  ListOptions domains;
+  domains.fields = {"children", "experts"};
+  for (const auto& d : need(store.list<Domain>(admin, domains), "listing domains").data)
+    std::cout << "  domain " << d.fully_qualified_name << ": children "
+              << (d.children.empty() ? "none" : names(d.children)) << ", experts "
+              << (d.experts.empty() ? "none" : names(d.experts)) << '\n';
 
   heading("10. Who may do what");
   // Policies (S12): only admins create; owners may do everything to what they own; everyone
