@@ -1,0 +1,1031 @@
+// catalog-bench: measures the cost model of ARCHITECTURE.md on LMDB and prints one line per
+// measurement. Not a test: the numbers are reported (BENCHMARKS.md), never asserted; the program
+// exits 0 whenever every operation it runs succeeds, whatever the numbers are.
+//
+//   catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only <digits>]
+//
+//   --scale small  quick sizes, for the ctest smoke run (the default)
+//   --scale full   the sizes whose numbers we report
+//   --dir <dir>    where the LMDB environments go (created; must not exist, or be empty).
+//                  Default: a fresh directory under /tmp, removed at the end.
+//   --keep         do not remove the directory at the end
+//   --only <digits> run only the measurements named (e.g. --only 14); default all
+//
+// Measurements (each in its own LMDB directory under --dir):
+//   1. durable single operations (create a glossary term, patch its description, follow it),
+//      median and p90 latency, against a raw LMDB write transaction that reads one key and
+//      writes the same bytes, with Durability::sync and again with Durability::no_sync;
+//   2. list pages of limit 10 at the start, middle and end of n search indexes of one service
+//      (half soft-deleted), for each `include`, and limit=0 totals, at n and n/10;
+//   3. follow and vote on an entity with many followers against one with 10;
+//   4. recursive soft delete, restore, and hard delete of a glossary tree, at N and N/10 terms:
+//      time and memory;
+//   5. a list walk over every search index with limit 100: time and memory, at n and n/10.
+//
+// Memory: "peak RSS" is the growth of getrusage(RUSAGE_SELF).ru_maxrss over the RSS at the start
+// of the measurement, after resetting the high-water mark (writing 5 to /proc/self/clear_refs;
+// if the kernel refuses, the delta is against the process's earlier peak and is marked '*').
+// RSS counts the pages of LMDB's memory map that a read touched (file-backed page cache,
+// reclaimable), so "peak anon" is also shown: the largest anonymous (heap) RSS seen by a thread
+// sampling /proc/self/statm every millisecond, minus the anonymous RSS at the start. Heap growth
+// is what "memory bounded by the page or batch" is about.
+
+#include <catalog/storage/backend.hpp>
+#include <catalog/storage/lmdb_backend.hpp>
+#include <catalog/store.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <lmdb.h>
+#include <malloc.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+using namespace catalog;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Failures, timing, formatting
+
+struct BenchFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class T>
+T need(Result<T> r, std::string_view doing) {
+  if (!r) throw BenchFailure(std::string(doing) + ": " + r.error().message());
+  return std::move(*r);
+}
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// "12.3 us", "4.56 ms", "7.89 s".
+std::string human(double s) {
+  std::ostringstream o;
+  o << std::fixed;
+  if (s < 1e-3)
+    o << std::setprecision(1) << s * 1e6 << " us";
+  else if (s < 1.0)
+    o << std::setprecision(2) << s * 1e3 << " ms";
+  else
+    o << std::setprecision(2) << s << " s";
+  return o.str();
+}
+
+std::string mib(double bytes) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(1) << bytes / (1024.0 * 1024.0) << " MiB";
+  return o.str();
+}
+
+std::string fixed(double v, int digits = 2) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(digits) << v;
+  return o.str();
+}
+
+// The q-quantile (0..1) of `v` (nearest rank on a sorted copy).
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+double median(const std::vector<double>& v) { return quantile(v, 0.5); }
+
+// One report line: name, n, total time, per-op time, and whatever else.
+void line(std::string_view name, std::int64_t n, double total_s, double per_op_s,
+          std::string_view extra = {}) {
+  std::cout << "  " << std::left << std::setw(46) << name << " n=" << std::setw(8) << n << " total "
+            << std::right << std::setw(10) << human(total_s) << "  per-op " << std::setw(10)
+            << human(per_op_s);
+  if (!extra.empty()) std::cout << "  " << extra;
+  std::cout << '\n' << std::flush;
+}
+
+void heading(std::string_view title) { std::cout << "\n== " << title << " ==\n" << std::flush; }
+
+// ---------------------------------------------------------------------------------------------
+// Memory
+
+long page_bytes() { return ::sysconf(_SC_PAGESIZE); }
+
+// {resident, anonymous resident} in bytes, from /proc/self/statm (resident - shared = anon).
+std::pair<double, double> rss_now() {
+  std::ifstream in("/proc/self/statm");
+  long size = 0, resident = 0, shared = 0;
+  in >> size >> resident >> shared;
+  return {static_cast<double>(resident) * page_bytes(),
+          static_cast<double>(resident - shared) * page_bytes()};
+}
+
+double max_rss_bytes() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024.0;  // Linux: kilobytes
+}
+
+bool reset_peak_rss() {
+  std::ofstream out("/proc/self/clear_refs");
+  if (!out) return false;
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+// Measures one phase's memory: peak RSS growth (getrusage) and sampled peak anonymous growth.
+class MemoryProbe {
+ public:
+  MemoryProbe() {
+    reset_ok_ = reset_peak_rss();
+    auto [rss, anon] = rss_now();
+    start_rss_ = reset_ok_ ? rss : max_rss_bytes();
+    start_anon_ = anon;
+    peak_anon_ = anon;
+    sampler_ = std::thread([this] {
+      while (!stop_.load()) {
+        auto a = rss_now().second;
+        if (a > peak_anon_.load()) peak_anon_.store(a);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+  ~MemoryProbe() { stop(); }
+  MemoryProbe(const MemoryProbe&) = delete;
+  MemoryProbe& operator=(const MemoryProbe&) = delete;
+
+  void stop() {
+    if (sampler_.joinable()) {
+      stop_.store(true);
+      sampler_.join();
+      auto a = rss_now().second;
+      if (a > peak_anon_.load()) peak_anon_.store(a);
+      rss_growth_ = std::max(0.0, max_rss_bytes() - start_rss_);
+    }
+  }
+  double rss_growth() {
+    stop();
+    return rss_growth_;
+  }
+  double anon_growth() {
+    stop();
+    return std::max(0.0, peak_anon_.load() - start_anon_);
+  }
+  std::string text() {
+    return "peak RSS +" + mib(rss_growth()) + (reset_ok_ ? "" : "*") + ", peak anon +" +
+           mib(anon_growth());
+  }
+
+ private:
+  bool reset_ok_ = false;
+  double start_rss_ = 0, start_anon_ = 0, rss_growth_ = 0;
+  std::atomic<double> peak_anon_{0};
+  std::atomic<bool> stop_{false};
+  std::thread sampler_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// A Backend that counts what the catalog reads and writes, around the LMDB backend. The bytes a
+// catalog operation wrote are the difference of `put_bytes` (key + value of every put) across
+// the operation; with `record` on, the size of every put is kept too, so the raw baseline can
+// replay the same writes.
+
+struct IoStats {
+  std::uint64_t txns = 0, gets = 0, puts = 0, put_bytes = 0, erases = 0, scans = 0;
+};
+
+class CountingBackend final : public storage::Backend {
+ public:
+  explicit CountingBackend(std::unique_ptr<storage::Backend> inner) : inner_(std::move(inner)) {}
+
+  Result<std::unique_ptr<storage::Transaction>> begin(storage::Mode mode) override;
+
+  IoStats stats;
+  bool record = false;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> put_sizes;  // key, value
+
+ private:
+  std::unique_ptr<storage::Backend> inner_;
+};
+
+class CountingTransaction final : public storage::Transaction {
+ public:
+  CountingTransaction(std::unique_ptr<storage::Transaction> inner, CountingBackend& owner)
+      : inner_(std::move(inner)), owner_(owner) {}
+  Result<std::optional<std::string>> get(std::string_view key) override {
+    ++owner_.stats.gets;
+    return inner_->get(key);
+  }
+  Result<void> put(std::string_view key, std::string_view value) override {
+    ++owner_.stats.puts;
+    owner_.stats.put_bytes += key.size() + value.size();
+    if (owner_.record)
+      owner_.put_sizes.emplace_back(static_cast<std::uint32_t>(key.size()),
+                                    static_cast<std::uint32_t>(value.size()));
+    return inner_->put(key, value);
+  }
+  Result<bool> erase(std::string_view key) override {
+    ++owner_.stats.erases;
+    return inner_->erase(key);
+  }
+  Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
+                                                storage::Direction dir) override {
+    ++owner_.stats.scans;
+    return inner_->scan(range, dir);
+  }
+  Result<void> commit() override { return inner_->commit(); }
+
+ private:
+  std::unique_ptr<storage::Transaction> inner_;
+  CountingBackend& owner_;
+};
+
+Result<std::unique_ptr<storage::Transaction>> CountingBackend::begin(storage::Mode mode) {
+  auto t = inner_->begin(mode);
+  if (!t) return t.error();
+  if (mode == storage::Mode::read_write) ++stats.txns;
+  return std::unique_ptr<storage::Transaction>(
+      std::make_unique<CountingTransaction>(std::move(*t), *this));
+}
+
+// A Store over a counting LMDB backend. The backend pointer stays valid while the store lives.
+struct Opened {
+  std::optional<Store> store;
+  CountingBackend* io = nullptr;
+  Principal admin;
+};
+
+Opened open_store(const fs::path& dir, storage::Durability durability,
+                  std::size_t map_size = std::size_t{64} << 20) {
+  storage::LmdbOptions lmdb;
+  lmdb.durability = durability;
+  lmdb.map_size = map_size;
+  auto backend = need(storage::LmdbBackend::open(dir, lmdb), "opening LMDB in " + dir.string());
+  auto counting = std::make_unique<CountingBackend>(std::move(backend));
+  Opened o;
+  o.io = counting.get();
+  StoreOptions options;
+  options.admins = {"admin"};
+  o.store.emplace(need(Store::open(std::move(counting), options), "opening the store"));
+  o.admin = need(o.store->principal("admin"), "getting the admin principal");
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The raw LMDB baseline: its own environment, one write transaction per operation that reads
+// one key (the one the previous operation wrote) and writes bytes.
+
+class RawLmdb {
+ public:
+  RawLmdb(const fs::path& dir, bool sync) {
+    fs::create_directories(dir);
+    check(mdb_env_create(&env_), "env_create");
+    check(mdb_env_set_mapsize(env_, std::size_t{1} << 32), "set_mapsize");
+    check(mdb_env_open(env_, dir.c_str(), MDB_NOTLS | (sync ? 0u : unsigned{MDB_NOSYNC}), 0644),
+          "env_open");
+    MDB_txn* txn = nullptr;
+    check(mdb_txn_begin(env_, nullptr, 0, &txn), "txn_begin");
+    check(mdb_dbi_open(txn, nullptr, 0, &dbi_), "dbi_open");
+    check(mdb_txn_commit(txn), "commit");
+    last_key_ = "seed";
+    write({{static_cast<std::uint32_t>(last_key_.size()), 100}});
+  }
+  ~RawLmdb() { mdb_env_close(env_); }
+  RawLmdb(const RawLmdb&) = delete;
+  RawLmdb& operator=(const RawLmdb&) = delete;
+
+  // One transaction: get the previous key, put one key/value per entry of `sizes` (keys random
+  // bytes after a one-byte family tag, so they spread over the tree like the catalog's id-led
+  // keys), commit. Returns the seconds it took.
+  double write(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& sizes) {
+    std::vector<std::string> keys;
+    for (std::size_t j = 0; j < sizes.size(); ++j) {
+      std::string k(std::max<std::uint32_t>(sizes[j].first, 2), '\0');
+      k[0] = static_cast<char>('A' + j % 26);
+      for (std::size_t b = 1; b < k.size(); ++b) k[b] = static_cast<char>(rng_() & 0xff);
+      keys.push_back(std::move(k));
+    }
+    if (value_.size() < 1 << 20) value_.assign(1 << 20, 'x');
+    auto t0 = Clock::now();
+    MDB_txn* txn = nullptr;
+    check(mdb_txn_begin(env_, nullptr, 0, &txn), "txn_begin");
+    MDB_val k{last_key_.size(), last_key_.data()}, v{};
+    int rc = mdb_get(txn, dbi_, &k, &v);
+    if (rc == MDB_SUCCESS) {
+      volatile char sink = static_cast<const char*>(v.mv_data)[0];  // read the bytes
+      (void)sink;
+    } else if (rc != MDB_NOTFOUND || !first_) {  // the first write finds nothing
+      check(rc, "get");
+    }
+    first_ = false;
+    for (std::size_t j = 0; j < sizes.size(); ++j) {
+      MDB_val pk{keys[j].size(), keys[j].data()};
+      MDB_val pv{std::min<std::size_t>(sizes[j].second, value_.size()), value_.data()};
+      check(mdb_put(txn, dbi_, &pk, &pv, 0), "put");
+    }
+    check(mdb_txn_commit(txn), "commit");
+    double s = seconds_since(t0);
+    if (!keys.empty()) last_key_ = keys.back();
+    return s;
+  }
+
+  // One transaction writing `bytes` as one value (key of 16 bytes, value `bytes - 16`).
+  double write_one(std::uint64_t bytes) {
+    auto v = static_cast<std::uint32_t>(bytes > 16 ? bytes - 16 : 1);
+    return write({{16u, v}});
+  }
+
+ private:
+  static void check(int rc, const char* what) {
+    if (rc != MDB_SUCCESS)
+      throw BenchFailure(std::string("raw LMDB ") + what + ": " + mdb_strerror(rc));
+  }
+  MDB_env* env_ = nullptr;
+  MDB_dbi dbi_ = 0;
+  std::string last_key_;
+  std::string value_;
+  bool first_ = true;
+  std::mt19937_64 rng_{42};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Sizes
+
+struct Scale {
+  bool full = false;
+  int durable_ops = 20;          // per operation kind and durability
+  std::int64_t list_n = 2'000;   // search indexes in one service (half soft-deleted)
+  int list_reps = 20;            // timed repetitions of each page
+  std::int64_t followers = 500;  // followers of the "many" entity
+  int social_reps = 10;
+  std::int64_t tree_terms = 3'000;
+  std::int64_t tree_fanout = 30;  // children per root term
+};
+
+Scale scale_of(std::string_view s) {
+  Scale sc;
+  if (s == "small") return sc;
+  if (s != "full") throw BenchFailure("--scale: expected small or full, not " + std::string(s));
+  sc.full = true;
+  sc.durable_ops = 200;
+  sc.list_n = 100'000;
+  sc.list_reps = 50;
+  sc.followers = 10'000;
+  sc.social_reps = 20;
+  sc.tree_terms = 100'000;
+  sc.tree_fanout = 100;
+  return sc;
+}
+
+std::string numbered(std::string_view prefix, std::int64_t i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%06lld", static_cast<long long>(i));
+  return std::string(prefix) + buf;
+}
+
+// Verdicts collected along the way, printed at the end.
+std::vector<std::string> verdicts;
+void verdict(bool holds, std::string what) {
+  verdicts.push_back(std::string(holds ? "holds        " : "DOES NOT HOLD") + "  " + what);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Durable single operations
+
+struct OpSamples {
+  std::vector<double> catalog, raw_one, raw_same;
+  std::vector<double> bytes, puts, gets;
+};
+
+void print_op(std::string_view name, std::string_view mode, const OpSamples& s) {
+  double cm = median(s.catalog), c90 = quantile(s.catalog, 0.9);
+  double r1m = median(s.raw_one), r1_90 = quantile(s.raw_one, 0.9);
+  double rkm = median(s.raw_same), rk90 = quantile(s.raw_same, 0.9);
+  auto total = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double d : v) sum += d;
+    return sum;
+  };
+  double sum = total(s.catalog);
+  std::string label = std::string(name) + " (" + std::string(mode) + ")";
+  line(label, static_cast<std::int64_t>(s.catalog.size()), sum, cm,
+       "p90 " + human(c90) + " | " + fixed(median(s.bytes), 0) + " B in " +
+           fixed(median(s.puts), 0) + " puts, " + fixed(median(s.gets), 0) + " gets");
+  line("  raw LMDB: 1 get + 1 put of the same bytes", static_cast<std::int64_t>(s.raw_one.size()),
+       total(s.raw_one), r1m,
+       "p90 " + human(r1_90) + " | ratio median " + fixed(cm / r1m) + "x, p90 " +
+           fixed(c90 / r1_90) + "x");
+  line("  raw LMDB: 1 get + the same puts", static_cast<std::int64_t>(s.raw_same.size()),
+       total(s.raw_same), rkm,
+       "p90 " + human(rk90) + " | ratio median " + fixed(cm / rkm) + "x, p90 " + fixed(c90 / rk90) +
+           "x");
+}
+
+void durable_ops(const fs::path& root, const Scale& sc) {
+  heading("1. Single operations vs a raw LMDB transaction writing the same bytes");
+  std::cout
+      << "  Each catalog op is timed alone; right after it, the raw env runs one write txn\n"
+         "  that gets one key and puts (a) one value of the bytes the catalog op put (keys +\n"
+         "  values, counted by a Backend wrapper) and (b) the same number of puts with the\n"
+         "  same key and value sizes. The ratio is catalog / raw.\n";
+  for (auto mode : {storage::Durability::sync, storage::Durability::no_sync}) {
+    const bool sync = mode == storage::Durability::sync;
+    const std::string mode_name = sync ? "sync" : "no_sync";
+    auto dir = root / ("ops-" + mode_name);
+    auto o = open_store(dir, mode);
+    auto& store = *o.store;
+    RawLmdb raw_one(root / ("raw1-" + mode_name), sync),
+        raw_same(root / ("rawk-" + mode_name), sync);
+
+    CreateUser u;
+    u.name = "follower";
+    u.email = "follower@example.com";
+    auto user = need(store.create<User>(o.admin, u), "creating a user");
+    CreateGlossary g;
+    g.name = "Ops";
+    g.description = "Terms made by the single-operation benchmark";
+    need(store.create<Glossary>(o.admin, g), "creating a glossary");
+
+    OpSamples create, patch, follow;
+    auto measure = [&](OpSamples& s, bool keep, auto&& op) {
+      o.io->put_sizes.clear();
+      o.io->record = true;
+      auto before = o.io->stats;
+      auto t0 = Clock::now();
+      op();
+      double t = seconds_since(t0);
+      o.io->record = false;
+      auto after = o.io->stats;
+      double r1 = raw_one.write_one(after.put_bytes - before.put_bytes);
+      double rk = raw_same.write(o.io->put_sizes);
+      if (!keep) return;
+      s.catalog.push_back(t);
+      s.raw_one.push_back(r1);
+      s.raw_same.push_back(rk);
+      s.bytes.push_back(static_cast<double>(after.put_bytes - before.put_bytes));
+      s.puts.push_back(static_cast<double>(after.puts - before.puts));
+      s.gets.push_back(static_cast<double>(after.gets - before.gets));
+    };
+    const int warmup = 5;
+    for (int i = 0; i < sc.durable_ops + warmup; ++i) {
+      const bool keep = i >= warmup;
+      GlossaryTerm term;
+      measure(create, keep, [&] {
+        CreateGlossaryTerm req;
+        req.glossary = "Ops";
+        req.name = numbered("term-", i);
+        req.description = "A term of the single-operation benchmark, number " + std::to_string(i);
+        term = need(store.create<GlossaryTerm>(o.admin, req), "creating a term");
+      });
+      measure(patch, keep, [&] {
+        boost::json::object p{{"description", "Patched description " + std::to_string(i)}};
+        need(store.patch<GlossaryTerm>(o.admin, term.id, p), "patching a term");
+      });
+      measure(follow, keep, [&] {
+        need(store.follow<GlossaryTerm>(o.admin, term.id, user.id), "following a term");
+      });
+    }
+    print_op("create glossary term", mode_name, create);
+    print_op("patch description", mode_name, patch);
+    print_op("follow", mode_name, follow);
+    if (sync) {
+      for (auto [name, s] : {std::pair<const char*, OpSamples*>{"create", &create},
+                             {"patch", &patch},
+                             {"follow", &follow}}) {
+        double r = median(s->catalog) / median(s->raw_one);
+        verdict(r <= 1.5, std::string("durable ") + name + " within 1.5x of raw LMDB (median " +
+                              fixed(r) + "x vs one put of the same bytes, " +
+                              fixed(median(s->catalog) / median(s->raw_same)) +
+                              "x vs the same puts)");
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. List pages, and 5. list walks
+
+struct ListStore {
+  fs::path dir;
+  std::int64_t n = 0;
+};
+
+// n search indexes in service "svc", every odd one soft-deleted. Built with no_sync.
+ListStore build_list_store(const fs::path& dir, std::int64_t n) {
+  auto o = open_store(dir, storage::Durability::no_sync);
+  auto& store = *o.store;
+  CreateService s;
+  s.name = "svc";
+  s.service_type = "ElasticSearch";
+  need(store.create<SearchService>(o.admin, s), "creating the search service");
+  auto t0 = Clock::now();
+  std::vector<Uuid> to_delete;
+  for (std::int64_t i = 0; i < n; ++i) {
+    CreateSearchIndex req;
+    req.name = numbered("idx-", i);
+    req.service = "svc";
+    req.fields.resize(2);
+    req.fields[0].name = "id";
+    req.fields[0].data_type = "KEYWORD";
+    req.fields[1].name = "body";
+    req.fields[1].data_type = "TEXT";
+    auto made = need(store.create<SearchIndex>(o.admin, req), "creating a search index");
+    if (i % 2 == 1) to_delete.push_back(made.id);
+  }
+  double created = seconds_since(t0);
+  t0 = Clock::now();
+  for (const auto& id : to_delete)
+    need(store.remove<SearchIndex>(o.admin, id), "soft-deleting a search index");
+  double deleted = seconds_since(t0);
+  line("build: create search indexes (no_sync)", n, created, created / static_cast<double>(n));
+  line("build: soft-delete half (no_sync)", static_cast<std::int64_t>(to_delete.size()), deleted,
+       deleted / static_cast<double>(std::max<std::size_t>(to_delete.size(), 1)));
+  return {dir, n};
+}
+
+const char* include_name(Include i) {
+  switch (i) {
+  case Include::non_deleted: return "non-deleted";
+  case Include::deleted: return "deleted";
+  case Include::all: return "all";
+  }
+  return "?";
+}
+
+// The requests of one `include` (and scope): pages of limit 10 at the start, from cursors at the
+// middle (after and before) and 10 before the end, and limit 0. The cursors are found by walking
+// (untimed) in pages of up to 1000.
+struct PagePlan {
+  std::vector<std::pair<std::string, ListOptions>> pages;  // name, request
+  std::int64_t count = 0;
+};
+
+PagePlan plan_pages(Opened& o, Include include, bool scoped) {
+  auto& store = *o.store;
+  ListOptions base;
+  base.include = include;
+  if (scoped) base.service = "svc";
+  PagePlan plan;
+  ListOptions zero = base;
+  zero.limit = 0;
+  plan.count = need(store.list<SearchIndex>(o.admin, zero), "counting").total;
+  const std::int64_t mid = plan.count / 2, end = plan.count - 10;
+  std::optional<std::string> mid_cursor, end_cursor;
+  ListOptions walk = base;
+  std::int64_t done = 0;
+  while (done < end) {
+    std::int64_t goal = done < mid ? mid : end;
+    walk.limit = std::min<std::int64_t>(1000, goal - done);
+    auto page = need(store.list<SearchIndex>(o.admin, walk), "walking to a cursor");
+    done += static_cast<std::int64_t>(page.data.size());
+    if (!page.after) throw BenchFailure("the walk ended early");
+    walk.after = page.after;
+    if (done == mid) mid_cursor = page.after;
+    if (done == end) end_cursor = page.after;
+  }
+  ListOptions m = base, mb = base, e = base;
+  m.after = mid_cursor;
+  mb.before = mid_cursor;
+  e.after = end_cursor;
+  plan.pages = {{"start", base},
+                {"middle (after)", m},
+                {"middle (before)", mb},
+                {"end", e},
+                {"limit=0 total", zero}};
+  return plan;
+}
+
+void list_pages(const ListStore& small, const ListStore& big, const Scale& sc) {
+  heading("2. List pages of limit 10 (median of " + std::to_string(sc.list_reps) +
+          "), search indexes of one service, half soft-deleted");
+  std::cout << "  n/10 = " << small.n << ", n = " << big.n
+            << "; 'middle' pages start from a cursor (after, and before), 'end' is the last 10.\n"
+               "  The two stores are timed alternately, request by request, so that both see the\n"
+               "  same machine.\n";
+  auto os = open_store(small.dir, storage::Durability::sync);
+  auto ob = open_store(big.dir, storage::Durability::sync);
+  double worst = 0;
+  auto once = [](Opened& o, const ListOptions& opt) {
+    auto t0 = Clock::now();
+    auto page = need(o.store->list<SearchIndex>(o.admin, opt), "listing a page");
+    double t = seconds_since(t0);
+    if (page.data.size() != static_cast<std::size_t>(opt.limit))
+      throw BenchFailure("a page had " + std::to_string(page.data.size()) + " entries, not " +
+                         std::to_string(opt.limit));
+    return t;
+  };
+  for (bool scoped : {true, false}) {
+    for (auto inc : {Include::non_deleted, Include::deleted, Include::all}) {
+      auto pa = plan_pages(os, inc, scoped);
+      auto pb = plan_pages(ob, inc, scoped);
+      std::string prefix =
+          std::string(scoped ? "service=svc " : "no filter   ") + include_name(inc);
+      for (std::size_t k = 0; k < pa.pages.size(); ++k) {
+        std::vector<double> ta, tb;
+        for (int r = 0; r < sc.list_reps; ++r) {
+          ta.push_back(once(os, pa.pages[k].second));
+          tb.push_back(once(ob, pb.pages[k].second));
+        }
+        double a = median(ta), b = median(tb);
+        worst = std::max(worst, b / a);
+        line(prefix + " " + pa.pages[k].first, pb.count, b, b,
+             "at n/10 (" + std::to_string(pa.count) + "): " + human(a) + ", ratio " + fixed(b / a) +
+                 "x");
+      }
+    }
+  }
+  verdict(worst <= 2.0,
+          "list page O(limit + log n) and total O(1): worst page time at n over n/10 " +
+              fixed(worst) + "x (flat means near 1x; 10x would be linear)");
+}
+
+void list_walk(const ListStore& small, const ListStore& big) {
+  heading("5. List walk over every search index (include=all), limit 100");
+  double growth[2] = {0, 0};
+  int k = 0;
+  for (const auto* ls : {&small, &big}) {
+    ::malloc_trim(0);
+    auto o = open_store(ls->dir, storage::Durability::sync);
+    ListOptions opt;
+    opt.include = Include::all;
+    opt.limit = 100;
+    MemoryProbe probe;
+    auto t0 = Clock::now();
+    std::int64_t seen = 0, pages = 0;
+    while (true) {
+      auto page = need(o.store->list<SearchIndex>(o.admin, opt), "walking the list");
+      seen += static_cast<std::int64_t>(page.data.size());
+      ++pages;
+      if (!page.after) break;
+      opt.after = page.after;
+    }
+    double t = seconds_since(t0);
+    probe.stop();
+    if (seen != ls->n)
+      throw BenchFailure("the walk saw " + std::to_string(seen) + " of " + std::to_string(ls->n));
+    growth[k++] = probe.anon_growth();
+    line("walk " + std::to_string(pages) + " pages of 100", seen, t, t / static_cast<double>(pages),
+         probe.text());
+  }
+  verdict(growth[1] <= growth[0] + 8.0 * 1024 * 1024,
+          "list walk memory bounded by the page: peak anon growth " + mib(growth[0]) +
+              " at n/10, " + mib(growth[1]) + " at n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Follow and vote
+
+void social(const fs::path& root, const Scale& sc) {
+  heading("3. Follow and vote: an entity with " + std::to_string(sc.followers) +
+          " followers vs one with 10 (no_sync: CPU cost)");
+  auto o = open_store(root / "social", storage::Durability::no_sync);
+  auto& store = *o.store;
+  CreateService s;
+  s.name = "svc";
+  s.service_type = "ElasticSearch";
+  need(store.create<SearchService>(o.admin, s), "creating the search service");
+  auto index = [&](const std::string& name) {
+    CreateSearchIndex req;
+    req.name = name;
+    req.service = "svc";
+    req.fields.resize(1);
+    req.fields[0].name = "id";
+    req.fields[0].data_type = "KEYWORD";
+    return need(store.create<SearchIndex>(o.admin, req), "creating a search index");
+  };
+  auto many = index("many"), few = index("few");
+  const std::int64_t users_needed = sc.followers + 4 * sc.social_reps;
+  std::vector<Uuid> users;
+  auto t0 = Clock::now();
+  for (std::int64_t i = 0; i < users_needed; ++i) {
+    CreateUser u;
+    u.name = numbered("user-", i);
+    u.email = u.name + "@example.com";
+    users.push_back(need(store.create<User>(o.admin, u), "creating a user").id);
+  }
+  line("build: create users (no_sync)", users_needed, seconds_since(t0),
+       seconds_since(t0) / static_cast<double>(users_needed));
+  t0 = Clock::now();
+  for (std::int64_t i = 0; i < sc.followers; ++i)
+    need(
+        store.follow_json(o.admin, Kind::search_index, many.id, users[static_cast<std::size_t>(i)]),
+        "following");
+  for (std::int64_t i = 0; i < 10; ++i)
+    need(store.follow_json(o.admin, Kind::search_index, few.id, users[static_cast<std::size_t>(i)]),
+         "following");
+  double built = seconds_since(t0);
+  line("build: follows (each renders all followers)", sc.followers + 10, built,
+       built / static_cast<double>(sc.followers + 10));
+
+  // Each row: times, and what one call read and wrote (from the counting backend), on the
+  // entity with 10 followers ("few") and the one with many.
+  struct Side {
+    std::vector<double> t, puts, bytes, gets;
+  };
+  struct Row {
+    std::string name;
+    Side few, many;
+  };
+  std::vector<Row> rows;
+  auto run = [&](const std::string& name, auto&& op) {
+    Row r{name, {}, {}};
+    for (int rep = 0; rep < sc.social_reps; ++rep) {
+      for (bool on_many : {false, true}) {
+        auto before = o.io->stats;
+        auto t = Clock::now();
+        op(on_many ? many.id : few.id, rep);
+        auto& side = on_many ? r.many : r.few;
+        side.t.push_back(seconds_since(t));
+        auto after = o.io->stats;
+        side.puts.push_back(static_cast<double>(after.puts - before.puts));
+        side.bytes.push_back(static_cast<double>(after.put_bytes - before.put_bytes));
+        side.gets.push_back(static_cast<double>(after.gets - before.gets));
+      }
+    }
+    rows.push_back(std::move(r));
+  };
+  // A new follower each time; unfollowed again (untimed) so the counts stay put.
+  std::size_t next_user = static_cast<std::size_t>(sc.followers);
+  run("follow (new follower: write + render)", [&](const Uuid& id, int) {
+    need(store.follow<SearchIndex>(o.admin, id, users[next_user++]), "following");
+  });
+  // Undo the follows above (not timed), keeping 10 and `followers` followers.
+  for (std::size_t u = static_cast<std::size_t>(sc.followers); u < next_user; ++u) {
+    need(store.unfollow_json(o.admin, Kind::search_index, many.id, users[u]), "unfollowing");
+    need(store.unfollow_json(o.admin, Kind::search_index, few.id, users[u]), "unfollowing");
+  }
+  run("follow again (no write: render only)", [&](const Uuid& id, int) {
+    need(store.follow<SearchIndex>(o.admin, id, users[0]), "following again");
+  });
+  run("vote, alternating up/down (write + render)", [&](const Uuid& id, int rep) {
+    need(store.vote<SearchIndex>(o.admin, id, rep % 2 ? VoteType::voted_down : VoteType::voted_up),
+         "voting");
+  });
+  run("follow_json (new follower, no typed result)", [&](const Uuid& id, int) {
+    need(store.follow_json(o.admin, Kind::search_index, id, users[next_user++]), "following");
+  });
+  run("get fields=followers (render only, read txn)", [&](const Uuid& id, int) {
+    GetOptions g;
+    g.fields = {"followers"};
+    need(store.get<SearchIndex>(o.admin, id, g), "reading followers");
+  });
+  for (const auto& r : rows) {
+    double f = median(r.few.t), m = median(r.many.t);
+    auto io = [](const Side& s) {
+      return fixed(median(s.puts), 0) + " puts/" + fixed(median(s.bytes), 0) + " B, " +
+             fixed(median(s.gets), 0) + " gets";
+    };
+    line(r.name, sc.followers, m * static_cast<double>(r.many.t.size()), m,
+         "with 10: " + human(f) + ", ratio " + fixed(m / f) + "x | writes+reads " + io(r.many) +
+             " (with 10: " + io(r.few) + ")");
+  }
+  // The write is O(1) when a follow or vote puts the same keys and bytes whatever the number of
+  // followers; its time is O(followers) because the answer renders every follower.
+  bool o1 = true;
+  for (std::size_t i : {std::size_t{0}, std::size_t{2}, std::size_t{3}}) {
+    const auto& r = rows[i];
+    o1 = o1 && median(r.many.puts) == median(r.few.puts) &&
+         median(r.many.bytes) <= median(r.few.bytes) + 64;
+  }
+  verdict(o1, "follow/vote write O(1) in followers: the same puts (" +
+                  fixed(median(rows[0].many.puts), 0) + ") and bytes with 10 and " +
+                  std::to_string(sc.followers) + " followers; the call's time is O(followers) (" +
+                  human(median(rows[0].few.t)) + " vs " + human(median(rows[0].many.t)) +
+                  "), all of it rendering the answer (a no-op follow takes " +
+                  human(median(rows[1].many.t)) + ")");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Recursive delete of a glossary tree
+
+struct TreeResult {
+  std::int64_t terms = 0;
+  double soft_anon = 0, restore_anon = 0, hard_anon = 0;
+};
+
+TreeResult tree(const fs::path& dir, std::int64_t terms, std::int64_t fanout) {
+  TreeResult res;
+  res.terms = terms;
+  Uuid glossary_id;
+  {
+    // Build with no_sync: roots of `fanout` children each (a root is a term too).
+    auto o = open_store(dir, storage::Durability::no_sync);
+    auto& store = *o.store;
+    CreateGlossary g;
+    g.name = "Tree";
+    g.description = "A glossary to delete";
+    glossary_id = need(store.create<Glossary>(o.admin, g), "creating the glossary").id;
+    auto t0 = Clock::now();
+    std::int64_t made = 0;
+    for (std::int64_t r = 0; made < terms; ++r) {
+      CreateGlossaryTerm req;
+      req.glossary = "Tree";
+      req.name = numbered("root-", r);
+      req.description = "A root term";
+      need(store.create_json(o.admin, Kind::glossary_term, to_json(req)), "creating a root term");
+      ++made;
+      for (std::int64_t c = 0; c + 1 < fanout && made < terms; ++c, ++made) {
+        CreateGlossaryTerm child;
+        child.glossary = "Tree";
+        child.parent = "Tree." + req.name;
+        child.name = numbered("term-", c);
+        child.description = "A child term of " + req.name;
+        need(store.create_json(o.admin, Kind::glossary_term, to_json(child)),
+             "creating a child term");
+      }
+    }
+    double t = seconds_since(t0);
+    line("build: create terms (no_sync)", terms, t, t / static_cast<double>(terms),
+         "roots of " + std::to_string(fanout) + " terms");
+  }
+  // Each measured call runs on a freshly opened environment, with Durability::sync (the options
+  // apply when the environment is first opened in the process, and the store before it is
+  // closed): LMDB keeps the page buffers a write transaction dirtied for reuse until the
+  // environment closes, so a call measured after another would reuse the first one's memory.
+  // The map is made big enough up front: a growth would abort and rerun the whole call, which
+  // the write transaction count would show.
+  std::optional<Opened> o;
+  auto timed = [&](const std::string& name, double& anon, auto&& op) {
+    o.reset();
+    ::malloc_trim(0);
+    o.emplace(open_store(dir, storage::Durability::sync, std::size_t{8} << 30));
+    auto before = o->io->stats;
+    MemoryProbe probe;
+    auto t0 = Clock::now();
+    op(*o);
+    double t = seconds_since(t0);
+    probe.stop();
+    auto after = o->io->stats;
+    anon = probe.anon_growth();
+    line(name, terms, t, t / static_cast<double>(terms),
+         probe.text() + " | " + std::to_string(after.puts - before.puts) + " puts of " +
+             mib(static_cast<double>(after.put_bytes - before.put_bytes)) + ", " +
+             std::to_string(after.erases - before.erases) + " erases, write txns " +
+             std::to_string(after.txns - before.txns));
+  };
+  DeleteOptions soft;
+  soft.recursive = true;
+  timed("recursive soft delete (sync, one call)", res.soft_anon, [&](Opened& s) {
+    need(s.store->remove_json(s.admin, Kind::glossary, glossary_id, soft),
+         "soft-deleting the tree");
+  });
+  timed("restore (sync, one call)", res.restore_anon, [&](Opened& s) {
+    need(s.store->restore_json(s.admin, Kind::glossary, glossary_id), "restoring the tree");
+  });
+  DeleteOptions hard;
+  hard.recursive = true;
+  hard.hard_delete = true;
+  timed("recursive hard delete (sync, one call)", res.hard_anon, [&](Opened& s) {
+    need(s.store->remove_json(s.admin, Kind::glossary, glossary_id, hard),
+         "hard-deleting the tree");
+  });
+  auto& store = *o->store;
+  auto& admin = o->admin;
+  ListOptions zero;
+  zero.limit = 0;
+  zero.include = Include::all;
+  auto left = need(store.list<GlossaryTerm>(admin, zero), "counting terms").total;
+  if (left != 0) throw BenchFailure(std::to_string(left) + " terms survived the hard delete");
+  return res;
+}
+
+void trees(const fs::path& root, const Scale& sc) {
+  heading("4. Recursive delete of a glossary tree in one call, at N/10 and N terms");
+  std::cout << "  (the typed remove/restore convert the answer to a struct; the JSON calls are\n"
+               "  timed, which return the same document)\n";
+  auto a = tree(root / "tree-small", sc.tree_terms / 10, sc.tree_fanout);
+  auto b = tree(root / "tree-big", sc.tree_terms, sc.tree_fanout);
+  auto check = [&](std::string_view what, double sa, double sb) {
+    verdict(sb <= sa * 2 + 16.0 * 1024 * 1024,
+            "recursive " + std::string(what) +
+                " memory bounded independently of tree size: peak "
+                "anon growth " +
+                mib(sa) + " at " + std::to_string(a.terms) + " terms, " + mib(sb) + " at " +
+                std::to_string(b.terms));
+  };
+  check("soft delete", a.soft_anon, b.soft_anon);
+  check("restore", a.restore_anon, b.restore_anon);
+  check("hard delete", a.hard_anon, b.hard_anon);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int run(int argc, char** argv) {
+  std::string scale_name = "small";
+  std::optional<fs::path> dir_flag;
+  bool keep = false;
+  std::string only = "12345";
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    auto value = [&]() -> std::string {
+      if (auto eq = a.find('='); eq != std::string_view::npos) return std::string(a.substr(eq + 1));
+      if (i + 1 >= argc) throw BenchFailure(std::string(a) + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout
+          << "usage: catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only 12345]\n";
+      return 0;
+    } else if (a.starts_with("--scale")) {
+      scale_name = value();
+    } else if (a.starts_with("--dir")) {
+      dir_flag = value();
+    } else if (a == "--keep") {
+      keep = true;
+    } else if (a.starts_with("--only")) {
+      only = value();
+    } else {
+      throw BenchFailure("unknown option " + std::string(a));
+    }
+  }
+  Scale sc = scale_of(scale_name);
+  fs::path root;
+  bool made_root = false;
+  if (dir_flag) {
+    root = *dir_flag;
+    if (fs::exists(root) && !fs::is_empty(root))
+      throw BenchFailure("--dir " + root.string() + " exists and is not empty");
+    made_root = !fs::exists(root);
+    fs::create_directories(root);
+  } else {
+    char tmpl[] = "/tmp/catalog-bench-XXXXXX";
+    if (!::mkdtemp(tmpl)) throw BenchFailure("cannot create a directory under /tmp");
+    root = tmpl;
+    made_root = true;
+  }
+  // Removes what the run made, also when it fails: the directory if we created it, else its
+  // contents.
+  struct Cleanup {
+    fs::path root;
+    bool active, whole;
+    ~Cleanup() {
+      if (!active) return;
+      std::error_code ec;
+      if (whole) {
+        fs::remove_all(root, ec);
+        return;
+      }
+      for (const auto& e : fs::directory_iterator(root, ec)) fs::remove_all(e.path(), ec);
+    }
+  } cleanup{root, !keep, made_root};
+
+  std::cout << "catalog-bench --scale " << scale_name << " in " << root.string() << '\n';
+  auto t_all = Clock::now();
+  auto wanted = [&](char c) { return only.find(c) != std::string::npos; };
+  if (wanted('1')) durable_ops(root, sc);
+  std::optional<ListStore> small, big;
+  if (wanted('2') || wanted('5')) {
+    heading("build: stores for 2 and 5");
+    small = build_list_store(root / "list-small", sc.list_n / 10);
+    big = build_list_store(root / "list-big", sc.list_n);
+  }
+  if (wanted('2')) list_pages(*small, *big, sc);
+  if (wanted('3')) social(root, sc);
+  if (wanted('4')) trees(root, sc);
+  if (wanted('5')) list_walk(*small, *big);
+
+  heading("Cost model");
+  for (const auto& v : verdicts) std::cout << "  " << v << '\n';
+  std::cout << "\ncatalog-bench done in " << human(seconds_since(t_all)) << '\n';
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const BenchFailure& f) {
+    std::cerr << "catalog-bench failed: " << f.what() << '\n';
+  } catch (const std::exception& e) {
+    std::cerr << "catalog-bench failed: " << e.what() << '\n';
+  }
+  return 1;
+}
