@@ -254,6 +254,16 @@ TEST_CASE("admins are created or promoted on every open; principals must be live
   options.admins = {"admin", "root2"};
   auto s = Store::open_lmdb(dir.path(), options).value();
   CHECK(s.principal("root2").value().is_admin);
+  // The promotion is a change like any other: a new version, its snapshot, an event.
+  auto admin = s.principal("admin").value();
+  auto root2 = s.get_json(admin, Kind::user, EntityKey::by_fqn("root2")).value();
+  CHECK(catalog::json::serialize(root2.at("version")) == "0.2");
+  auto history = s.history_json(admin, Kind::user, parse_uuid(std::string(root2.at("id").as_string())).value()).value();
+  REQUIRE(history.versions.size() == 2);
+  CHECK(parse(history.versions[1]).at("isAdmin") == false);
+  auto events = s.events(admin, 0, 100).value();
+  CHECK(events.data.back().at("eventType") == "entityUpdated");
+  CHECK(events.data.back().at("entityFullyQualifiedName") == "root2");
   auto u = s.template get<User>(s.principal("admin").value(), EntityKey::by_fqn("admin")).value();
   CHECK(u.email == "admin@example.com");
   CHECK(u.is_admin);

@@ -406,8 +406,15 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
   if (*existing) {
     auto& r = **existing;
     if (r.doc.at("isAdmin").as_bool()) return {};
-    r.doc["isAdmin"] = true;  // S11: an existing admin principal is made admin
-    return tx.put(r);
+    // S11: an existing admin principal is made admin: a change like any other, so it gets its
+    // own version, history snapshot and event (S3, S13).
+    r.doc["isAdmin"] = true;
+    json::value was = false, now = true;
+    json::object change;
+    change["fieldsAdded"] = json::array();
+    change["fieldsUpdated"] = json::array{field_change("isAdmin", &was, &now)};
+    change["fieldsDeleted"] = json::array();
+    return write_version(tx, system, r, r.deleted(), std::move(change), "entityUpdated", false);
   }
   Draft d;
   d.record.kind = Kind::user;

@@ -536,7 +536,13 @@ void release_env(LmdbEnv* env) noexcept {
 unsigned env_flags(Durability durability) noexcept {
   // MDB_NOTLS: read transactions are not tied to threads, so the store may hand them between
   // threads and keep several on one thread.
-  unsigned flags = MDB_NOTLS;
+  // MDB_WRITEMAP: a write transaction changes pages in the map itself instead of keeping a
+  // malloc'd copy of every page it dirties until commit. Without it a single transaction that
+  // touches a large tree (a recursive delete of 100,000 terms, which S6 requires in one call)
+  // holds hundreds of MiB of heap; with it the heap stays flat (BENCHMARKS.md). The costs, from
+  // lmdb.h: a stray write through a wild pointer in the host could reach the map (the map is
+  // read-only to readers either way), and data.mdb is extended to the map size as a sparse file.
+  unsigned flags = MDB_NOTLS | MDB_WRITEMAP;
   switch (durability) {
     case Durability::sync: break;
     case Durability::no_meta_sync: flags |= MDB_NOMETASYNC; break;
