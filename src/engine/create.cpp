@@ -61,6 +61,14 @@ void add_links(Draft& d, Rel rel, const std::vector<Record>& targets) {
 
 Result<void> check_name(std::string_view name) { return fqn::validate_name(name); }
 
+// The new entity lives under `container` (S1): its FQN starts with the container's, and it
+// inherits the container's owners until it has its own.
+void place_under(Draft& d, Record container) {
+  d.record.container = container.id;
+  d.parent_fqn = std::string(container.fqn());
+  d.parent = std::move(container);
+}
+
 // Each link_* resolves references to live entities (404, or 400 for a wrong type) and records
 // the edges the new entity will get.
 Result<void> link_owners(Tx& tx, Draft& d, const std::vector<EntityReference>& refs) {
@@ -101,234 +109,266 @@ struct Prepared {
   Resolver resolve;  // references (after authorization)
 };
 
+Result<void> prepare_user([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
+                          Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  auto r = read_request<CreateUser>(kind, body);
+  if (!r) return r.error();
+  if (auto c = check_name(r->name); !c) return c.error();
+  if (auto e = validate_email(r->email); !e) return e.error();
+  base_doc(doc, r->name, r->display_name, r->description);
+  doc["email"] = r->email;
+  doc["isAdmin"] = r->is_admin.value_or(false);
+  doc["isBot"] = r->is_bot.value_or(false);
+  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+    auto teams = resolve_ids(tx, Kind::team, req.teams);
+    if (!teams) return teams.error();
+    for (const auto& t : *teams) d.links.push_back({t.id, Rel::member, self});
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare_team([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
+                          Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  auto r = read_request<CreateTeam>(kind, body);
+  if (!r) return r.error();
+  if (auto c = check_name(r->name); !c) return c.error();
+  if (r->email)
+    if (auto e = validate_email(*r->email); !e) return e.error();
+  base_doc(doc, r->name, r->display_name, r->description);
+  auto type = r->team_type.value_or(TeamType::group);
+  doc["teamType"] = detail::enum_name(type);
+  if (r->email) doc["email"] = *r->email;
+  doc["isJoinable"] = r->is_joinable.value_or(true);
+  p.resolve = [req = *r, type](Tx& tx, Draft& d) -> Result<void> {
+    auto parents = resolve_ids(tx, Kind::team, req.parents);
+    if (!parents) return parents.error();
+    if (auto rules = check_team_rules(type, *parents, {}); !rules) return rules.error();
+    for (const auto& t : *parents) d.links.push_back({t.id, Rel::contains, self});
+    if (auto l = link_ids(tx, d, Kind::user, Rel::member, req.users); !l) return l.error();
+    if (auto l = link_ids(tx, d, Kind::policy, Rel::policy, req.policies); !l) return l.error();
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare_policy([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
+                            Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  auto r = read_request<CreatePolicy>(kind, body);
+  if (!r) return r.error();
+  if (auto c = check_name(r->name); !c) return c.error();
+  if (auto v = policy::validate_rules(r->rules); !v) return v.error();
+  base_doc(doc, r->name, r->display_name, r->description);
+  doc["rules"] = detail::to_json(r->rules);
+  doc["enabled"] = r->enabled.value_or(true);
+  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare_service([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
+                             Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  auto r = read_request<CreateService>(kind, body);
+  if (!r) return r.error();
+  if (auto c = check_name(r->name); !c) return c.error();
+  if (r->service_type.empty())
+    return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
+  auto tags = normalize_tags(r->tags);
+  if (!tags) return tags.error();
+  base_doc(doc, r->name, r->display_name, r->description);
+  doc["serviceType"] = r->service_type;
+  doc["tags"] = std::move(*tags);
+  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare_mlmodel(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  auto r = read_request<CreateMlModel>(kind, body);
+  if (!r) return r.error();
+  if (auto c = check_name(r->name); !c) return c.error();
+  if (auto f = fqn::canonical(r->service); !f) return f.error();
+  if (r->server)
+    if (auto u = validate_uri(*r->server, "server"); !u) return u.error();
+  auto tags = normalize_tags(r->tags);
+  if (!tags) return tags.error();
+  auto service = tx.live_by_fqn(Kind::mlmodel_service, r->service);
+  if (!service) return service.error();
+  base_doc(doc, r->name, r->display_name, r->description);
+  doc["algorithm"] = r->algorithm;
+  if (r->target) doc["target"] = *r->target;
+  if (r->server) doc["server"] = *r->server;
+  doc["mlFeatures"] = detail::to_json(r->ml_features);
+  doc["mlHyperParameters"] = detail::to_json(r->ml_hyper_parameters);
+  doc["tags"] = std::move(*tags);
+  if (r->extension) doc["extension"] = *r->extension;
+  place_under(d, std::move(*service));
+  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare_glossary([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
+                              Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  auto r = read_request<CreateGlossary>(kind, body);
+  if (!r) return r.error();
+  if (auto c = check_name(r->name); !c) return c.error();
+  auto tags = normalize_tags(r->tags);
+  if (!tags) return tags.error();
+  base_doc(doc, r->name, r->display_name, r->description);
+  doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
+  doc["tags"] = std::move(*tags);
+  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+    if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare_term(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  auto r = read_request<CreateGlossaryTerm>(kind, body);
+  if (!r) return r.error();
+  if (auto c = check_name(r->name); !c) return c.error();
+  if (auto f = fqn::canonical(r->glossary); !f) return f.error();
+  if (r->parent)
+    if (auto f = fqn::canonical(*r->parent); !f) return f.error();
+  for (const auto& s : r->synonyms)
+    if (s.empty()) return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
+  auto tags = normalize_tags(r->tags);
+  if (!tags) return tags.error();
+  auto glossary = tx.live_by_fqn(Kind::glossary, r->glossary);
+  if (!glossary) return glossary.error();
+  d.record.glossary = glossary->id;
+  if (r->parent) {
+    auto parent = tx.live_by_fqn(Kind::glossary_term, *r->parent);
+    if (!parent) return parent.error();
+    if (parent->glossary != glossary->id)
+      return fail(Errc::invalid_value,
+                  "Invalid parent " + *r->parent + ": the term belongs to another glossary");
+    place_under(d, std::move(*parent));
+  } else {
+    place_under(d, *glossary);
+  }
+  auto glossary_reviewers = tx.edges(glossary->id, Rel::reviews, false);
+  if (!glossary_reviewers) return glossary_reviewers.error();
+  base_doc(doc, r->name, r->display_name, r->description);
+  json::array synonyms;
+  for (const auto& s : r->synonyms) synonyms.push_back(json::string(s));
+  doc["synonyms"] = std::move(synonyms);
+  bool reviewed = !glossary_reviewers->empty() || !r->reviewers.empty();
+  doc["status"] = reviewed ? "Draft" : "Approved";
+  doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
+  doc["tags"] = std::move(*tags);
+  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+    if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    if (auto l = link_fqns(tx, d, Kind::glossary_term, Rel::related, req.related_terms); !l)
+      return l.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare_domain(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  auto r = read_request<CreateDomain>(kind, body);
+  if (!r) return r.error();
+  if (auto c = check_name(r->name); !c) return c.error();
+  if (r->parent) {
+    if (auto f = fqn::canonical(*r->parent); !f) return f.error();
+    auto parent = tx.live_by_fqn(Kind::domain, *r->parent);
+    if (!parent) return parent.error();
+    place_under(d, std::move(*parent));
+  }
+  base_doc(doc, r->name, r->display_name, r->description);
+  doc["domainType"] = detail::enum_name(r->domain_type);
+  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+    // Experts are user names, not FQNs: a name with a dot is one part ("john.doe").
+    std::vector<std::string> expert_fqns;
+    for (const auto& name : req.experts) expert_fqns.push_back(fqn::quote(name));
+    if (auto l = link_fqns(tx, d, Kind::user, Rel::expert, expert_fqns); !l) return l.error();
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare_search_index(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  auto r = read_request<CreateSearchIndex>(kind, body);
+  if (!r) return r.error();
+  if (auto c = check_name(r->name); !c) return c.error();
+  if (auto f = fqn::canonical(r->service); !f) return f.error();
+  if (auto v = validate_index_fields(r->fields); !v) return v.error();
+  if (r->source_hash)
+    if (auto v = validate_source_hash(*r->source_hash); !v) return v.error();
+  auto tags = normalize_tags(r->tags);
+  if (!tags) return tags.error();
+  auto service = tx.live_by_fqn(Kind::search_service, r->service);
+  if (!service) return service.error();
+  base_doc(doc, r->name, r->display_name, r->description);
+  doc["fields"] = detail::to_json(r->fields);
+  doc["indexType"] = detail::enum_name(r->index_type.value_or(IndexType::index));
+  doc["tags"] = std::move(*tags);
+  if (r->extension) doc["extension"] = *r->extension;
+  if (r->source_hash) doc["sourceHash"] = *r->source_hash;
+  place_under(d, std::move(*service));
+  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
+    return {};
+  };
+  return {};
+}
+
+// Validates the request alone (400) and resolves its container (404), by kind.
 Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
   Prepared p;
-  Draft& d = p.draft;
-  d.record.kind = kind;
-  auto& doc = d.record.doc;
-  switch (kind) {
-    case Kind::user: {
-      auto r = read_request<CreateUser>(kind, body);
-      if (!r) return r.error();
-      if (auto c = check_name(r->name); !c) return c.error();
-      if (auto e = validate_email(r->email); !e) return e.error();
-      base_doc(doc, r->name, r->display_name, r->description);
-      doc["email"] = r->email;
-      doc["isAdmin"] = r->is_admin.value_or(false);
-      doc["isBot"] = r->is_bot.value_or(false);
-      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        auto teams = resolve_ids(tx, Kind::team, req.teams);
-        if (!teams) return teams.error();
-        for (const auto& t : *teams) d.links.push_back({t.id, Rel::member, self});
-        return {};
-      };
-      break;
-    }
-    case Kind::team: {
-      auto r = read_request<CreateTeam>(kind, body);
-      if (!r) return r.error();
-      if (auto c = check_name(r->name); !c) return c.error();
-      if (r->email)
-        if (auto e = validate_email(*r->email); !e) return e.error();
-      base_doc(doc, r->name, r->display_name, r->description);
-      auto type = r->team_type.value_or(TeamType::group);
-      doc["teamType"] = detail::enum_name(type);
-      if (r->email) doc["email"] = *r->email;
-      doc["isJoinable"] = r->is_joinable.value_or(true);
-      p.resolve = [req = *r, type](Tx& tx, Draft& d) -> Result<void> {
-        auto parents = resolve_ids(tx, Kind::team, req.parents);
-        if (!parents) return parents.error();
-        if (auto rules = check_team_rules(type, *parents, {}); !rules) return rules.error();
-        for (const auto& t : *parents) d.links.push_back({t.id, Rel::contains, self});
-        if (auto l = link_ids(tx, d, Kind::user, Rel::member, req.users); !l) return l.error();
-        if (auto l = link_ids(tx, d, Kind::policy, Rel::policy, req.policies); !l) return l.error();
-        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-        return {};
-      };
-      break;
-    }
-    case Kind::policy: {
-      auto r = read_request<CreatePolicy>(kind, body);
-      if (!r) return r.error();
-      if (auto c = check_name(r->name); !c) return c.error();
-      if (auto v = policy::validate_rules(r->rules); !v) return v.error();
-      base_doc(doc, r->name, r->display_name, r->description);
-      doc["rules"] = detail::to_json(r->rules);
-      doc["enabled"] = r->enabled.value_or(true);
-      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-        return {};
-      };
-      break;
-    }
+  p.draft.record.kind = kind;
+  Result<void> r = [&]() -> Result<void> {
+    switch (kind) {
+    case Kind::user: return prepare_user(tx, kind, body, p);
+    case Kind::team: return prepare_team(tx, kind, body, p);
+    case Kind::policy: return prepare_policy(tx, kind, body, p);
     case Kind::mlmodel_service:
-    case Kind::search_service: {
-      auto r = read_request<CreateService>(kind, body);
-      if (!r) return r.error();
-      if (auto c = check_name(r->name); !c) return c.error();
-      if (r->service_type.empty())
-        return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
-      auto tags = normalize_tags(r->tags);
-      if (!tags) return tags.error();
-      base_doc(doc, r->name, r->display_name, r->description);
-      doc["serviceType"] = r->service_type;
-      doc["tags"] = std::move(*tags);
-      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-        return {};
-      };
-      break;
+    case Kind::search_service: return prepare_service(tx, kind, body, p);
+    case Kind::mlmodel: return prepare_mlmodel(tx, kind, body, p);
+    case Kind::glossary: return prepare_glossary(tx, kind, body, p);
+    case Kind::glossary_term: return prepare_term(tx, kind, body, p);
+    case Kind::domain: return prepare_domain(tx, kind, body, p);
+    case Kind::search_index: return prepare_search_index(tx, kind, body, p);
     }
-    case Kind::mlmodel: {
-      auto r = read_request<CreateMlModel>(kind, body);
-      if (!r) return r.error();
-      if (auto c = check_name(r->name); !c) return c.error();
-      if (auto f = fqn::canonical(r->service); !f) return f.error();
-      if (r->server)
-        if (auto u = validate_uri(*r->server, "server"); !u) return u.error();
-      auto tags = normalize_tags(r->tags);
-      if (!tags) return tags.error();
-      auto service = tx.live_by_fqn(Kind::mlmodel_service, r->service);
-      if (!service) return service.error();
-      base_doc(doc, r->name, r->display_name, r->description);
-      doc["algorithm"] = r->algorithm;
-      if (r->target) doc["target"] = *r->target;
-      if (r->server) doc["server"] = *r->server;
-      doc["mlFeatures"] = detail::to_json(r->ml_features);
-      doc["mlHyperParameters"] = detail::to_json(r->ml_hyper_parameters);
-      doc["tags"] = std::move(*tags);
-      if (r->extension) doc["extension"] = *r->extension;
-      d.record.container = service->id;
-      d.parent_fqn = std::string(service->fqn());
-      d.parent = std::move(*service);
-      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-        return {};
-      };
-      break;
-    }
-    case Kind::glossary: {
-      auto r = read_request<CreateGlossary>(kind, body);
-      if (!r) return r.error();
-      if (auto c = check_name(r->name); !c) return c.error();
-      auto tags = normalize_tags(r->tags);
-      if (!tags) return tags.error();
-      base_doc(doc, r->name, r->display_name, r->description);
-      doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
-      doc["tags"] = std::move(*tags);
-      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l)
-          return l.error();
-        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-        return {};
-      };
-      break;
-    }
-    case Kind::glossary_term: {
-      auto r = read_request<CreateGlossaryTerm>(kind, body);
-      if (!r) return r.error();
-      if (auto c = check_name(r->name); !c) return c.error();
-      if (auto f = fqn::canonical(r->glossary); !f) return f.error();
-      if (r->parent)
-        if (auto f = fqn::canonical(*r->parent); !f) return f.error();
-      for (const auto& s : r->synonyms)
-        if (s.empty()) return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
-      auto tags = normalize_tags(r->tags);
-      if (!tags) return tags.error();
-      auto glossary = tx.live_by_fqn(Kind::glossary, r->glossary);
-      if (!glossary) return glossary.error();
-      d.record.glossary = glossary->id;
-      if (r->parent) {
-        auto parent = tx.live_by_fqn(Kind::glossary_term, *r->parent);
-        if (!parent) return parent.error();
-        if (parent->glossary != glossary->id)
-          return fail(Errc::invalid_value, "Invalid parent " + *r->parent +
-                                               ": the term belongs to another glossary");
-        d.record.container = parent->id;
-        d.parent_fqn = std::string(parent->fqn());
-        d.parent = std::move(*parent);
-      } else {
-        d.record.container = glossary->id;
-        d.parent_fqn = std::string(glossary->fqn());
-        d.parent = *glossary;
-      }
-      auto glossary_reviewers = tx.edges(glossary->id, Rel::reviews, false);
-      if (!glossary_reviewers) return glossary_reviewers.error();
-      base_doc(doc, r->name, r->display_name, r->description);
-      json::array synonyms;
-      for (const auto& s : r->synonyms) synonyms.push_back(json::string(s));
-      doc["synonyms"] = std::move(synonyms);
-      bool reviewed = !glossary_reviewers->empty() || !r->reviewers.empty();
-      doc["status"] = reviewed ? "Draft" : "Approved";
-      doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
-      doc["tags"] = std::move(*tags);
-      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l)
-          return l.error();
-        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-        if (auto l = link_fqns(tx, d, Kind::glossary_term, Rel::related, req.related_terms); !l)
-          return l.error();
-        return {};
-      };
-      break;
-    }
-    case Kind::domain: {
-      auto r = read_request<CreateDomain>(kind, body);
-      if (!r) return r.error();
-      if (auto c = check_name(r->name); !c) return c.error();
-      if (r->parent) {
-        if (auto f = fqn::canonical(*r->parent); !f) return f.error();
-        auto parent = tx.live_by_fqn(Kind::domain, *r->parent);
-        if (!parent) return parent.error();
-        d.record.container = parent->id;
-        d.parent_fqn = std::string(parent->fqn());
-        d.parent = std::move(*parent);
-      }
-      base_doc(doc, r->name, r->display_name, r->description);
-      doc["domainType"] = detail::enum_name(r->domain_type);
-      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        // Experts are user names, not FQNs: a name with a dot is one part ("john.doe").
-        std::vector<std::string> expert_fqns;
-        for (const auto& name : req.experts) expert_fqns.push_back(fqn::quote(name));
-        if (auto l = link_fqns(tx, d, Kind::user, Rel::expert, expert_fqns); !l) return l.error();
-        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-        return {};
-      };
-      break;
-    }
-    case Kind::search_index: {
-      auto r = read_request<CreateSearchIndex>(kind, body);
-      if (!r) return r.error();
-      if (auto c = check_name(r->name); !c) return c.error();
-      if (auto f = fqn::canonical(r->service); !f) return f.error();
-      if (auto v = validate_index_fields(r->fields); !v) return v.error();
-      if (r->source_hash)
-        if (auto v = validate_source_hash(*r->source_hash); !v) return v.error();
-      auto tags = normalize_tags(r->tags);
-      if (!tags) return tags.error();
-      auto service = tx.live_by_fqn(Kind::search_service, r->service);
-      if (!service) return service.error();
-      base_doc(doc, r->name, r->display_name, r->description);
-      doc["fields"] = detail::to_json(r->fields);
-      doc["indexType"] = detail::enum_name(r->index_type.value_or(IndexType::index));
-      doc["tags"] = std::move(*tags);
-      if (r->extension) doc["extension"] = *r->extension;
-      if (r->source_hash) doc["sourceHash"] = *r->source_hash;
-      d.record.container = service->id;
-      d.parent_fqn = std::string(service->fqn());
-      d.parent = std::move(*service);
-      p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-        if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-        if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-        return {};
-      };
-      break;
-    }
-  }
+    return {};
+  }();
+  if (!r) return r.error();
   return p;
 }
 
@@ -343,7 +383,8 @@ Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json:
   // Owners named in the request decide isOwner() for the new entity; else the container's.
   std::vector<OwnerRef> requested;
   if (body.is_object())
-    if (auto o = body.as_object().find("owners"); o != body.as_object().end() && o->value().is_array())
+    if (auto o = body.as_object().find("owners");
+        o != body.as_object().end() && o->value().is_array())
       for (const auto& ref : o->value().as_array())
         if (auto r = from_json<EntityReference>(ref); r)
           requested.push_back(OwnerRef{r->id, r->type == "team" ? Kind::team : Kind::user});
