@@ -11,10 +11,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -599,6 +602,244 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "writers on several threads take turns", "[s
   }
   CHECK(failures == 0);
   CHECK(read(db, "counter") == "100"s);
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "random transactions agree with a model", "[storage]", OnMemory,
+                          OnLmdb) {
+  // Random puts, erases, gets and scans (some erasing or rewriting what they visit) in write
+  // transactions that commit or roll back, checked against a std::map. Few distinct keys, so
+  // writes keep hitting keys that exist, were erased, or were written earlier in the transaction.
+  Backend& db = this->backend();
+  using Model = std::map<std::string, std::string>;
+  std::mt19937 rng(GENERATE(1u, 2u, 3u));
+  auto below = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
+  auto random_key = [&] {
+    static const char alphabet[] = {'a', 'b', '\x00', '\xff'};
+    std::string key(1 + below(3), 'a');
+    for (auto& c : key) {
+      c = alphabet[below(4)];
+    }
+    return key;
+  };
+  auto slice = [](const Model& model, const Range& range, Direction dir) {
+    Entries out;
+    for (const auto& [key, value] : model) {
+      if (key >= range.begin && (!range.end || key < *range.end)) {
+        out.emplace_back(key, value);
+      }
+    }
+    if (dir == Direction::reverse) {
+      std::reverse(out.begin(), out.end());
+    }
+    return out;
+  };
+  auto random_range = [&] {
+    Range range{below(4) == 0 ? std::string() : random_key(), std::nullopt};
+    if (below(3) != 0) {
+      range.end = random_key();
+    }
+    return range;
+  };
+
+  Model committed;
+  for (int round = 0; round < 40; ++round) {
+    INFO("round " << round);
+    // Sometimes a reader holds the current state across the commit, sometimes none does.
+    std::unique_ptr<Transaction> reader;
+    if (below(2) == 0) {
+      reader = begin(db, Mode::read_only);
+    }
+    auto txn = begin(db, Mode::read_write);
+    const Model before = committed;
+    Model model = committed;
+    for (int op = 0; op < 30; ++op) {
+      const auto dir = below(2) == 0 ? Direction::forward : Direction::reverse;
+      switch (below(6)) {
+      case 0:
+      case 1: {
+        const std::string key = random_key();
+        const std::string value = std::to_string(below(1000));
+        must(txn->put(key, value));
+        model[key] = value;
+        break;
+      }
+      case 2: {
+        const std::string key = random_key();
+        CHECK(must(txn->erase(key)) == (model.erase(key) == 1));
+        break;
+      }
+      case 3: {
+        const std::string key = random_key();
+        const auto it = model.find(key);
+        CHECK(must(txn->get(key)) ==
+              (it == model.end() ? std::nullopt : std::optional<std::string>(it->second)));
+        break;
+      }
+      case 4: {
+        const Range range = random_range();
+        CHECK(collect(*txn, range, dir) == slice(model, range, dir));
+        break;
+      }
+      case 5: {
+        // Erasing or rewriting the visited entry leaves the rest of the scan as it was.
+        const Range range = random_range();
+        const Entries expected = slice(model, range, dir);
+        Entries visited;
+        auto cursor = must(txn->scan(range, dir));
+        for (; cursor->valid(); must(cursor->next())) {
+          visited.emplace_back(cursor->key(), cursor->value());
+          const std::string key(cursor->key());
+          if (below(2) == 0) {
+            CHECK(must(txn->erase(key)));
+            model.erase(key);
+          } else if (below(2) == 0) {
+            must(txn->put(key, "rewritten"));
+            model[key] = "rewritten";
+          }
+        }
+        CHECK(visited == expected);
+        break;
+      }
+      }
+    }
+    CHECK(collect(*txn, everything, Direction::forward) ==
+          slice(model, everything, Direction::forward));
+    if (below(3) != 0) {
+      must(txn->commit());
+      committed = std::move(model);
+    } else {
+      txn.reset();
+    }
+    if (reader) {
+      CHECK(collect(*reader, everything, Direction::reverse) ==
+            slice(before, everything, Direction::reverse));
+    }
+    reader.reset();
+    auto after = begin(db, Mode::read_only);
+    CHECK(collect(*after, everything, Direction::forward) ==
+          slice(committed, everything, Direction::forward));
+  }
+}
+
+// Memory only. A write transaction keeps its changes apart until commit, which changes the map in
+// place when no reader holds it and otherwise copies it. Where an entry's value lives tells the
+// two apart: in place, an entry the commit did not touch keeps its value's bytes where they were.
+
+namespace {
+
+// A value too long for the small-string buffer, so its bytes live in their own allocation.
+std::string long_value(char c) { return std::string(64, c); }
+
+// Where the value stored at `key` lives, as a read transaction begun now sees it.
+std::uintptr_t value_address(Backend& db, std::string_view key) {
+  auto txn = begin(db, Mode::read_only);
+  auto cursor = must(txn->scan(prefix_range(key), Direction::forward));
+  REQUIRE(cursor->valid());
+  REQUIRE(cursor->key() == key);
+  return reinterpret_cast<std::uintptr_t>(cursor->value().data());
+}
+
+}  // namespace
+
+TEST_CASE("memory: with no reader open, a commit changes the map in place", "[storage][memory]") {
+  MemoryBackend db;
+  write(db, {{"a", long_value('a')}, {"b", long_value('b')}, {"c", long_value('c')}});
+  const auto before = value_address(db, "a");
+
+  auto txn = begin(db, Mode::read_write);
+  must(txn->put("b", long_value('B')));
+  must(txn->put("bb", long_value('N')));
+  CHECK(must(txn->erase("c")));
+  must(txn->commit());
+
+  CHECK(value_address(db, "a") == before);
+  auto after = begin(db, Mode::read_only);
+  CHECK(collect(*after, everything, Direction::forward) ==
+        Entries{{"a", long_value('a')}, {"b", long_value('B')}, {"bb", long_value('N')}});
+}
+
+TEST_CASE("memory: a reader open at commit keeps its snapshot", "[storage][memory]") {
+  MemoryBackend db;
+  write(db, {{"a", long_value('a')}, {"b", long_value('b')}, {"c", long_value('c')}});
+  const Entries old_state{{"a", long_value('a')}, {"b", long_value('b')}, {"c", long_value('c')}};
+
+  auto reader = begin(db, Mode::read_only);
+  auto cursor = must(reader->scan(everything, Direction::forward));
+  REQUIRE(cursor->valid());
+  const std::string_view held_key = cursor->key();
+  const std::string_view held_value = cursor->value();
+
+  // Two commits while the reader is open: each copies the map rather than change it under the
+  // reader, and the second copies the first's result, not the reader's snapshot.
+  write(db, {{"a", long_value('A')}, {"d", long_value('d')}});
+  auto txn = begin(db, Mode::read_write);
+  CHECK(must(txn->erase("b")));
+  must(txn->commit());
+
+  // The reader's views, cursor and reads are all as before.
+  CHECK(held_key == "a");
+  CHECK(held_value == long_value('a'));
+  must(cursor->next());
+  REQUIRE(cursor->valid());
+  CHECK(cursor->key() == "b");
+  CHECK(cursor->value() == long_value('b'));
+  CHECK(must(reader->get("a")) == long_value('a'));
+  CHECK_FALSE(must(reader->get("d")));
+  CHECK(collect(*reader, everything, Direction::reverse) ==
+        Entries(old_state.rbegin(), old_state.rend()));
+
+  const Entries new_state{{"a", long_value('A')}, {"c", long_value('c')}, {"d", long_value('d')}};
+  // The store moved on to a copy: even the entry no commit touched lives elsewhere now.
+  auto reader_c = must(reader->scan(prefix_range("c"), Direction::forward));
+  REQUIRE(reader_c->valid());
+  CHECK(value_address(db, "c") != reinterpret_cast<std::uintptr_t>(reader_c->value().data()));
+  reader_c.reset();
+  CHECK(collect(*begin(db, Mode::read_only), everything, Direction::forward) == new_state);
+
+  // Once the reader is gone, commits are in place again.
+  cursor.reset();
+  reader.reset();
+  const auto before = value_address(db, "c");
+  write(db, {{"e", long_value('e')}});
+  CHECK(value_address(db, "c") == before);
+  auto after = begin(db, Mode::read_only);
+  CHECK(must(after->get("e")) == long_value('e'));
+  CHECK(must(after->get("a")) == long_value('A'));
+}
+
+TEST_CASE("memory: a write transaction that changes nothing copies nothing", "[storage][memory]") {
+  MemoryBackend db;
+  write(db, {{"a", long_value('a')}, {"b", long_value('b')}});
+
+  // A reader stays open, so a commit with changes would have to copy the map.
+  auto reader = begin(db, Mode::read_only);
+  auto cursor = must(reader->scan(everything, Direction::forward));
+  REQUIRE(cursor->valid());
+  const auto held = reinterpret_cast<std::uintptr_t>(cursor->value().data());
+
+  auto txn = begin(db, Mode::read_write);
+  CHECK(must(txn->get("a")) == long_value('a'));
+  CHECK(keys_in(*txn, everything, Direction::reverse) == std::vector<std::string>{"b", "a"});
+  CHECK_FALSE(must(txn->erase("missing")));
+  must(txn->put("new", "x"));
+  CHECK(must(txn->erase("new")));  // written then erased: nothing left to publish
+  must(txn->commit());
+
+  CHECK(value_address(db, "a") == held);
+  CHECK(collect(*begin(db, Mode::read_only), everything, Direction::forward) ==
+        Entries{{"a", long_value('a')}, {"b", long_value('b')}});
+}
+
+TEST_CASE("memory: a transaction may outlive its backend", "[storage][memory]") {
+  auto db = std::make_unique<MemoryBackend>();
+  write(*db, {{"a", "1"}});
+  auto reader = begin(*db, Mode::read_only);
+  auto writer = begin(*db, Mode::read_write);
+  db.reset();
+  must(writer->put("b", "2"));
+  CHECK(keys_in(*writer, everything, Direction::forward) == std::vector<std::string>{"a", "b"});
+  must(writer->commit());
+  CHECK(keys_in(*reader, everything, Direction::forward) == std::vector<std::string>{"a"});
 }
 
 // LMDB only.

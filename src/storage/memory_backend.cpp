@@ -1,15 +1,30 @@
 #include <catalog/storage/memory_backend.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <functional>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+// How it works. The store is a sequence of versions; `MemoryState::current` is the newest. A read
+// transaction pins the current version and only reads it. A write transaction never touches the
+// version it began on while it runs: its changes go to a private overlay (a value, or a tombstone
+// for a key erased from the version), which get() and scans merge with the version. So a write
+// costs O(log n) and a transaction that only reads copies nothing.
+//
+// Commit turns the overlay into the next version. If no read transaction holds the current version
+// (a count kept per version, raised only under the state mutex), the commit changes that version's
+// map in place, under the mutex so that no reader can pin it meanwhile: O(changes), because the
+// positions are looked up beforehand, outside the mutex. Otherwise the readers must keep their
+// snapshot, so the commit copies the map once (O(n), outside the mutex) and publishes the copy.
 
 namespace catalog::storage {
 
@@ -19,14 +34,35 @@ namespace {
 // order, the same as LMDB's default.
 using Map = std::map<std::string, std::string, std::less<>>;
 
+// A write transaction's changes over its version: the new value, or nullopt for a key erased from
+// the version. A key that is neither in the version nor written has no entry (erasing a key the
+// transaction created removes its entry rather than leaving a tombstone).
+using Overlay = std::map<std::string, std::optional<std::string>, std::less<>>;
+
 }  // namespace
 
 namespace detail {
 
+// One state of the store.
+struct Version {
+  Version() = default;
+  explicit Version(const Map& from) : map(from) {}
+
+  // Changed only by a commit that holds MemoryState::mutex and has seen `readers` at 0.
+  Map map;
+  // Read transactions pinning this version. Raised only under MemoryState::mutex, so while a
+  // committer holds the mutex and has seen 0, nobody can start reading the map. Lowered by a
+  // reader as it ends, without the mutex, with release ordering: the committer's acquire load
+  // that reads 0 then orders every read those readers made before its in-place changes.
+  std::atomic<std::size_t> readers{0};
+};
+
 struct MemoryState {
-  std::mutex mutex;  // guards `current` and `writer_active`
+  // Guards `current` and `writer_active`, and is held while a commit changes `current->map` in
+  // place (a reader that begins meanwhile waits: O(changes)).
+  std::mutex mutex;
   std::condition_variable writer_done;
-  std::shared_ptr<const Map> current = std::make_shared<const Map>();
+  std::shared_ptr<Version> current = std::make_shared<Version>();
   // A flag rather than a held mutex: a write transaction may end on another thread.
   bool writer_active = false;
 };
@@ -35,31 +71,34 @@ struct MemoryState {
 
 namespace {
 
+using detail::MemoryState;
+using detail::Version;
+
 // The single writer slot of a state, held by a write transaction until it ends (also released
-// if constructing the transaction fails). On commit the release publishes the new map.
+// if constructing the transaction fails).
 class WriterLease {
  public:
   WriterLease() = default;
-  explicit WriterLease(std::shared_ptr<detail::MemoryState> state) : state_(std::move(state)) {}
-  ~WriterLease() { release(nullptr); }
+  explicit WriterLease(std::shared_ptr<MemoryState> state) : state_(std::move(state)) {}
+  ~WriterLease() { release(); }
   WriterLease(WriterLease&&) noexcept = default;
   WriterLease& operator=(WriterLease&& other) noexcept {
     if (this != &other) {
-      release(nullptr);
+      release();
       state_ = std::move(other.state_);
     }
     return *this;
   }
 
-  void release(std::shared_ptr<const Map> publish) noexcept {
+  // REQUIRES: the slot is held.
+  MemoryState& state() const noexcept { return *state_; }
+
+  void release() noexcept {
     if (!state_) {
       return;
     }
     {
       std::lock_guard lock(state_->mutex);
-      if (publish) {
-        state_->current = std::move(publish);
-      }
       state_->writer_active = false;
     }
     state_->writer_done.notify_one();
@@ -67,114 +106,214 @@ class WriterLease {
   }
 
  private:
-  std::shared_ptr<detail::MemoryState> state_;
+  std::shared_ptr<MemoryState> state_;
+};
+
+// A read transaction's pin on its version: while it is held, no commit changes the version in
+// place. Taken under the state mutex (see Version::readers); released without it.
+class ReaderPin {
+ public:
+  ReaderPin() = default;
+  // REQUIRES: the caller holds the state mutex and `version` is current.
+  explicit ReaderPin(std::shared_ptr<Version> version) noexcept : version_(std::move(version)) {
+    version_->readers.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~ReaderPin() { release(); }
+  ReaderPin(ReaderPin&& other) noexcept = default;
+  ReaderPin& operator=(ReaderPin&& other) noexcept {
+    if (this != &other) {
+      release();
+      version_ = std::move(other.version_);
+    }
+    return *this;
+  }
+
+  // After this the reader must not touch the version's map again.
+  void release() noexcept {
+    if (version_) {
+      version_->readers.fetch_sub(1, std::memory_order_release);
+      version_.reset();
+    }
+  }
+
+ private:
+  std::shared_ptr<Version> version_;
 };
 
 class MemoryTransaction;
 
+// A scan merging the overlay and the version in key order. Each source has an iterator on its
+// next candidate in the scan's direction: forward, the candidate is the entry it points to;
+// reverse, the one before it (the reverse_iterator convention). The overlay wins over the version
+// for an equal key, and a tombstone hides the version's entry.
 class MemoryCursor final : public Cursor {
  public:
-  MemoryCursor(MemoryTransaction* txn, const Map* map, const Range& range, Direction dir)
-      : txn_(txn), map_(map), range_(range), dir_(dir) {}
+  MemoryCursor(MemoryTransaction* txn, const Overlay* overlay, const Map* map, const Range& range,
+               Direction dir)
+      : txn_(txn), overlay_(overlay), map_(map), range_(range), dir_(dir) {}
   ~MemoryCursor() override;
   MemoryCursor(const MemoryCursor&) = delete;
   MemoryCursor& operator=(const MemoryCursor&) = delete;
 
-  bool valid() const noexcept override { return map_ != nullptr && on_entry_; }
+  bool valid() const noexcept override { return txn_ != nullptr && on_entry_; }
   std::string_view key() const noexcept override {
-    return saved_key_ ? std::string_view(*saved_key_) : std::string_view(it_->first);
+    return saved_key_ ? std::string_view(*saved_key_) : std::string_view(*key_);
   }
   std::string_view value() const noexcept override {
-    return saved_key_ ? std::string_view() : std::string_view(it_->second);
+    return saved_key_ ? std::string_view() : std::string_view(*value_);
   }
 
   Result<void> next() override {
-    if (map_ == nullptr) {
+    if (txn_ == nullptr) {
       return fail(Errc::storage, "cursor used after its transaction ended");
     }
     if (!on_entry_) {
       return fail(Errc::storage, "next() on a cursor past the end of its range");
     }
     if (saved_key_) {
-      // The transaction wrote since we were positioned: find our place again by key.
-      std::string key = std::move(*saved_key_);
+      // The transaction wrote since we were positioned, and the write may have removed the
+      // overlay entry an iterator points to: find our place again by key, in both sources.
+      const std::string key = std::move(*saved_key_);
       saved_key_.reset();
-      if (dir_ == Direction::forward) {
-        settle_forward(map_->upper_bound(key));
+      if (forward()) {
+        over_ = overlay_->upper_bound(key);
+        base_ = map_->upper_bound(key);
       } else {
-        settle_reverse(map_->lower_bound(key));
+        over_ = overlay_->lower_bound(key);
+        base_ = map_->lower_bound(key);
       }
-    } else if (dir_ == Direction::forward) {
-      settle_forward(std::next(it_));
     } else {
-      settle_reverse(it_);
+      step_past(*key_);
     }
+    settle();
     return {};
   }
 
   void seek_first() {
     if (range_.end && range_.begin >= *range_.end) {
       on_entry_ = false;
-    } else if (dir_ == Direction::forward) {
-      settle_forward(map_->lower_bound(range_.begin));
-    } else {
-      settle_reverse(range_.end ? map_->lower_bound(*range_.end) : map_->end());
+      return;
     }
+    if (forward()) {
+      over_ = overlay_->lower_bound(range_.begin);
+      base_ = map_->lower_bound(range_.begin);
+    } else {
+      over_ = range_.end ? overlay_->lower_bound(*range_.end) : overlay_->end();
+      base_ = range_.end ? map_->lower_bound(*range_.end) : map_->end();
+    }
+    settle();
   }
 
   // Called before the transaction writes: iterators and views may not survive the write.
   void save_position() {
     if (on_entry_ && !saved_key_) {
-      saved_key_ = it_->first;
+      saved_key_ = *key_;
     }
   }
 
-  // Called when the transaction ends: the map may be gone.
+  // Called when the transaction ends: the maps may be gone, or changed by the commit.
   void invalidate() noexcept {
     txn_ = nullptr;
+    overlay_ = nullptr;
     map_ = nullptr;
     on_entry_ = false;
     saved_key_.reset();
   }
 
  private:
-  void settle_forward(Map::const_iterator it) {
-    it_ = it;
-    on_entry_ = it_ != map_->end() && (!range_.end || it_->first < *range_.end);
+  bool forward() const noexcept { return dir_ == Direction::forward; }
+
+  const Overlay::value_type* over_candidate() const {
+    if (forward()) {
+      return over_ == overlay_->end() ? nullptr : &*over_;
+    }
+    return over_ == overlay_->begin() ? nullptr : &*std::prev(over_);
   }
 
-  // Positions on the entry just before `upper`, if it is inside the range.
-  void settle_reverse(Map::const_iterator upper) {
-    if (upper == map_->begin()) {
-      on_entry_ = false;
+  const Map::value_type* base_candidate() const {
+    if (forward()) {
+      return base_ == map_->end() ? nullptr : &*base_;
+    }
+    return base_ == map_->begin() ? nullptr : &*std::prev(base_);
+  }
+
+  // Moves each source whose candidate has `key` past it. `key` may be a candidate's own key: it
+  // is compared before either iterator moves, and moving an iterator destroys nothing.
+  void step_past(const std::string& key) {
+    const auto* over = over_candidate();
+    const auto* base = base_candidate();
+    const bool over_on = over != nullptr && over->first == key;
+    const bool base_on = base != nullptr && base->first == key;
+    if (over_on) {
+      forward() ? ++over_ : --over_;
+    }
+    if (base_on) {
+      forward() ? ++base_ : --base_;
+    }
+  }
+
+  // Positions on the first visible entry from the sources' candidates, or off the range.
+  void settle() {
+    for (;;) {
+      const auto* over = over_candidate();
+      const auto* base = base_candidate();
+      if (over == nullptr && base == nullptr) {
+        on_entry_ = false;
+        return;
+      }
+      // The overlay's candidate comes first unless the version's comes strictly before it.
+      const bool from_overlay =
+          over != nullptr && (base == nullptr || (forward() ? over->first <= base->first
+                                                            : over->first >= base->first));
+      const std::string& key = from_overlay ? over->first : base->first;
+      const bool in_range = forward() ? (!range_.end || key < *range_.end) : key >= range_.begin;
+      if (!in_range) {
+        on_entry_ = false;
+        return;
+      }
+      if (from_overlay && !over->second) {
+        step_past(key);  // a tombstone: skip it and the version's entry it hides
+        continue;
+      }
+      key_ = &key;
+      value_ = from_overlay ? &*over->second : &base->second;
+      on_entry_ = true;
       return;
     }
-    it_ = std::prev(upper);
-    on_entry_ = it_->first >= range_.begin;
   }
 
-  MemoryTransaction* txn_;
+  MemoryTransaction* txn_;  // null once the transaction ended
+  const Overlay* overlay_;
   const Map* map_;
   Range range_;
   Direction dir_;
-  Map::const_iterator it_;
+  Overlay::const_iterator over_;
+  Map::const_iterator base_;
+  const std::string* key_ = nullptr;  // the current entry, while on_entry_ and no write since
+  const std::string* value_ = nullptr;
   bool on_entry_ = false;
-  std::optional<std::string> saved_key_;
+  std::optional<std::string> saved_key_;  // the current key, once the transaction wrote
+};
+
+// One change of a commit, planned outside the state mutex so that applying it in place under the
+// mutex costs O(1) (amortized) and cannot fail.
+struct Step {
+  enum class Op { replace, insert, erase };
+  Op op;
+  const std::string* key;  // the overlay's key
+  std::string* value;      // replace: the overlay's value, swapped in
+  Map::iterator at;        // in place: the entry to replace or erase, or the insertion hint
+  Map::node_type node;     // insert: the new entry, allocated beforehand; erase: the removed
+                           // entry, so that it is freed after the mutex is released
 };
 
 class MemoryTransaction final : public Transaction {
  public:
-  // A writer passes the writer slot it holds; a reader passes an empty lease.
-  MemoryTransaction(WriterLease writer, Mode mode, std::shared_ptr<const Map> snapshot)
-      : writer_(std::move(writer)), mode_(mode) {
-    if (mode_ == Mode::read_write) {
-      working_ = std::make_shared<Map>(*snapshot);
-      view_ = working_.get();
-    } else {
-      view_ = snapshot.get();
-    }
-    snapshot_ = std::move(snapshot);
-  }
+  // A writer passes the writer slot it holds and no pin; a reader passes an empty lease and its
+  // pin on `version`.
+  MemoryTransaction(WriterLease writer, ReaderPin pin, Mode mode, std::shared_ptr<Version> version)
+      : writer_(std::move(writer)), pin_(std::move(pin)), mode_(mode),
+        version_(std::move(version)) {}
 
   ~MemoryTransaction() override { end(); }
   MemoryTransaction(const MemoryTransaction&) = delete;
@@ -187,8 +326,12 @@ class MemoryTransaction final : public Transaction {
     if (auto checked = check_key(key); !checked) {
       return checked.error();
     }
-    auto it = view_->find(key);
-    if (it == view_->end()) {
+    if (auto it = overlay_.find(key); it != overlay_.end()) {
+      return it->second;
+    }
+    const Map& map = version_->map;
+    auto it = map.find(key);
+    if (it == map.end()) {
       return std::optional<std::string>();
     }
     return std::optional<std::string>(it->second);
@@ -198,11 +341,11 @@ class MemoryTransaction final : public Transaction {
     if (auto ok = prepare_write(key); !ok) {
       return ok.error();
     }
-    auto it = working_->find(key);
-    if (it == working_->end()) {
-      working_->emplace(std::string(key), std::string(value));
+    auto it = overlay_.lower_bound(key);
+    if (it != overlay_.end() && it->first == key) {
+      it->second.emplace(value);
     } else {
-      it->second.assign(value);
+      overlay_.emplace_hint(it, std::string(key), std::string(value));
     }
     return {};
   }
@@ -211,11 +354,21 @@ class MemoryTransaction final : public Transaction {
     if (auto ok = prepare_write(key); !ok) {
       return ok.error();
     }
-    auto it = working_->find(key);
-    if (it == working_->end()) {
+    const Map& map = version_->map;
+    const bool in_version = map.find(key) != map.end();
+    if (auto it = overlay_.find(key); it != overlay_.end()) {
+      const bool existed = it->second.has_value();
+      if (in_version) {
+        it->second.reset();
+      } else {
+        overlay_.erase(it);
+      }
+      return existed;
+    }
+    if (!in_version) {
       return false;
     }
-    working_->erase(it);
+    overlay_.emplace(std::string(key), std::nullopt);
     return true;
   }
 
@@ -223,7 +376,7 @@ class MemoryTransaction final : public Transaction {
     if (dead_) {
       return *dead_;
     }
-    auto cursor = std::make_unique<MemoryCursor>(this, view_, range, dir);
+    auto cursor = std::make_unique<MemoryCursor>(this, &overlay_, &version_->map, range, dir);
     cursor->seek_first();
     cursors_.push_back(cursor.get());
     return std::unique_ptr<Cursor>(std::move(cursor));
@@ -234,7 +387,14 @@ class MemoryTransaction final : public Transaction {
       return *dead_;
     }
     close_cursors();
-    writer_.release(std::move(working_));
+    if (!overlay_.empty()) {
+      try {
+        publish();
+      } catch (const std::bad_alloc&) {
+        // publish() gives the strong guarantee: nothing was published.
+        return die(Error(Errc::storage, "out of memory while committing"));
+      }
+    }
     end();
     dead_ = Error(Errc::storage, "transaction used after commit");
     return {};
@@ -261,6 +421,76 @@ class MemoryTransaction final : public Transaction {
     return {};
   }
 
+  // Makes the overlay the store's new state. Only a writer gets here, and while it holds the
+  // writer slot nobody else changes or replaces `version_`, which is still the current version;
+  // reading its map outside the mutex is safe because readers only read it too. Consumes the
+  // overlay's values. Throws only std::bad_alloc, and then has published nothing.
+  void publish() {
+    MemoryState& state = writer_.state();
+    std::vector<Step> steps = plan();
+    {
+      std::lock_guard lock(state.mutex);
+      if (version_->readers.load(std::memory_order_acquire) == 0) {
+        // Nobody reads the map and nobody can start until we unlock: change it in place.
+        apply_in_place(steps);
+        return;
+      }
+    }
+    // Readers hold the current map: they keep it, and the store moves on to a changed copy.
+    auto next = std::make_shared<Version>(version_->map);
+    for (Step& step : steps) {
+      switch (step.op) {
+      case Step::Op::replace: next->map.find(*step.key)->second.swap(*step.value); break;
+      case Step::Op::insert: next->map.insert(std::move(step.node)); break;
+      case Step::Op::erase: next->map.erase(*step.key); break;
+      }
+    }
+    std::lock_guard lock(state.mutex);
+    state.current = std::move(next);
+  }
+
+  // The overlay's effective changes in key order, with their positions in the version's map and
+  // the nodes of new entries. The overlay holds each key once and only tombstones of keys in the
+  // version, so every step changes the map.
+  std::vector<Step> plan() {
+    Map& map = version_->map;  // only read here (lower_bound counts as const for data races)
+    std::vector<Step> steps;
+    steps.reserve(overlay_.size());
+    for (auto& [key, change] : overlay_) {
+      const auto at = map.lower_bound(key);
+      const bool found = at != map.end() && at->first == key;
+      if (!change) {
+        if (found) {
+          steps.push_back(Step{Step::Op::erase, &key, nullptr, at, {}});
+        }
+      } else if (found) {
+        steps.push_back(Step{Step::Op::replace, &key, &*change, at, {}});
+      } else {
+        Map fresh;  // the only way to get a map node is to extract it from a map
+        fresh.emplace(key, std::move(*change));
+        steps.push_back(Step{Step::Op::insert, &key, nullptr, at, fresh.extract(fresh.begin())});
+      }
+    }
+    return steps;
+  }
+
+  // REQUIRES: the state mutex is held and no reader pins the version. Nothing here allocates or
+  // throws, so the map is never left half changed.
+  void apply_in_place(std::vector<Step>& steps) noexcept {
+    Map& map = version_->map;
+    for (Step& step : steps) {
+      switch (step.op) {
+      case Step::Op::replace: step.at->second.swap(*step.value); break;
+      case Step::Op::insert:
+        // The hint is the first entry after the key in the map as planned. Earlier steps only
+        // inserted or erased smaller keys, so it is still that entry and still in the map.
+        map.insert(step.at, std::move(step.node));
+        break;
+      case Step::Op::erase: step.node = map.extract(step.at); break;
+      }
+    }
+  }
+
   Error die(Error error) {
     end();
     dead_ = error;
@@ -277,17 +507,17 @@ class MemoryTransaction final : public Transaction {
   // Ends the transaction without publishing anything. Idempotent.
   void end() noexcept {
     close_cursors();
-    working_.reset();
-    snapshot_.reset();
-    view_ = nullptr;
-    writer_.release(nullptr);
+    overlay_.clear();
+    pin_.release();
+    version_.reset();
+    writer_.release();
   }
 
   WriterLease writer_;  // first member: released even if the constructor throws
+  ReaderPin pin_;       // a reader's pin on version_
   Mode mode_;
-  std::shared_ptr<const Map> snapshot_;  // the map as of begin
-  std::shared_ptr<Map> working_;         // a writer's private copy
-  const Map* view_ = nullptr;            // what get and scan read
+  std::shared_ptr<Version> version_;  // the store as of begin; only commit() changes it
+  Overlay overlay_;                   // a writer's changes
   std::vector<MemoryCursor*> cursors_;
   std::optional<Error> dead_;
 };
@@ -305,20 +535,22 @@ MemoryBackend::MemoryBackend() : state_(std::make_shared<detail::MemoryState>())
 MemoryBackend::~MemoryBackend() = default;
 
 Result<std::unique_ptr<Transaction>> MemoryBackend::begin(Mode mode) {
-  std::shared_ptr<const Map> snapshot;
+  std::shared_ptr<Version> version;
   WriterLease writer;
+  ReaderPin pin;
   {
     std::unique_lock lock(state_->mutex);
     if (mode == Mode::read_write) {
       state_->writer_done.wait(lock, [&] { return !state_->writer_active; });
       state_->writer_active = true;
       writer = WriterLease(state_);
+    } else {
+      pin = ReaderPin(state_->current);
     }
-    snapshot = state_->current;
+    version = state_->current;
   }
-  // A writer copies the map in the constructor, outside the lock, so readers are not held up.
-  return std::unique_ptr<Transaction>(
-      std::make_unique<MemoryTransaction>(std::move(writer), mode, std::move(snapshot)));
+  return std::unique_ptr<Transaction>(std::make_unique<MemoryTransaction>(
+      std::move(writer), std::move(pin), mode, std::move(version)));
 }
 
 }  // namespace catalog::storage

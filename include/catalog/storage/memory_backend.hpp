@@ -16,10 +16,13 @@ struct MemoryState;
 
 /// A Backend over an ordered map in memory; nothing persists. Thread-safe: transactions may be
 /// begun from any thread. A read transaction sees the store as it was when it began and is never
-/// blocked. One write transaction at a time: `begin(read_write)` waits until the previous one
-/// ends. A write transaction works on a private copy of the map taken at `begin` (O(n)) and
-/// publishes it on commit. Transactions may outlive the backend. Keys follow `check_key`, the
-/// same rule as LmdbBackend.
+/// blocked by an open write transaction. One write transaction at a time: `begin(read_write)`
+/// waits until the previous one ends. A write transaction keeps its changes apart from the map
+/// (O(log n) a write; one that only reads copies nothing). Its commit applies them to the map in
+/// place, O(changes), if no read transaction holds the store's current state (a read transaction
+/// begun meanwhile waits that long); otherwise it copies the map once, O(n), so those readers keep
+/// their snapshot. Transactions may outlive the backend. Keys follow `check_key`, the same rule
+/// as LmdbBackend.
 class MemoryBackend final : public Backend {
  public:
   /// An empty store.
