@@ -35,6 +35,14 @@ constexpr KindInfo kinds[] = {
 
 const KindInfo& info(Kind k) noexcept { return kinds[static_cast<int>(k)]; }
 
+std::optional<Kind> service_kind(Kind k) noexcept {
+  switch (k) {
+    case Kind::mlmodel: return Kind::mlmodel_service;
+    case Kind::search_index: return Kind::search_service;
+    default: return std::nullopt;
+  }
+}
+
 std::optional<Kind> kind_from_type(std::string_view type) noexcept {
   for (const auto& k : kinds)
     if (k.type == type) return k.kind;

@@ -45,6 +45,10 @@ const KindInfo& info(Kind k) noexcept;
 /// The reference `type` of a kind ("mlmodelService").
 inline std::string_view type_name(Kind k) noexcept { return info(k).type; }
 
+/// The service kind an entity of `k` belongs to (ML models: mlmodelService; search indexes:
+/// searchService), which lists filter by (S8); nullopt for other kinds.
+std::optional<Kind> service_kind(Kind k) noexcept;
+
 /// The kind whose reference type is `type`, if any.
 std::optional<Kind> kind_from_type(std::string_view type) noexcept;
 

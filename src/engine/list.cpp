@@ -21,14 +21,6 @@ Result<void> check_limit(std::int64_t limit) {
 
 namespace {
 
-std::optional<Kind> service_kind(Kind kind) {
-  switch (kind) {
-    case Kind::mlmodel: return Kind::mlmodel_service;
-    case Kind::search_index: return Kind::search_service;
-    default: return std::nullopt;
-  }
-}
-
 constexpr std::size_t id_size = 16;
 
 ListPosition to_position(std::string_view suffix) {

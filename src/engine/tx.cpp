@@ -28,7 +28,7 @@ Version Record::version() const {
   return v;
 }
 std::optional<Uuid> Record::scope() const {
-  if (kind == Kind::mlmodel || kind == Kind::search_index) return container;
+  if (service_kind(kind)) return container;
   return std::nullopt;
 }
 

@@ -62,7 +62,7 @@ Result<Response> list(const Context& c) {
   if (!include) return include.error();
   options.include = *include;
   // Only ML models and search indexes filter by service; elsewhere the parameter is unused.
-  if (c.route.entity == Kind::mlmodel || c.route.entity == Kind::search_index) {
+  if (service_kind(c.route.entity)) {
     auto service = c.query.text("service");
     if (!service) return service.error();
     options.service = std::move(*service);
