@@ -26,7 +26,7 @@ bool read_only(Kind kind, std::string_view field) {
   if (std::find(std::begin(always_read_only), std::end(always_read_only), field) !=
       std::end(always_read_only))
     return true;
-  if (field == "serviceType" && (kind == Kind::mlmodel || kind == Kind::search_index)) return true;
+  if (field == "serviceType" && service_kind(kind)) return true;  // it comes from the service
   if (field == "teams" && kind == Kind::policy) return true;
   return false;
 }
