@@ -159,13 +159,13 @@ Result<void> decide(std::span<const PolicyRule> rules, Kind kind,
                                  [&](const std::string& g) { return covers(g, op); });
       if (!applies) continue;
       if (rule.effect == Effect::deny)
-        return fail(Errc::forbidden, "Principal is not allowed to perform operation " +
+        return fail(Errc::forbidden, "not allowed to perform operation " +
                                          std::string(operation_name(op)) + " (denied by rule " +
                                          rule.name + ")");
       allowed = true;
     }
     if (!allowed)
-      return fail(Errc::forbidden, "Principal is not allowed to perform operation " +
+      return fail(Errc::forbidden, "not allowed to perform operation " +
                                        std::string(operation_name(op)));
   }
   return {};
@@ -209,7 +209,9 @@ Result<void> PolicyAuthorizer::authorize(const Principal& who,
     if (o.id == who.id ||
         (o.kind == Kind::team && std::find(teams->begin(), teams->end(), o.id) != teams->end()))
       facts.is_owner = true;
-  return decide(rules, what.kind(), operations, facts);
+  auto decision = decide(rules, what.kind(), operations, facts);
+  if (!decision) return fail(Errc::forbidden, who.name + " is " + decision.error().message());
+  return {};
 }
 
 }  // namespace catalog::policy

@@ -39,7 +39,7 @@ struct Facts {
 
 /// The S12 decision: any matching deny refuses; otherwise every operation must be allowed by
 /// some matching rule. `All` covers every operation, `EditAll` every Edit*, `ViewAll` ViewBasic.
-/// Errors: forbidden, naming the first refused operation.
+/// Errors: forbidden, "not allowed to perform operation <op>" naming the first refused one.
 Result<void> decide(std::span<const PolicyRule> rules, Kind kind,
                     std::span<const Operation> operations, const Facts& facts);
 

@@ -388,7 +388,8 @@ Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json:
       for (const auto& ref : o->value().as_array())
         if (auto r = from_json<EntityReference>(ref); r)
           requested.push_back(OwnerRef{r->id, r->type == "team" ? Kind::team : Kind::user});
-  RecordResource resource(tx, kind, d.parent ? &*d.parent : nullptr, requested);
+  RecordResource resource(tx, kind, d.parent ? &*d.parent : nullptr, requested,
+                          "a new " + std::string(type_name(kind)));
   Operation op = Operation::create;
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
   if (kind == Kind::user && d.record.doc.at("isAdmin").as_bool() && !who.is_admin)

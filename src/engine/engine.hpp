@@ -144,8 +144,13 @@ Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fiel
 /// The Resource view of a record (or of a kind being created, owners from `owners`).
 class RecordResource final : public Resource {
  public:
-  RecordResource(Tx& tx, Kind kind, const Record* record, std::vector<OwnerRef> own = {})
-      : tx_(tx), kind_(kind), record_(record), own_(std::move(own)) {}
+  /// `record`: the entity, or for a create its container (owners are inherited from it) with
+  /// `own` the owners the request names. `target` names the entity in a refusal; by default
+  /// "<kind> <fqn>" of `record`, or the kind alone without one.
+  RecordResource(Tx& tx, Kind kind, const Record* record, std::vector<OwnerRef> own = {},
+                 std::string target = {})
+      : tx_(tx), kind_(kind), record_(record), own_(std::move(own)), target_(std::move(target)) {}
+  std::string target() const;
   Kind kind() const noexcept override { return kind_; }
   Result<std::vector<OwnerRef>> owners() const override;
   Result<std::vector<Uuid>> teams_of(const Uuid& user) const override;
@@ -156,10 +161,13 @@ class RecordResource final : public Resource {
   Kind kind_;
   const Record* record_;
   std::vector<OwnerRef> own_;
+  std::string target_;
 };
 
+/// The one authorization call of every operation (S14 step 7): admins pass; everyone else is
+/// judged by the configured Authorizer. A refusal's message ends with the entity it concerns.
 Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> ops,
-                       const Resource& what);
+                       const RecordResource& what);
 
 // ---- operations ----
 

@@ -533,12 +533,25 @@ Result<std::vector<std::string>> RecordResource::policies_of(std::span<const Uui
   return out;
 }
 
+std::string RecordResource::target() const {
+  if (!target_.empty()) return target_;
+  std::string out(type_name(kind_));
+  if (record_ && record_->kind == kind_) {
+    out += ' ';
+    out += record_->fqn();
+  }
+  return out;
+}
+
 Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> ops,
-                       const Resource& what) {
+                       const RecordResource& what) {
   if (who.is_admin) return {};
   const auto& a = tx.env().options.authorizer;
   if (!a) return {};
-  return a->authorize(who, ops, what);
+  auto decision = a->authorize(who, ops, what);
+  if (!decision && decision.error().kind() == ErrorKind::forbidden)
+    return fail(Errc::forbidden, decision.error().message() + " on " + what.target());
+  return decision;
 }
 
 }  // namespace catalog::engine
