@@ -8,6 +8,7 @@
 
 using namespace catalog;
 using test::parse;
+using test::id_of;
 
 namespace {
 
@@ -30,7 +31,6 @@ World build(Store& s) {
   return w;
 }
 
-std::string id_of(const boost::json::object& o) { return std::string(o.at("id").as_string()); }
 
 }  // namespace
 

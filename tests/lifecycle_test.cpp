@@ -11,11 +11,13 @@
 
 using namespace catalog;
 using test::parse;
+using test::id_of;
+using test::uuid_of;
+using test::version_of;
 namespace bj = boost::json;
 
 namespace {
 
-std::string id_of(const bj::object& o) { return std::string(o.at("id").as_string()); }
 DeleteOptions opts(bool hard, bool recursive, std::optional<Version> expected = {}) {
   DeleteOptions o;
   o.hard_delete = hard;
@@ -24,8 +26,6 @@ DeleteOptions opts(bool hard, bool recursive, std::optional<Version> expected = 
   return o;
 }
 
-Uuid uuid_of(const bj::object& o) { return parse_uuid(id_of(o)).value(); }
-std::string version_of(const bj::object& o) { return catalog::json::serialize(o.at("version")); }
 
 struct Fixture {
   Principal admin;

@@ -18,11 +18,11 @@
 
 using namespace catalog;
 using test::parse;
+using test::id_of;
 namespace bj = boost::json;
 
 namespace {
 
-std::string id_of(const bj::object& o) { return std::string(o.at("id").as_string()); }
 Uuid uuid_of(const std::string& id) { return parse_uuid(id).value(); }
 
 // What the test knows of each search index, to compute every expected page on its own.

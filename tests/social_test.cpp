@@ -11,12 +11,12 @@
 
 using namespace catalog;
 using test::parse;
+using test::id_of;
+using test::uuid_of;
 namespace bj = boost::json;
 
 namespace {
 
-std::string id_of(const bj::object& o) { return std::string(o.at("id").as_string()); }
-Uuid uuid_of(const bj::object& o) { return parse_uuid(id_of(o)).value(); }
 
 struct World {
   Principal admin, alice, bob, zoe;

@@ -4,6 +4,8 @@
 #include <catalog/storage/lmdb_backend.hpp>
 #include <catalog/storage/memory_backend.hpp>
 
+#include "support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -101,28 +103,7 @@ std::vector<std::string> keys_in(Transaction& txn, const Range& range, Direction
 
 const Range everything{"", std::nullopt};
 
-// A fresh directory under the system temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<unsigned> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("catalog-storage-test-" + std::to_string(::getpid()) + "-" +
-             std::to_string(counter.fetch_add(1)));
-    std::filesystem::remove_all(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using test::TempDir;
 
 std::unique_ptr<LmdbBackend> open_lmdb(const std::filesystem::path& dir, LmdbOptions options = {}) {
   return must(LmdbBackend::open(dir, options));

@@ -35,6 +35,9 @@ class TempDir {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
   const std::filesystem::path& path() const { return path_; }
 
  private:
@@ -65,6 +68,15 @@ struct LmdbFixture {
   TempDir dir;
   catalog::Store store = catalog::Store::open_lmdb(dir.path(), test_options()).value();
 };
+
+/// The id of an entity document, as text and as a Uuid; its version as the wire writes it.
+inline std::string id_of(const json::object& o) { return std::string(o.at("id").as_string()); }
+inline catalog::Uuid uuid_of(const json::object& o) {
+  return catalog::parse_uuid(id_of(o)).value();
+}
+inline std::string version_of(const json::object& o) {
+  return catalog::json::serialize(o.at("version"));
+}
 
 inline json::value parse(std::string_view text) { return catalog::json::parse(text).value(); }
 

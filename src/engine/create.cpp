@@ -26,19 +26,25 @@ struct Draft {
   std::string parent_fqn;        // "" for top-level entities
   std::optional<Record> parent;  // the container record, for owner inheritance
   std::vector<Link> links;       // `record.id` is filled in before they are written
-  std::vector<OwnerRef> owners;
+  std::vector<OwnerRef> owners;  // as the request names them: isOwner() before they resolve
 };
 
 // Placeholder for the new entity's id in links, replaced once the id is known.
 constexpr Uuid self{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
                      0xff, 0xff, 0xff}};
 
+// Reads the kind's create request strictly, and notes the owners it names.
 template <class T>
-Result<T> read_request(Kind kind, const json::value& body) {
+Result<T> read_request(Kind kind, const json::value& body, Draft& d) {
   if (!body.is_object())
     return fail(Errc::invalid_request,
                 "Invalid " + std::string(type_name(kind)) + " create request: expected an object");
-  return from_json<T>(body);
+  auto request = from_json<T>(body);
+  if constexpr (requires { request->owners; })
+    if (request)
+      for (const auto& ref : request->owners)
+        d.owners.push_back(OwnerRef{ref.id, ref.type == "team" ? Kind::team : Kind::user});
+  return request;
 }
 
 void base_doc(json::object& doc, std::string_view name, const std::optional<std::string>& display,
@@ -51,7 +57,6 @@ void base_doc(json::object& doc, std::string_view name, const std::optional<std:
 void add_owners(Draft& d, const std::vector<Record>& owners) {
   for (const auto& o : owners) {
     d.links.push_back({o.id, Rel::owns, self});
-    d.owners.push_back(OwnerRef{o.id, o.kind});
   }
 }
 
@@ -80,7 +85,7 @@ Result<void> link_owners(Tx& tx, Draft& d, const std::vector<EntityReference>& r
 
 Result<void> link_users(Tx& tx, Draft& d, Rel rel, const std::vector<EntityReference>& refs,
                         std::string_view field) {
-  auto users = resolve_users(tx, refs, field);
+  auto users = resolve_refs(tx, Kind::user, refs, field);
   if (!users) return users.error();
   add_links(d, rel, *users);
   return {};
@@ -90,6 +95,20 @@ Result<void> link_fqns(Tx& tx, Draft& d, Kind kind, Rel rel, const std::vector<s
   auto targets = resolve_fqns(tx, kind, fqns);
   if (!targets) return targets.error();
   add_links(d, rel, *targets);
+  return {};
+}
+
+Result<void> link_owners_and_domains(Tx& tx, Draft& d, const std::vector<EntityReference>& owners,
+                                     const std::vector<std::string>& domains) {
+  if (auto o = link_owners(tx, d, owners); !o) return o.error();
+  return link_fqns(tx, d, Kind::domain, Rel::domain, domains);
+}
+
+// An ML model or a search index lives in the live service its request names by FQN (S1).
+Result<void> place_in_service(Tx& tx, Draft& d, Kind kind, std::string_view service) {
+  auto found = tx.live_by_fqn(*service_kind(kind), service);
+  if (!found) return found.error();
+  place_under(d, std::move(*found));
   return {};
 }
 
@@ -113,7 +132,7 @@ Result<void> prepare_user([[maybe_unused]] Tx& tx, Kind kind, const json::value&
                           Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateUser>(kind, body);
+  auto r = read_request<CreateUser>(kind, body, d);
   if (!r) return r.error();
   if (auto c = check_name(r->name); !c) return c.error();
   if (auto e = validate_email(r->email); !e) return e.error();
@@ -134,7 +153,7 @@ Result<void> prepare_team([[maybe_unused]] Tx& tx, Kind kind, const json::value&
                           Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateTeam>(kind, body);
+  auto r = read_request<CreateTeam>(kind, body, d);
   if (!r) return r.error();
   if (auto c = check_name(r->name); !c) return c.error();
   if (r->email)
@@ -151,9 +170,7 @@ Result<void> prepare_team([[maybe_unused]] Tx& tx, Kind kind, const json::value&
     for (const auto& t : *parents) d.links.push_back({t.id, Rel::contains, self});
     if (auto l = link_ids(tx, d, Kind::user, Rel::member, req.users); !l) return l.error();
     if (auto l = link_ids(tx, d, Kind::policy, Rel::policy, req.policies); !l) return l.error();
-    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-    return {};
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
   return {};
 }
@@ -162,7 +179,7 @@ Result<void> prepare_policy([[maybe_unused]] Tx& tx, Kind kind, const json::valu
                             Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreatePolicy>(kind, body);
+  auto r = read_request<CreatePolicy>(kind, body, d);
   if (!r) return r.error();
   if (auto c = check_name(r->name); !c) return c.error();
   if (auto v = policy::validate_rules(r->rules); !v) return v.error();
@@ -180,7 +197,7 @@ Result<void> prepare_service([[maybe_unused]] Tx& tx, Kind kind, const json::val
                              Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateService>(kind, body);
+  auto r = read_request<CreateService>(kind, body, d);
   if (!r) return r.error();
   if (auto c = check_name(r->name); !c) return c.error();
   if (r->service_type.empty())
@@ -191,9 +208,7 @@ Result<void> prepare_service([[maybe_unused]] Tx& tx, Kind kind, const json::val
   doc["serviceType"] = r->service_type;
   doc["tags"] = std::move(*tags);
   p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-    return {};
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
   return {};
 }
@@ -201,16 +216,13 @@ Result<void> prepare_service([[maybe_unused]] Tx& tx, Kind kind, const json::val
 Result<void> prepare_mlmodel(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateMlModel>(kind, body);
+  auto r = read_request<CreateMlModel>(kind, body, d);
   if (!r) return r.error();
   if (auto c = check_name(r->name); !c) return c.error();
-  if (auto f = fqn::canonical(r->service); !f) return f.error();
   if (r->server)
     if (auto u = validate_uri(*r->server, "server"); !u) return u.error();
   auto tags = normalize_tags(r->tags);
   if (!tags) return tags.error();
-  auto service = tx.live_by_fqn(Kind::mlmodel_service, r->service);
-  if (!service) return service.error();
   base_doc(doc, r->name, r->display_name, r->description);
   doc["algorithm"] = r->algorithm;
   if (r->target) doc["target"] = *r->target;
@@ -219,11 +231,9 @@ Result<void> prepare_mlmodel(Tx& tx, Kind kind, const json::value& body, Prepare
   doc["mlHyperParameters"] = detail::to_json(r->ml_hyper_parameters);
   doc["tags"] = std::move(*tags);
   if (r->extension) doc["extension"] = *r->extension;
-  place_under(d, std::move(*service));
+  if (auto in = place_in_service(tx, d, kind, r->service); !in) return in.error();
   p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-    return {};
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
   return {};
 }
@@ -232,7 +242,7 @@ Result<void> prepare_glossary([[maybe_unused]] Tx& tx, Kind kind, const json::va
                               Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateGlossary>(kind, body);
+  auto r = read_request<CreateGlossary>(kind, body, d);
   if (!r) return r.error();
   if (auto c = check_name(r->name); !c) return c.error();
   auto tags = normalize_tags(r->tags);
@@ -242,9 +252,7 @@ Result<void> prepare_glossary([[maybe_unused]] Tx& tx, Kind kind, const json::va
   doc["tags"] = std::move(*tags);
   p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
     if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
-    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-    return {};
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
   return {};
 }
@@ -252,7 +260,7 @@ Result<void> prepare_glossary([[maybe_unused]] Tx& tx, Kind kind, const json::va
 Result<void> prepare_term(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateGlossaryTerm>(kind, body);
+  auto r = read_request<CreateGlossaryTerm>(kind, body, d);
   if (!r) return r.error();
   if (auto c = check_name(r->name); !c) return c.error();
   if (auto f = fqn::canonical(r->glossary); !f) return f.error();
@@ -298,7 +306,7 @@ Result<void> prepare_term(Tx& tx, Kind kind, const json::value& body, Prepared& 
 Result<void> prepare_domain(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateDomain>(kind, body);
+  auto r = read_request<CreateDomain>(kind, body, d);
   if (!r) return r.error();
   if (auto c = check_name(r->name); !c) return c.error();
   if (r->parent) {
@@ -323,28 +331,23 @@ Result<void> prepare_domain(Tx& tx, Kind kind, const json::value& body, Prepared
 Result<void> prepare_search_index(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateSearchIndex>(kind, body);
+  auto r = read_request<CreateSearchIndex>(kind, body, d);
   if (!r) return r.error();
   if (auto c = check_name(r->name); !c) return c.error();
-  if (auto f = fqn::canonical(r->service); !f) return f.error();
   if (auto v = validate_index_fields(r->fields); !v) return v.error();
   if (r->source_hash)
     if (auto v = validate_source_hash(*r->source_hash); !v) return v.error();
   auto tags = normalize_tags(r->tags);
   if (!tags) return tags.error();
-  auto service = tx.live_by_fqn(Kind::search_service, r->service);
-  if (!service) return service.error();
   base_doc(doc, r->name, r->display_name, r->description);
   doc["fields"] = detail::to_json(r->fields);
   doc["indexType"] = detail::enum_name(r->index_type.value_or(IndexType::index));
   doc["tags"] = std::move(*tags);
   if (r->extension) doc["extension"] = *r->extension;
   if (r->source_hash) doc["sourceHash"] = *r->source_hash;
-  place_under(d, std::move(*service));
+  if (auto in = place_in_service(tx, d, kind, r->service); !in) return in.error();
   p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
-    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
-    if (auto l = link_fqns(tx, d, Kind::domain, Rel::domain, req.domains); !l) return l.error();
-    return {};
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
   return {};
 }
@@ -381,14 +384,7 @@ Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json:
   if (!prepared) return prepared.error();
   auto& d = prepared->draft;
   // Owners named in the request decide isOwner() for the new entity; else the container's.
-  std::vector<OwnerRef> requested;
-  if (body.is_object())
-    if (auto o = body.as_object().find("owners");
-        o != body.as_object().end() && o->value().is_array())
-      for (const auto& ref : o->value().as_array())
-        if (auto r = from_json<EntityReference>(ref); r)
-          requested.push_back(OwnerRef{r->id, r->type == "team" ? Kind::team : Kind::user});
-  RecordResource resource(tx, kind, d.parent ? &*d.parent : nullptr, requested,
+  RecordResource resource(tx, kind, d.parent ? &*d.parent : nullptr, d.owners,
                           "a new " + std::string(type_name(kind)));
   Operation op = Operation::create;
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();

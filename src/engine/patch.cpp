@@ -17,10 +17,26 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view always_read_only[] = {
-    "id", "name", "fullyQualifiedName", "version", "updatedAt", "updatedBy", "href",
-    "changeDescription", "deleted", "followers", "votes", "children", "service", "glossary",
-    "parent", "follows", "owns", "termCount", "userCount", "childrenCount"};
+constexpr std::string_view always_read_only[] = {"id",
+                                                 "name",
+                                                 "fullyQualifiedName",
+                                                 "version",
+                                                 "updatedAt",
+                                                 "updatedBy",
+                                                 "href",
+                                                 "changeDescription",
+                                                 "deleted",
+                                                 "followers",
+                                                 "votes",
+                                                 "children",
+                                                 "service",
+                                                 "glossary",
+                                                 "parent",
+                                                 "follows",
+                                                 "owns",
+                                                 "termCount",
+                                                 "userCount",
+                                                 "childrenCount"};
 
 bool read_only(Kind kind, std::string_view field) {
   if (std::find(std::begin(always_read_only), std::end(always_read_only), field) !=
@@ -51,7 +67,8 @@ std::vector<std::string> ids_of(const json::value* v) {
   if (v && v->is_array())
     for (const auto& e : v->as_array())
       if (e.is_object())
-        if (auto id = e.as_object().find("id"); id != e.as_object().end() && id->value().is_string())
+        if (auto id = e.as_object().find("id");
+            id != e.as_object().end() && id->value().is_string())
           out.emplace_back(id->value().as_string());
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -109,16 +126,16 @@ Result<void> check_shape(Kind kind, const json::value& doc) {
     return {};
   };
   switch (kind) {
-    case Kind::user: return check(User{});
-    case Kind::team: return check(Team{});
-    case Kind::policy: return check(Policy{});
-    case Kind::mlmodel_service: return check(MlModelService{});
-    case Kind::search_service: return check(SearchService{});
-    case Kind::mlmodel: return check(MlModel{});
-    case Kind::glossary: return check(Glossary{});
-    case Kind::glossary_term: return check(GlossaryTerm{});
-    case Kind::domain: return check(Domain{});
-    case Kind::search_index: return check(SearchIndex{});
+  case Kind::user: return check(User{});
+  case Kind::team: return check(Team{});
+  case Kind::policy: return check(Policy{});
+  case Kind::mlmodel_service: return check(MlModelService{});
+  case Kind::search_service: return check(SearchService{});
+  case Kind::mlmodel: return check(MlModel{});
+  case Kind::glossary: return check(Glossary{});
+  case Kind::glossary_term: return check(GlossaryTerm{});
+  case Kind::domain: return check(Domain{});
+  case Kind::search_index: return check(SearchIndex{});
   }
   return {};
 }
@@ -180,19 +197,7 @@ Result<std::vector<Record>> resolve_field(Tx& tx, Kind kind, std::string_view fi
   auto refs = from_json<std::vector<EntityReference>>(*v);
   if (!refs) return refs.error();
   if (field == "owners") return resolve_owners(tx, *refs);
-  auto target = target_kind(kind, field);
-  std::vector<Record> out;
-  for (const auto& ref : *refs) {
-    if (ref.type != type_name(target))
-      return fail(Errc::invalid_value, "Invalid " + std::string(field) + " type " +
-                                           ref.type.substr(0, 64) + ": must be " +
-                                           std::string(type_name(target)));
-    auto r = tx.live_by_id(target, ref.id);
-    if (!r) return r.error();
-    if (std::none_of(out.begin(), out.end(), [&](const Record& o) { return o.id == r->id; }))
-      out.push_back(std::move(*r));
-  }
-  return out;
+  return resolve_refs(tx, target_kind(kind, field), *refs, field);
 }
 
 /// Elements of `a` whose key (id, or tagFQN for tags) is not in `b`.
@@ -204,7 +209,8 @@ json::array minus(const json::value* a, const json::value* b, std::string_view k
     if (v && v->is_array())
       for (const auto& e : v->as_array())
         if (e.is_object())
-          if (auto it = e.as_object().find(key); it != e.as_object().end()) k.push_back(it->value());
+          if (auto it = e.as_object().find(key); it != e.as_object().end())
+            k.push_back(it->value());
     return k;
   };
   auto kb = keys_of(b);
@@ -262,9 +268,9 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
     return fail(Errc::not_found, std::string(type_name(kind)) + " instance for " + key.text() +
                                      " is deleted; restore it first");
   if (options.expected_version && *options.expected_version != r->version())
-    return fail(Errc::version_mismatch,
-                std::string(type_name(kind)) + " " + std::string(r->fqn()) + " is at version " +
-                    r->version().to_string() + ", not " + options.expected_version->to_string());
+    return fail(Errc::version_mismatch, std::string(type_name(kind)) + " " + std::string(r->fqn()) +
+                                            " is at version " + r->version().to_string() +
+                                            ", not " + options.expected_version->to_string());
 
   auto current = render(tx, *r, FieldSet::everything());
   if (!current) return current.error();
@@ -386,7 +392,8 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
       continue;
     }
     if (f == "tags") {
-      auto tags = from_json<std::vector<TagLabel>>(new_value ? *new_value : json::value(json::array()));
+      auto tags =
+          from_json<std::vector<TagLabel>>(new_value ? *new_value : json::value(json::array()));
       auto normalized = normalize_tags(*tags);
       json::value now = *normalized;
       auto gained = minus(&now, old_value, "tagFQN");

@@ -10,9 +10,8 @@ namespace json = boost::json;
 
 Result<void> validate_email(std::string_view email, std::string_view field) {
   auto bad = [&](const char* why) {
-    return fail(Errc::invalid_value,
-                "Invalid " + std::string(field) + " " + std::string(email.substr(0, 130)) + ": " +
-                    why);
+    return fail(Errc::invalid_value, "Invalid " + std::string(field) + " " +
+                                         std::string(email.substr(0, 130)) + ": " + why);
   };
   if (email.size() < 6 || email.size() > 127) return bad("must be 6 to 127 characters");
   auto at = email.find('@');
@@ -30,8 +29,9 @@ Result<void> validate_email(std::string_view email, std::string_view field) {
 Result<json::array> normalize_tags(const std::vector<TagLabel>& tags) {
   std::vector<TagLabel> sorted;
   for (auto t : tags) {
-    auto chars = std::count_if(t.tag_fqn.begin(), t.tag_fqn.end(),
-                               [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+    auto chars = std::count_if(t.tag_fqn.begin(), t.tag_fqn.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    });
     if (chars < 1 || chars > 128)
       return fail(Errc::invalid_value, "Invalid tag " + t.tag_fqn.substr(0, 140) +
                                            ": tagFQN must be 1 to 128 characters");
@@ -42,22 +42,60 @@ Result<json::array> normalize_tags(const std::vector<TagLabel>& tags) {
   }
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const TagLabel& a, const TagLabel& b) { return a.tag_fqn < b.tag_fqn; });
-  sorted.erase(std::unique(sorted.begin(), sorted.end(),
-                           [](const TagLabel& a, const TagLabel& b) { return a.tag_fqn == b.tag_fqn; }),
-               sorted.end());
+  sorted.erase(
+      std::unique(sorted.begin(), sorted.end(),
+                  [](const TagLabel& a, const TagLabel& b) { return a.tag_fqn == b.tag_fqn; }),
+      sorted.end());
   json::array out;
   for (const auto& t : sorted) out.push_back(detail::to_json(t));
   return out;
 }
 
 namespace {
-constexpr std::string_view index_data_types[] = {
-    "NUMBER", "TEXT", "BINARY", "TIMESTAMP", "TIMESTAMPZ", "TIME", "DATE", "DATETIME", "KEYWORD",
-    "ARRAY", "OBJECT", "FLATTENED", "NESTED", "JOIN", "RANGE", "IP", "VERSION", "MURMUR3",
-    "AGGREGATE_METRIC_DOUBLE", "HISTOGRAM", "ANNOTATED-TEXT", "COMPLETION", "SEARCH_AS_YOU_TYPE",
-    "DENSE_VECTOR", "RANK_FEATURE", "RANK_FEATURES", "GEO_POINT", "GEO_SHAPE", "POINT", "SHAPE",
-    "PERCOLATOR", "BOOLEAN", "CONSTANT_KEYWORD", "WILDCARD", "LONG", "INTEGER", "SHORT", "BYTE",
-    "DOUBLE", "FLOAT", "HALF_FLOAT", "SCALED_FLOAT", "UNSIGNED_LONG", "UNKNOWN"};
+constexpr std::string_view index_data_types[] = {"NUMBER",
+                                                 "TEXT",
+                                                 "BINARY",
+                                                 "TIMESTAMP",
+                                                 "TIMESTAMPZ",
+                                                 "TIME",
+                                                 "DATE",
+                                                 "DATETIME",
+                                                 "KEYWORD",
+                                                 "ARRAY",
+                                                 "OBJECT",
+                                                 "FLATTENED",
+                                                 "NESTED",
+                                                 "JOIN",
+                                                 "RANGE",
+                                                 "IP",
+                                                 "VERSION",
+                                                 "MURMUR3",
+                                                 "AGGREGATE_METRIC_DOUBLE",
+                                                 "HISTOGRAM",
+                                                 "ANNOTATED-TEXT",
+                                                 "COMPLETION",
+                                                 "SEARCH_AS_YOU_TYPE",
+                                                 "DENSE_VECTOR",
+                                                 "RANK_FEATURE",
+                                                 "RANK_FEATURES",
+                                                 "GEO_POINT",
+                                                 "GEO_SHAPE",
+                                                 "POINT",
+                                                 "SHAPE",
+                                                 "PERCOLATOR",
+                                                 "BOOLEAN",
+                                                 "CONSTANT_KEYWORD",
+                                                 "WILDCARD",
+                                                 "LONG",
+                                                 "INTEGER",
+                                                 "SHORT",
+                                                 "BYTE",
+                                                 "DOUBLE",
+                                                 "FLOAT",
+                                                 "HALF_FLOAT",
+                                                 "SCALED_FLOAT",
+                                                 "UNSIGNED_LONG",
+                                                 "UNKNOWN"};
 }  // namespace
 
 Result<void> validate_index_fields(const std::vector<SearchIndexField>& fields) {
@@ -76,9 +114,9 @@ Result<void> validate_index_fields(const std::vector<SearchIndexField>& fields) 
 
 Result<void> validate_uri(std::string_view uri, std::string_view field) {
   auto bad = [&] {
-    return fail(Errc::invalid_value,
-                "Invalid " + std::string(field) + " " + std::string(uri.substr(0, 200)) +
-                    ": expected a URI such as http://host:port");
+    return fail(Errc::invalid_value, "Invalid " + std::string(field) + " " +
+                                         std::string(uri.substr(0, 200)) +
+                                         ": expected a URI such as http://host:port");
   };
   auto colon = uri.find(':');
   if (colon == std::string_view::npos || colon == 0) return bad();
@@ -121,8 +159,8 @@ Result<std::vector<Record>> resolve_owners(Tx& tx, const std::vector<EntityRefer
     if (kind == Kind::team) {
       auto t = r->doc.find("teamType");
       if (t == r->doc.end() || t->value() != "Group")
-        return fail(Errc::invalid_value, "Team " + std::string(r->name()) +
-                                             " of type " + std::string(t->value().as_string()) +
+        return fail(Errc::invalid_value, "Team " + std::string(r->name()) + " of type " +
+                                             std::string(t->value().as_string()) +
                                              " cannot own entities: only Group teams can");
     }
     out.push_back(std::move(*r));
@@ -131,14 +169,16 @@ Result<std::vector<Record>> resolve_owners(Tx& tx, const std::vector<EntityRefer
   return out;
 }
 
-Result<std::vector<Record>> resolve_users(Tx& tx, const std::vector<EntityReference>& refs,
-                                          std::string_view field) {
+Result<std::vector<Record>> resolve_refs(Tx& tx, Kind target,
+                                         const std::vector<EntityReference>& refs,
+                                         std::string_view field) {
   std::vector<Record> out;
   for (const auto& ref : refs) {
-    if (ref.type != "user")
+    if (ref.type != type_name(target))
       return fail(Errc::invalid_value, "Invalid " + std::string(field) + " type " +
-                                           ref.type.substr(0, 64) + ": must be user");
-    auto r = tx.live_by_id(Kind::user, ref.id);
+                                           ref.type.substr(0, 64) + ": must be " +
+                                           std::string(type_name(target)));
+    auto r = tx.live_by_id(target, ref.id);
     if (!r) return r.error();
     out.push_back(std::move(*r));
   }
@@ -157,8 +197,7 @@ Result<std::vector<Record>> resolve_ids(Tx& tx, Kind kind, const std::vector<Uui
   return out;
 }
 
-Result<std::vector<Record>> resolve_fqns(Tx& tx, Kind kind,
-                                         const std::vector<std::string>& fqns) {
+Result<std::vector<Record>> resolve_fqns(Tx& tx, Kind kind, const std::vector<std::string>& fqns) {
   std::vector<Record> out;
   for (const auto& f : fqns) {
     auto r = tx.live_by_fqn(kind, f);
@@ -179,30 +218,31 @@ Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
   auto allowed = [&](std::initializer_list<TeamType> ok) -> Result<void> {
     for (const auto& p : parents)
       if (std::find(ok.begin(), ok.end(), type_of(p)) == ok.end())
-        return fail(Errc::team_rule, "Team of type " + name(type) + " can't have a parent of type " +
-                                         name(type_of(p)) + " (" + std::string(p.name()) + ")");
+        return fail(Errc::team_rule, "Team of type " + name(type) +
+                                         " can't have a parent of type " + name(type_of(p)) + " (" +
+                                         std::string(p.name()) + ")");
     return {};
   };
   switch (type) {
-    case TeamType::group:
-      if (!children.empty())
-        return fail(Errc::team_rule, "Team of type Group can't have child teams");
-      [[fallthrough]];
-    case TeamType::department:
-      return allowed({TeamType::department, TeamType::division, TeamType::business_unit,
-                      TeamType::organization});
-    case TeamType::division:
-      if (parents.size() != 1)
-        return fail(Errc::team_rule, "Team of type Division must have exactly one parent");
-      return allowed({TeamType::division, TeamType::business_unit, TeamType::organization});
-    case TeamType::business_unit:
-      if (parents.size() != 1)
-        return fail(Errc::team_rule, "Team of type BusinessUnit must have exactly one parent");
-      return allowed({TeamType::business_unit, TeamType::organization});
-    case TeamType::organization:
-      if (!parents.empty())
-        return fail(Errc::team_rule, "Team of type Organization can't have parents");
-      return {};
+  case TeamType::group:
+    if (!children.empty())
+      return fail(Errc::team_rule, "Team of type Group can't have child teams");
+    [[fallthrough]];
+  case TeamType::department:
+    return allowed({TeamType::department, TeamType::division, TeamType::business_unit,
+                    TeamType::organization});
+  case TeamType::division:
+    if (parents.size() != 1)
+      return fail(Errc::team_rule, "Team of type Division must have exactly one parent");
+    return allowed({TeamType::division, TeamType::business_unit, TeamType::organization});
+  case TeamType::business_unit:
+    if (parents.size() != 1)
+      return fail(Errc::team_rule, "Team of type BusinessUnit must have exactly one parent");
+    return allowed({TeamType::business_unit, TeamType::organization});
+  case TeamType::organization:
+    if (!parents.empty())
+      return fail(Errc::team_rule, "Team of type Organization can't have parents");
+    return {};
   }
   return {};
 }

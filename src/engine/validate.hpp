@@ -24,9 +24,10 @@ Result<void> validate_source_hash(std::string_view hash);
 /// Owners: live users or live teams of type Group. Errors: bad_request (other types, a team
 /// that is not a Group), not_found.
 Result<std::vector<Record>> resolve_owners(Tx& tx, const std::vector<EntityReference>& refs);
-/// Live users by reference (reviewers). Errors: bad_request (not a user), not_found.
-Result<std::vector<Record>> resolve_users(Tx& tx, const std::vector<EntityReference>& refs,
-                                          std::string_view field);
+/// Live entities of kind `target` by reference (reviewers, experts, team users, ...).
+/// Errors: bad_request (a reference of another type, naming `field`), not_found.
+Result<std::vector<Record>>
+resolve_refs(Tx& tx, Kind target, const std::vector<EntityReference>& refs, std::string_view field);
 /// Live entities of `kind` by id. Errors: not_found.
 Result<std::vector<Record>> resolve_ids(Tx& tx, Kind kind, const std::vector<Uuid>& ids);
 /// Live entities of `kind` by FQN (user names for users). Errors: bad_request, not_found.
