@@ -1,5 +1,7 @@
 #include <catalog/storage/lmdb_backend.hpp>
 
+#include "transaction_state.hpp"
+
 #include <lmdb.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -335,10 +337,12 @@ class LmdbCursor final : public Cursor {
   std::optional<std::string> saved_key_;
 };
 
-class LmdbTransaction final : public Transaction {
+class LmdbTransaction final : public Transaction,
+                              public detail::TransactionState<LmdbTransaction, LmdbCursor> {
  public:
-  LmdbTransaction(std::shared_ptr<LmdbEnv> env, Mode mode) : env_(std::move(env)), mode_(mode) {}
-  ~LmdbTransaction() override { abort(); }
+  LmdbTransaction(std::shared_ptr<LmdbEnv> env, Mode mode)
+      : TransactionState(mode), env_(std::move(env)) {}
+  ~LmdbTransaction() override { end(); }
   LmdbTransaction(const LmdbTransaction&) = delete;
   LmdbTransaction& operator=(const LmdbTransaction&) = delete;
 
@@ -352,8 +356,8 @@ class LmdbTransaction final : public Transaction {
   }
 
   Result<std::optional<std::string>> get(std::string_view key) override {
-    if (dead_) {
-      return *dead_;
+    if (auto ok = alive(); !ok) {
+      return ok.error();
     }
     if (auto checked = check_key(key); !checked) {
       return checked.error();
@@ -398,11 +402,11 @@ class LmdbTransaction final : public Transaction {
   }
 
   Result<std::unique_ptr<Cursor>> scan(const Range& range, Direction dir) override {
-    if (dead_) {
-      return *dead_;
+    if (auto ok = alive(); !ok) {
+      return ok.error();
     }
     auto cursor = std::make_unique<LmdbCursor>(this, range, dir);
-    cursors_.push_back(cursor.get());
+    track(cursor.get());
     if (auto opened = cursor->open(txn_, env_->dbi); !opened) {
       return opened.error();
     }
@@ -410,8 +414,8 @@ class LmdbTransaction final : public Transaction {
   }
 
   Result<void> commit() override {
-    if (dead_) {
-      return *dead_;
+    if (auto ok = alive(); !ok) {
+      return ok.error();
     }
     close_cursors();
     // LMDB frees the transaction whether the commit succeeds or not: release our handle first
@@ -432,52 +436,20 @@ class LmdbTransaction final : public Transaction {
       dead_ = lmdb_error(rc, "commit");
       return *dead_;
     }
-    dead_ = Error(Errc::storage, "transaction used after commit");
+    committed();
     return {};
-  }
-
-  void forget(LmdbCursor* cursor) noexcept {
-    cursors_.erase(std::remove(cursors_.begin(), cursors_.end(), cursor), cursors_.end());
   }
 
  private:
-  Result<void> prepare_write(std::string_view key) {
-    if (dead_) {
-      return *dead_;
-    }
-    if (mode_ == Mode::read_only) {
-      return die(Error(Errc::storage, "write in a read-only transaction"));
-    }
-    if (auto checked = check_key(key); !checked) {
-      return die(checked.error());
-    }
-    for (LmdbCursor* cursor : cursors_) {
-      cursor->save_position();
-    }
-    return {};
-  }
+  friend class detail::TransactionState<LmdbTransaction, LmdbCursor>;
 
   Error write_failed(int rc, std::string_view what) {
     return die(rc == MDB_MAP_FULL ? env_->map_full() : lmdb_error(rc, what));
   }
 
-  // Ends the transaction at once (freeing LMDB's writer lock and letting the map grow) and
-  // makes every later call fail with `error`.
-  Error die(Error error) {
-    abort();
-    dead_ = error;
-    return error;
-  }
-
-  void close_cursors() noexcept {
-    for (LmdbCursor* cursor : cursors_) {
-      cursor->close();
-    }
-    cursors_.clear();
-  }
-
-  // Ends the transaction without committing. Idempotent.
-  void abort() noexcept {
+  // Ends the transaction without committing (freeing LMDB's writer lock and letting the map
+  // grow). Idempotent.
+  void end() noexcept {
     if (txn_ == nullptr) {
       return;
     }
@@ -487,10 +459,7 @@ class LmdbTransaction final : public Transaction {
   }
 
   std::shared_ptr<LmdbEnv> env_;
-  Mode mode_;
   MDB_txn* txn_ = nullptr;  // null once ended
-  std::vector<LmdbCursor*> cursors_;
-  std::optional<Error> dead_;
 };
 
 LmdbCursor::~LmdbCursor() {

@@ -1,5 +1,7 @@
 #include <catalog/storage/memory_backend.hpp>
 
+#include "transaction_state.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -212,7 +214,7 @@ class MemoryCursor final : public Cursor {
   }
 
   // Called when the transaction ends: the maps may be gone, or changed by the commit.
-  void invalidate() noexcept {
+  void close() noexcept {
     txn_ = nullptr;
     overlay_ = nullptr;
     map_ = nullptr;
@@ -307,12 +309,14 @@ struct Step {
                            // entry, so that it is freed after the mutex is released
 };
 
-class MemoryTransaction final : public Transaction {
+class MemoryTransaction final
+    : public Transaction,
+      public detail::TransactionState<MemoryTransaction, MemoryCursor> {
  public:
   // A writer passes the writer slot it holds and no pin; a reader passes an empty lease and its
   // pin on `version`.
   MemoryTransaction(WriterLease writer, ReaderPin pin, Mode mode, std::shared_ptr<Version> version)
-      : writer_(std::move(writer)), pin_(std::move(pin)), mode_(mode),
+      : TransactionState(mode), writer_(std::move(writer)), pin_(std::move(pin)),
         version_(std::move(version)) {}
 
   ~MemoryTransaction() override { end(); }
@@ -320,8 +324,8 @@ class MemoryTransaction final : public Transaction {
   MemoryTransaction& operator=(const MemoryTransaction&) = delete;
 
   Result<std::optional<std::string>> get(std::string_view key) override {
-    if (dead_) {
-      return *dead_;
+    if (auto ok = alive(); !ok) {
+      return ok.error();
     }
     if (auto checked = check_key(key); !checked) {
       return checked.error();
@@ -373,18 +377,18 @@ class MemoryTransaction final : public Transaction {
   }
 
   Result<std::unique_ptr<Cursor>> scan(const Range& range, Direction dir) override {
-    if (dead_) {
-      return *dead_;
+    if (auto ok = alive(); !ok) {
+      return ok.error();
     }
     auto cursor = std::make_unique<MemoryCursor>(this, &overlay_, &version_->map, range, dir);
     cursor->seek_first();
-    cursors_.push_back(cursor.get());
+    track(cursor.get());
     return std::unique_ptr<Cursor>(std::move(cursor));
   }
 
   Result<void> commit() override {
-    if (dead_) {
-      return *dead_;
+    if (auto ok = alive(); !ok) {
+      return ok.error();
     }
     close_cursors();
     if (!overlay_.empty()) {
@@ -396,30 +400,12 @@ class MemoryTransaction final : public Transaction {
       }
     }
     end();
-    dead_ = Error(Errc::storage, "transaction used after commit");
+    committed();
     return {};
-  }
-
-  void forget(MemoryCursor* cursor) noexcept {
-    cursors_.erase(std::remove(cursors_.begin(), cursors_.end(), cursor), cursors_.end());
   }
 
  private:
-  Result<void> prepare_write(std::string_view key) {
-    if (dead_) {
-      return *dead_;
-    }
-    if (mode_ == Mode::read_only) {
-      return die(Error(Errc::storage, "write in a read-only transaction"));
-    }
-    if (auto checked = check_key(key); !checked) {
-      return die(checked.error());
-    }
-    for (MemoryCursor* cursor : cursors_) {
-      cursor->save_position();
-    }
-    return {};
-  }
+  friend class detail::TransactionState<MemoryTransaction, MemoryCursor>;
 
   // Makes the overlay the store's new state. Only a writer gets here, and while it holds the
   // writer slot nobody else changes or replaces `version_`, which is still the current version;
@@ -491,19 +477,6 @@ class MemoryTransaction final : public Transaction {
     }
   }
 
-  Error die(Error error) {
-    end();
-    dead_ = error;
-    return error;
-  }
-
-  void close_cursors() noexcept {
-    for (MemoryCursor* cursor : cursors_) {
-      cursor->invalidate();
-    }
-    cursors_.clear();
-  }
-
   // Ends the transaction without publishing anything. Idempotent.
   void end() noexcept {
     close_cursors();
@@ -515,11 +488,8 @@ class MemoryTransaction final : public Transaction {
 
   WriterLease writer_;  // first member: released even if the constructor throws
   ReaderPin pin_;       // a reader's pin on version_
-  Mode mode_;
   std::shared_ptr<Version> version_;  // the store as of begin; only commit() changes it
   Overlay overlay_;                   // a writer's changes
-  std::vector<MemoryCursor*> cursors_;
-  std::optional<Error> dead_;
 };
 
 MemoryCursor::~MemoryCursor() {
