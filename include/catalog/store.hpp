@@ -127,6 +127,13 @@ struct StoreOptions {
   std::shared_ptr<const Authenticator> authenticator{};
 };
 
+/// One problem `Store::verify` found: the storage key concerned (printable: non-ASCII bytes as
+/// \xNN) and what is wrong with it.
+struct IntegrityProblem {
+  std::string key{};
+  std::string message{};
+};
+
 /// The catalog. Move-only. Thread-safe: operations may run concurrently from several threads;
 /// each is one storage transaction (writers are serialized by the backend).
 class Store {
@@ -250,6 +257,13 @@ class Store {
                                             const Uuid& user);
   Result<boost::json::object> vote_json(const Principal& who, Kind kind, const Uuid& id,
                                         VoteType vote);
+
+  /// The integrity check (like SQLite's `PRAGMA integrity_check`): reads the whole store in one
+  /// read transaction and checks every invariant of the key schema (names, list indexes and
+  /// counters, both directions of every edge, history from 0.1 to the current version, dense
+  /// event offsets, every stored value decodes). Returns the problems found, empty when clean.
+  /// Memory does not grow with the store. Errors: storage (the read itself failed).
+  Result<std::vector<IntegrityProblem>> verify() const;
 
   /// The backend, for hosts that inspect bytes (tests). Never null.
   storage::Backend& backend() noexcept;
