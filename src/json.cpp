@@ -210,6 +210,58 @@ Error describe_parse_failure(std::string_view text, std::size_t pos, bj::error_c
 // ---------------------------------------------------------------------------------------------
 // Serialization
 
+// Fixed notation of the shortest round-tripping digits: at most 309 integer digits, or "0." plus
+// 323 zeros plus 17 digits for the smallest subnormals, plus ".0".
+constexpr std::size_t double_buffer = 400;
+
+// How a double is written: the shortest plain decimal that reads back to it; an integral double
+// stays a double when read back (`12.0`, not `12`). NaN and infinities, which JSON cannot spell
+// and parse never produces, are `null`.
+std::string_view format_double(double d, char (&buf)[double_buffer]) {
+  if (!std::isfinite(d)) return "null";
+  auto r = std::to_chars(buf, buf + double_buffer - 2, d, std::chars_format::fixed);
+  auto n = static_cast<std::size_t>(r.ptr - buf);
+  if (std::string_view(buf, n).find('.') == std::string_view::npos) {
+    buf[n++] = '.';
+    buf[n++] = '0';
+  }
+  return {buf, n};
+}
+
+// The length of a string as the serializer writes it: quotes, two-character escapes for the
+// quote, backslash and \b \f \n \r \t, six-character \u00XX escapes for other controls.
+std::size_t string_bytes(bj::string_view s) {
+  std::size_t n = 2 + s.size();
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+      n += 1;
+    else if (c < 0x20)
+      n += 5;
+  }
+  return n;
+}
+
+template <class Integer> std::size_t integer_bytes(Integer i) {
+  char buf[24];
+  return static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, i).ptr - buf);
+}
+
+std::size_t scalar_bytes(const bj::value& v) {
+  switch (v.kind()) {
+  case bj::kind::null: return 4;
+  case bj::kind::bool_: return v.get_bool() ? 4 : 5;
+  case bj::kind::int64: return integer_bytes(v.get_int64());
+  case bj::kind::uint64: return integer_bytes(v.get_uint64());
+  case bj::kind::double_: {
+    char buf[double_buffer];
+    return format_double(v.get_double(), buf).size();
+  }
+  case bj::kind::string: return string_bytes(v.get_string());
+  default: return 0;  // containers are counted by measure
+  }
+}
+
 class Writer {
 public:
   explicit Writer(std::string& out) : out_(out) {}
@@ -257,18 +309,8 @@ private:
   }
 
   void write_double(double d) {
-    if (!std::isfinite(d)) {
-      out_ += "null";  // JSON has no spelling for them; parse never produces them
-      return;
-    }
-    // Fixed notation of the shortest round-tripping digits: at most 309 integer digits, or
-    // "0." plus 323 zeros plus 17 digits for the smallest subnormals.
-    char buf[400];
-    auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::fixed);
-    std::string_view digits(buf, static_cast<std::size_t>(r.ptr - buf));
-    out_ += digits;
-    // An integral double stays a double when read back (`12.0`, not `12`).
-    if (digits.find('.') == std::string_view::npos) out_ += ".0";
+    char buf[double_buffer];
+    out_ += format_double(d, buf);
   }
 
   // Boost.JSON's serializer escapes exactly what JSON requires; reusing one serializer avoids an
@@ -288,6 +330,31 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 // JSON Pointer (RFC 6901) and JSON Patch (RFC 6902)
+
+// What the operations of one patch have built so far, against its limits.
+class Budget {
+public:
+  explicit Budget(PatchLimits limits) : limits_(limits) {}
+
+  // Charges placing `v` at `at` levels below the root. Measuring costs at most what is left of
+  // the budget, so a whole patch measures no more than max_bytes.
+  Result<void> charge(const bj::value& v, std::size_t at) {
+    std::size_t left = limits_.max_bytes - used_;
+    auto extent = measure(v, left);
+    if (extent.bytes > left)
+      return fail(Errc::too_large, "the patch builds more than " +
+                                       std::to_string(limits_.max_bytes) + " bytes of JSON");
+    used_ += extent.bytes;
+    if (at + extent.depth > limits_.max_depth)
+      return fail(Errc::too_deep,
+                  "the result would nest deeper than " + std::to_string(limits_.max_depth));
+    return {};
+  }
+
+private:
+  PatchLimits limits_;
+  std::size_t used_ = 0;
+};
 
 // A failure inside one operation; apply_json_patch prefixes which operation it was.
 Error failure(std::string message) { return Error(Errc::invalid_patch, std::move(message)); }
@@ -468,10 +535,12 @@ bool is_proper_prefix(const std::vector<std::string>& prefix,
 }
 
 Result<void> apply_operation(bj::value& doc, const bj::object& op, std::string_view name,
-                             const std::vector<std::string>& path) {
+                             const std::vector<std::string>& path, Budget& budget) {
   if (name == "add" || name == "replace" || name == "test") {
     auto v = value_member(op);
     if (!v) return v.error();
+    if (name != "test")
+      if (auto charged = budget.charge(**v, path.size()); !charged) return charged;
     if (name == "add") return add(doc, path, **v);
     auto target = resolve(doc, path);
     if (!target) return target.error();
@@ -497,11 +566,18 @@ Result<void> apply_operation(bj::value& doc, const bj::object& op, std::string_v
     if (!from) return from.error();
     auto source = resolve(doc, *from);
     if (!source) return failure("from " + quoted(**from_text) + ": " + source.error().message());
-    if (name == "copy") return add(doc, path, **source);
+    if (name == "copy") {
+      if (auto charged = budget.charge(**source, path.size()); !charged) return charged;
+      return add(doc, path, **source);
+    }
     if (*from == path) return {};
     if (is_proper_prefix(*from, path)) {
       return failure("cannot move " + quoted(**from_text) + " into one of its own children");
     }
+    // A value moved no deeper than it was keeps the document within its depth; only a move
+    // deeper needs measuring (and repeated, it would nest the document without bound).
+    if (path.size() > from->size())
+      if (auto charged = budget.charge(**source, path.size()); !charged) return charged;
     auto moved = remove(doc, *from);
     if (!moved) return moved.error();
     return add(doc, path, std::move(*moved));
@@ -524,6 +600,48 @@ Result<boost::json::value> parse(std::string_view text, ParseOptions options) {
                 "unexpected text after the JSON value at byte " + std::to_string(used));
   }
   return parser.handler().release();
+}
+
+Extent measure(const boost::json::value& root, std::size_t stop_bytes) {
+  struct Frame {
+    const bj::value* container;
+    std::size_t next;
+  };
+  Extent extent;
+  std::vector<Frame> open;
+  // Counts `v`'s own bytes (for a container: brackets and separators) and opens containers.
+  auto enter = [&](const bj::value& v) {
+    if (const auto* a = v.if_array()) {
+      extent.bytes += 2 + (a->empty() ? 0 : a->size() - 1);
+    } else if (const auto* o = v.if_object()) {
+      extent.bytes += 2 + (o->empty() ? 0 : o->size() - 1);
+    } else {
+      extent.bytes += scalar_bytes(v);
+      return;
+    }
+    open.push_back({&v, 0});
+    extent.depth = std::max(extent.depth, open.size());
+  };
+  enter(root);
+  while (!open.empty() && extent.bytes <= stop_bytes) {
+    Frame& top = open.back();
+    const bj::value* child = nullptr;
+    if (const auto* a = top.container->if_array()) {
+      if (top.next < a->size()) child = &(*a)[top.next++];
+    } else {
+      const auto& o = top.container->get_object();
+      if (top.next < o.size()) {
+        const auto& member = *(o.begin() + static_cast<std::ptrdiff_t>(top.next++));
+        extent.bytes += string_bytes(member.key()) + 1;  // the name and its colon
+        child = &member.value();
+      }
+    }
+    if (child)
+      enter(*child);  // may reallocate `open`: `top` is not used after this
+    else
+      open.pop_back();
+  }
+  return extent;
 }
 
 std::string serialize(const boost::json::value& v) {
@@ -554,7 +672,8 @@ boost::json::value merge_patch(boost::json::value target, const boost::json::val
 }
 
 Result<boost::json::value> apply_json_patch(boost::json::value document,
-                                            const boost::json::value& patch) {
+                                            const boost::json::value& patch, PatchLimits limits) {
+  Budget budget(limits);
   const auto* operations = patch.if_array();
   if (!operations) return fail(Errc::invalid_patch, "a JSON Patch must be an array");
   for (std::size_t index = 0; index < operations->size(); ++index) {
@@ -569,8 +688,8 @@ Result<boost::json::value> apply_json_patch(boost::json::value document,
     where += " (" + std::string(**name) + " " + quoted(**path_text) + ")";
     auto path = parse_pointer(**path_text);
     if (!path) return fail(Errc::invalid_patch, where + ": " + path.error().message());
-    auto applied = apply_operation(document, *op, **name, *path);
-    if (!applied) return fail(Errc::invalid_patch, where + ": " + applied.error().message());
+    auto applied = apply_operation(document, *op, **name, *path, budget);
+    if (!applied) return fail(applied.error().code(), where + ": " + applied.error().message());
   }
   return document;
 }

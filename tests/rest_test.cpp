@@ -4,7 +4,7 @@
 // requests that must all be answered. Tokens are HS256 JWTs signed here with OpenSSL.
 #include <catalog/rest/api.hpp>
 
-#include "support.hpp"
+#include "rest_support.hpp"
 
 #include <catalog/detail/base64url.hpp>
 #include <catalog/json.hpp>
@@ -26,106 +26,7 @@
 
 namespace {
 
-namespace bj = boost::json;
-using catalog::rest::Api;
-using catalog::rest::ApiOptions;
-using catalog::rest::Request;
-using catalog::rest::Response;
-
-constexpr std::string_view secret = "rest-test-secret-of-at-least-32-bytes!";
-constexpr std::int64_t now_seconds = 1767225600;  // 2026-01-01T00:00:00Z
-
-std::string b64(std::string_view bytes) {
-  return catalog::detail::base64url_encode(bytes, catalog::detail::Padding::none);
-}
-
-// An HS256 JWT whose payload is `claims` (JSON text), signed with `key`.
-std::string sign(std::string_view claims, std::string_view key = secret) {
-  std::string input = b64(R"({"alg":"HS256","typ":"JWT"})") + "." + b64(claims);
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int mac_size = 0;
-  HMAC(EVP_sha256(), key.data(), int(key.size()),
-       reinterpret_cast<const unsigned char*>(input.data()), input.size(), mac, &mac_size);
-  return input + "." + b64(std::string_view(reinterpret_cast<const char*>(mac), mac_size));
-}
-
-// A valid token for user `name` (claim `sub`), expiring in an hour.
-std::string token_for(std::string_view name) {
-  return sign(R"({"sub":")" + std::string(name) + R"(","iat":)" + std::to_string(now_seconds) +
-              R"(,"exp":)" + std::to_string(now_seconds + 3600) + "}");
-}
-
-using Headers = std::vector<std::pair<std::string, std::string>>;
-
-std::optional<std::string> header(const Response& r, std::string_view name) {
-  for (const auto& [n, v] : r.headers)
-    if (n == name) return v;
-  return std::nullopt;
-}
-
-bj::value body_of(const Response& r) {
-  auto v = catalog::json::parse(r.body);
-  INFO(r.body);
-  REQUIRE(v);
-  return *v;
-}
-
-std::string str(const bj::value& v, std::string_view key) {
-  return std::string(v.as_object().at(key).as_string());
-}
-
-// Checks an error answer: status, the S14 body, the JSON content type.
-void require_error(const Response& r, int status, std::string_view type,
-                   std::string_view message_part = {}) {
-  INFO(r.status << " " << r.body);
-  REQUIRE(r.status == status);
-  REQUIRE(header(r, "Content-Type") == "application/json");
-  auto b = body_of(r);
-  REQUIRE(b.as_object().size() == 3);
-  REQUIRE(b.at("code").as_int64() == status);
-  REQUIRE(str(b, "errorType") == type);
-  REQUIRE(b.at("message").is_string());
-  if (!message_part.empty()) REQUIRE(str(b, "message").find(message_part) != std::string::npos);
-}
-
-struct Fixture {
-  catalog::Store store = open_store();
-  Api api{store};
-  std::string admin = token_for("admin");
-
-  static catalog::Store open_store() {
-    auto options = test::test_options();
-    options.jwt.hs256_keys = {{std::string(secret), {}}};
-    options.clock = [] { return now_seconds * 1000; };
-    return catalog::Store::in_memory(std::move(options)).value();
-  }
-
-  Response call(std::string method, std::string target, std::string body = {}, Headers headers = {},
-                std::optional<std::string> token = {}) const {
-    Request r;
-    r.method = std::move(method);
-    r.target = std::move(target);
-    r.headers = std::move(headers);
-    r.headers.emplace_back("Authorization", "Bearer " + token.value_or(admin));
-    r.body = std::move(body);
-    return api.handle(r);
-  }
-
-  // A successful call returning JSON; fails the test otherwise.
-  bj::value ok(std::string method, std::string target, std::string body = {}, int status = 200,
-               Headers headers = {}) const {
-    auto r = call(std::move(method), std::move(target), std::move(body), std::move(headers));
-    INFO(r.body);
-    REQUIRE(r.status == status);
-    REQUIRE(header(r, "Content-Type") == "application/json");
-    return body_of(r);
-  }
-
-  std::string create(std::string_view collection, std::string body) const {
-    auto e = ok("POST", "/v1/" + std::string(collection), std::move(body), 201);
-    return str(e, "id");
-  }
-};
+using namespace rest_test;
 
 const std::string zero_id = "00000000-0000-4000-8000-000000000000";
 

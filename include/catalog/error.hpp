@@ -30,6 +30,7 @@ enum class Errc {
   invalid_json,        // not JSON, not I-JSON, trailing garbage
   duplicate_member,    // a JSON object names a member twice
   too_deep,            // JSON nesting deeper than the limit
+  too_large,           // a document (or what a patch builds) larger than the limit
   invalid_request,     // a request shape problem (unknown/missing member, wrong type)
   invalid_value,       // a value outside its enumeration or shape
   invalid_name,        // entity name rules (S2)

@@ -18,10 +18,19 @@ namespace catalog::json {
 /// parser (and the destruction of a value) recurses once per level, so this bounds stack use.
 inline constexpr std::size_t max_parse_depth = 4096;
 
+/// The deepest a request body, patch or token may nest (S15).
+inline constexpr std::size_t max_body_depth = 64;
+
+/// The deepest an entity document may be: the most a create or a patch may produce (S15). The
+/// same as a body, so whatever a client reads it can send back (S9: a patch may repeat the
+/// current document). Stored records wrap a document in a few levels (history, events, change
+/// descriptions) and are read back with `max_parse_depth`, so whatever was stored stays readable.
+inline constexpr std::size_t max_document_depth = max_body_depth;
+
 struct ParseOptions {
   /// Deepest nesting accepted. Default: 64 (S15). Stored documents are read with a larger one.
   /// Values above `max_parse_depth` count as `max_parse_depth`.
-  std::size_t max_depth = 64;
+  std::size_t max_depth = max_body_depth;
 };
 
 /// Parses `text` as one I-JSON value: valid UTF-8, no unpaired surrogate escapes, no duplicate
@@ -30,6 +39,17 @@ struct ParseOptions {
 /// not), so a parsed value survives `serialize` and `parse` unchanged.
 /// Errors (all bad_request): invalid_json, duplicate_member, too_deep.
 [[nodiscard]] Result<boost::json::value> parse(std::string_view text, ParseOptions options = {});
+
+/// How deep a value nests and how long its serialization is.
+struct Extent {
+  std::size_t depth = 0;  // nesting of arrays and objects: 0 for a scalar, 1 for `[1]`
+  std::size_t bytes = 0;  // the length of `serialize(v)`
+};
+
+/// Measures `v` without recursion, so any value can be measured. Stops early (with a partial
+/// result whose `bytes` exceeds `stop_bytes`) once the size passes `stop_bytes`, so the cost is
+/// bounded by the limit being checked, not by the value. Errors: none.
+Extent measure(const boost::json::value& v, std::size_t stop_bytes = static_cast<std::size_t>(-1));
 
 /// Serializes `v` compactly. Doubles are written as the shortest plain decimal that reads back
 /// to the same double (`0.1`, `1.3`, `12.0` as `12.0`); integers as integers. Call it qualified:
@@ -40,12 +60,27 @@ std::string serialize(const boost::json::value& v);
 /// Applies an RFC 7396 JSON Merge Patch to `target`. Errors: none (every patch applies).
 boost::json::value merge_patch(boost::json::value target, const boost::json::value& patch);
 
-/// Applies an RFC 6902 JSON Patch (an array of operations) to `document`.
-/// Errors (bad_request, invalid_patch): not an array, an operation that is malformed (missing or
-/// wrong-typed `op`/`path`/`from`/`value`, unknown op), a path that does not resolve, a `test`
-/// that does not match, moving a value into one of its own children.
+/// What a JSON Patch may build (S15): `copy` and `add` can double a document per operation, and
+/// `move` can push a subtree deeper each time, so limits bind every operation, not the result.
+struct PatchLimits {
+  /// The deepest the document may become. Default: max_document_depth.
+  std::size_t max_depth = max_document_depth;
+  /// The total serialized size of the values the operations insert (add, replace, copy, and
+  /// move when it takes a value deeper). Bounds the work and memory of a whole patch to a small
+  /// multiple of this. Default: 24 MiB (three times the default body limit).
+  std::size_t max_bytes = std::size_t{24} << 20;
+};
+
+/// Applies an RFC 6902 JSON Patch (an array of operations) to `document` (which is within
+/// `limits.max_depth`). Stops at the first operation that would pass a limit; nothing it builds
+/// ever exceeds them. Errors (bad_request): invalid_patch for not an array, an operation that is
+/// malformed (missing or wrong-typed `op`/`path`/`from`/`value`, unknown op), a path that does
+/// not resolve, a `test` that does not match, moving a value into one of its own children;
+/// too_deep for an operation that would nest the document deeper than `limits.max_depth`;
+/// too_large when the operations together would build more than `limits.max_bytes`.
 [[nodiscard]] Result<boost::json::value> apply_json_patch(boost::json::value document,
-                                                          const boost::json::value& patch);
+                                                          const boost::json::value& patch,
+                                                          PatchLimits limits = {});
 
 }  // namespace catalog::json
 

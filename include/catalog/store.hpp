@@ -19,6 +19,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -125,6 +126,9 @@ struct StoreOptions {
   auth::JwtOptions jwt{};
   /// Replaces JWT verification entirely when set. Default: JWT with `jwt`.
   std::shared_ptr<const Authenticator> authenticator{};
+  /// The largest entity document (serialized bytes) a create or patch may produce; larger is
+  /// bad_request (S15). Default: 8 MiB, the REST body limit.
+  std::size_t max_document_bytes = std::size_t{8} << 20;
 };
 
 /// One problem `Store::verify` found: the storage key concerned (printable: non-ASCII bytes as

@@ -4,6 +4,8 @@
 #include "engine.hpp"
 #include "validate.hpp"
 
+#include <catalog/json.hpp>
+
 #include <catalog/entities.hpp>
 #include <catalog/fqn.hpp>
 #include <catalog/policy.hpp>
@@ -380,6 +382,11 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
 Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d);
 
 Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json::value& body) {
+  // C++ callers hand over values the REST parser never saw: the same S15 limits bind them.
+  if (auto l = check_limits(body, catalog::json::max_body_depth,
+                            tx.env().options.max_document_bytes, "The create request");
+      !l)
+    return l.error();
   auto prepared = prepare(tx, kind, body);
   if (!prepared) return prepared.error();
   auto& d = prepared->draft;

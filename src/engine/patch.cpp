@@ -247,6 +247,10 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
     return fail(Errc::invalid_patch, "Invalid merge patch: expected a JSON object");
   if (format == PatchFormat::json_patch && !body.is_array())
     return fail(Errc::invalid_patch, "Invalid JSON Patch: expected an array of operations");
+  const auto max_bytes = tx.env().options.max_document_bytes;
+  // C++ callers hand over values the REST parser never saw: the same S15 limits bind them.
+  if (auto l = check_limits(body, catalog::json::max_body_depth, max_bytes, "The patch"); !l)
+    return l.error();
   // The team field `domain` (a domain FQN, as the seed has it) is merge-patch only.
   json::value merge_body = body;
   std::optional<json::value> team_domain;
@@ -287,12 +291,19 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
   if (format == PatchFormat::merge) {
     patched = catalog::json::merge_patch(*current, merge_body);
   } else {
-    auto applied = catalog::json::apply_json_patch(*current, body);
+    // What the operations may build is bounded too (S15), so a patch's cost is a small multiple
+    // of the body limit whoever sends it, even before authorization decides.
+    auto applied = catalog::json::apply_json_patch(
+        *current, body, {catalog::json::max_document_depth, 3 * max_bytes});
     if (!applied) return applied.error();
     patched = std::move(*applied);
   }
   if (!patched.is_object())
     return fail(Errc::invalid_patch, "Invalid patch: the result is not a JSON object");
+  if (auto l = check_limits(patched, catalog::json::max_document_depth, max_bytes,
+                            "The patched " + std::string(type_name(kind)));
+      !l)
+    return l.error();
   const auto& after = patched.as_object();
 
   std::vector<std::string> changed;

@@ -1,5 +1,7 @@
 #include "validate.hpp"
 
+#include <catalog/json.hpp>
+
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -244,6 +246,18 @@ Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
       return fail(Errc::team_rule, "Team of type Organization can't have parents");
     return {};
   }
+  return {};
+}
+
+Result<void> check_limits(const json::value& v, std::size_t max_depth, std::size_t max_bytes,
+                          std::string_view what) {
+  auto extent = catalog::json::measure(v, max_bytes);
+  if (extent.bytes > max_bytes)
+    return fail(Errc::too_large, std::string(what) + " is larger than " +
+                                     std::to_string(max_bytes) + " bytes");
+  if (extent.depth > max_depth)
+    return fail(Errc::too_deep,
+                std::string(what) + " nests deeper than " + std::to_string(max_depth));
   return {};
 }
 

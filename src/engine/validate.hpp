@@ -10,6 +10,12 @@
 
 namespace catalog::engine {
 
+/// S15 limits on a JSON value the engine is given or is about to store: nesting at most
+/// `max_depth`, serialized size at most `max_bytes`. `what` names it in the message. Measures
+/// without recursion and stops at the limit. Errors: bad_request (too_deep, too_large).
+Result<void> check_limits(const boost::json::value& v, std::size_t max_depth,
+                          std::size_t max_bytes, std::string_view what);
+
 /// 6 to 127 characters, one '@', a dot after it, no whitespace. Errors: bad_request.
 Result<void> validate_email(std::string_view email, std::string_view field = "email");
 /// tagFQN lengths; fills defaults; sorts by tagFQN and drops duplicates. Errors: bad_request.
