@@ -20,6 +20,21 @@ bool next_code_point(std::string_view s, std::size_t& i, char32_t& cp) {
   return true;
 }
 
+// `text` for a message: cut to at most 200 bytes at a character boundary, or a placeholder when
+// it is not valid UTF-8 or holds control characters (a message is JSON text, which must be UTF-8).
+std::string shown(std::string_view text) {
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    if (!next_code_point(text, i, cp) || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
+      return "(not printable)";
+    if (i <= 200) end = i;
+  }
+  std::string out(text.substr(0, end));
+  if (end < text.size()) out += "...";
+  return out;
+}
+
 }  // namespace
 
 Result<void> validate_name(std::string_view name, std::string_view what) {
@@ -64,8 +79,7 @@ std::string append(std::string_view parent, std::string_view name) {
 
 Result<std::vector<std::string>> split(std::string_view text) {
   auto bad = [&](const char* why) {
-    return fail(Errc::invalid_fqn, "Invalid fullyQualifiedName " +
-                                       std::string(text.substr(0, 200)) + ": " + why);
+    return fail(Errc::invalid_fqn, "Invalid fullyQualifiedName " + shown(text) + ": " + why);
   };
   if (text.empty()) return bad("empty");
   if (text.size() > max_fqn_bytes) return bad("longer than 3072 bytes");
@@ -87,6 +101,9 @@ Result<std::vector<std::string>> split(std::string_view text) {
       i = end;
     }
     if (part.empty()) return bad("empty part");
+    // Every part is a name (S15): a bad one is a bad request wherever the FQN appears.
+    if (auto valid = validate_name(part, "a part"); !valid)
+      return bad(valid.error().message().c_str());
     parts.push_back(std::move(part));
     if (i == text.size()) break;
     ++i;  // the '.'
