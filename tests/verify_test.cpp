@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -427,4 +429,24 @@ TEST_CASE("verify prints non-ASCII key bytes as \\xNN", "[verify]") {
   auto problems = s.verify().value();
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].key == "Z\\x01\\x5c\\xff");
+}
+
+// Not run by default: writes the stores the catalog_admin_verify test (tests/admin/verify.cmake)
+// runs catalog-admin on, into $CATALOG_ADMIN_STORES: `clean` after the workload, and `broken`,
+// the same with the name key of mlflow.churn and event 3 erased.
+TEST_CASE("write stores for catalog-admin", "[.admin_stores]") {
+  const char* dir = std::getenv("CATALOG_ADMIN_STORES");
+  REQUIRE(dir);
+  const std::filesystem::path root(dir);
+  for (bool broken : {false, true}) {
+    auto path = root / (broken ? "broken" : "clean");
+    std::filesystem::remove_all(path);
+    auto s = Store::open_lmdb(path, test::test_options()).value();
+    run_workload(s);
+    if (broken) {
+      erase(s, keys::name(Kind::mlmodel, "mlflow.churn"));
+      erase(s, keys::event(3));
+    }
+    CHECK(s.verify().value().empty() != broken);
+  }
 }
