@@ -7,7 +7,8 @@
 // io_context; each connection is a Session on its own strand that reads a request, hands it to
 // rest::Api::handle (which never throws and is thread-safe), writes the answer and, with
 // keep-alive, reads the next. SIGINT or SIGTERM stops accepting, lets the requests in flight
-// finish, closes idle connections, and exits 0. A bad command line exits 2.
+// finish, closes idle connections, and exits 0. A bad command line exits 2. A request whose
+// length is ambiguous (any Transfer-Encoding but `chunked` alone) gets 400 and a close.
 //
 // All the catalog needs from a host is the conversion between its HTTP messages and
 // rest::Request / rest::Response (`to_rest` and `Session::respond` below); the rest is Beast.
@@ -64,6 +65,43 @@ rest::Response bad_request(const std::string& message) {
           R"({"code":400,"errorType":"BAD_REQUEST","message":")" + message + "\"}"};
 }
 
+// Why a request's length cannot be trusted, or nothing when it can (RFC 9112 6.1 and 6.3).
+// Beast frames a request whose Transfer-Encoding does not end in `chunked` (`xchunked`,
+// `chunked, identity`) by its Content-Length, or as bodiless when it has none; the body it was
+// sent with is then parsed and run as the next request on the connection (request smuggling),
+// and a proxy in front that frames it otherwise disagrees on where each request ends. So the
+// only transfer coding taken is `chunked` alone, in HTTP/1.1 and without a Content-Length;
+// anything else gets a 400, and the connection closes without reading further.
+std::optional<std::string> framing_error(const http::request_parser<http::string_body>& parser) {
+  const auto& header = parser.get();
+  auto [first, last] = header.equal_range(http::field::transfer_encoding);
+  if (first == last) return std::nullopt;
+  if (header.version() < 11) return "Transfer-Encoding in an HTTP/1.0 request";
+  if (header.count(http::field::content_length) != 0)
+    return "Transfer-Encoding and Content-Length in one request";
+  std::size_t codings = 0;
+  bool chunked_only = true;
+  for (; first != last; ++first) {
+    beast::string_view list = first->value();
+    while (!list.empty()) {  // a comma-separated list; empty elements count for nothing
+      auto comma = list.find(',');
+      auto element = list.substr(0, comma);
+      list = comma == beast::string_view::npos ? beast::string_view{} : list.substr(comma + 1);
+      while (!element.empty() && (element.front() == ' ' || element.front() == '\t'))
+        element.remove_prefix(1);
+      while (!element.empty() && (element.back() == ' ' || element.back() == '\t'))
+        element.remove_suffix(1);
+      if (element.empty()) continue;
+      ++codings;
+      chunked_only = chunked_only && beast::iequals(element, "chunked");
+    }
+  }
+  // Beast must frame the body as chunked too, or the two readings could still differ.
+  if (codings != 1 || !chunked_only || !parser.chunked())
+    return "Transfer-Encoding other than chunked";
+  return std::nullopt;
+}
+
 // One connection: read a request, answer it, repeat while keep-alive. Every handler runs on
 // the connection's strand, so `stop` (dispatched there) never races with them.
 class Session : public std::enable_shared_from_this<Session> {
@@ -98,6 +136,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_header(beast::error_code ec) {
     if (ec) return on_error(ec);
     busy_ = true;  // a request is in flight: a stop waits for its response
+    if (auto framing = framing_error(*parser_)) return respond(bad_request(*framing), false);
     auto length = parser_->content_length();
     if (length && *length > body_limit_)
       return respond(bad_request("Request body exceeds " + std::to_string(body_limit_) + " bytes"),

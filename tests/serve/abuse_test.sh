@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# catalog-serve against hostile clients (ctest: catalog_serve_abuse).
+#
+#   tests/serve/abuse_test.sh <path to catalog-serve>
+#
+# 1. Request smuggling (RFC 9112 6.1, 6.3): over one raw connection, a request whose
+#    Transfer-Encoding is not exactly `chunked` (`xchunked`, `chunked, identity`, `chunked,
+#    chunked`, an HTTP/1.0 request with one, or one with a Content-Length beside it) carries a
+#    complete second request (an admin's POST that creates a glossary) where its body would be.
+#    The answer must be exactly one 400 in the catalog's error shape, the server must close the
+#    connection, and the smuggled glossary must not exist. A plain chunked request still works.
+#
+# Needs bash (/dev/tcp), curl, openssl, timeout, getconf, /proc. Exit 77 (ctest: skipped) when
+# one is missing. The first failed check prints what came back and exits 1.
+
+set -euo pipefail
+
+if [[ $# -ne 1 || ! -x $1 ]]; then
+  echo "usage: $0 <catalog-serve>" >&2
+  exit 2
+fi
+SERVE=$1
+for tool in curl openssl timeout getconf; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+[[ -r /proc/self/stat ]] || { echo "SKIP: no /proc"; exit 77; }
+
+TMP=$(mktemp -d)
+SERVER_PID=
+cleanup() {
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+  fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*"
+  [[ -f $TMP/raw ]] && { echo "--- what came back"; head -c 2000 "$TMP/raw"; echo; }
+  [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
+  exit 1
+}
+step() { echo "== $*"; }
+
+# ---- an admin token, HS256 signed here ----
+
+SECRET=$(openssl rand -hex 24)
+printf '%s' "$SECRET" >"$TMP/secret"
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+jwt() {  # jwt <claims JSON>
+  local header payload signature
+  header=$(printf '%s' '{"alg":"HS256","typ":"JWT"}' | b64url)
+  payload=$(printf '%s' "$1" | b64url)
+  signature=$(printf '%s' "$header.$payload" |
+    openssl dgst -sha256 -mac HMAC -macopt "key:$SECRET" -binary | b64url)
+  printf '%s.%s.%s' "$header" "$payload" "$signature"
+}
+ADMIN=$(jwt "{\"email\":\"admin@example.com\",\"exp\":$(($(date +%s) + 3600))}")
+
+# ---- the server, with at most 64 file descriptors ----
+
+FD_LIMIT=64
+(ulimit -n "$FD_LIMIT" && exec "$SERVE" --port 0 --admin admin \
+  --jwt-hs256-secret-file "$TMP/secret") >"$TMP/stdout" 2>"$TMP/stderr" &
+SERVER_PID=$!  # the subshell execs, so this is catalog-serve's pid
+PORT=
+for _ in $(seq 100); do
+  PORT=$(sed -n '1s/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$TMP/stdout")
+  [[ -n $PORT ]] && break
+  kill -0 "$SERVER_PID" 2>/dev/null || fail "catalog-serve exited before listening"
+  sleep 0.1
+done
+[[ -n $PORT ]] || fail "catalog-serve printed no 'listening on 127.0.0.1:<port>' line"
+BASE=http://127.0.0.1:$PORT
+echo "catalog-serve listening on port $PORT with at most $FD_LIMIT file descriptors"
+
+# status <path>: the HTTP status of an admin's GET (000 when nothing answered in 10 s).
+status() {
+  curl -sS -o /dev/null -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $ADMIN" \
+    "$BASE$1" 2>/dev/null || true
+}
+
+# ---- 1. request smuggling ----
+
+# The request hidden in a body: an admin creating the glossary named $1.
+smuggled() {
+  local json="{\"name\":\"$1\",\"description\":\"smuggled\"}"
+  printf 'POST /v1/glossaries HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n' "$ADMIN"
+  printf 'Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' "${#json}" "$json"
+}
+
+# raw <seconds>: sends $TMP/request over one new connection and reads until the server closes
+# it, for at most <seconds>. Leaves what came back in $TMP/raw and the reader's exit status in
+# $RAW_STATUS (0: the server closed the connection; 124: it was still open at the end).
+raw() {
+  local fd
+  exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"
+  cat "$TMP/request" >&"$fd"
+  RAW_STATUS=0
+  timeout "$1" cat <&"$fd" >"$TMP/raw" || RAW_STATUS=$?
+  exec {fd}>&-
+}
+
+# smuggle <name> <request line> <header lines...>: the outer request with those headers and the
+# smuggled creation of glossary <name> as its body; expects one 400, a close, and no glossary.
+smuggle() {
+  local name=$1 line=$2
+  shift 2
+  {
+    printf '%s\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n' "$line" "$ADMIN"
+    printf '%s\r\n' "$@"
+    printf '\r\n'
+    smuggled "$name"
+  } >"$TMP/request"
+  raw 5
+  local answers
+  answers=$(grep -ao 'HTTP/1\.[01] [0-9][0-9][0-9] ' "$TMP/raw" | wc -l)
+  [[ $answers -eq 1 ]] || fail "$*: expected one answer, got $answers"
+  head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.[01] 400 ' || fail "$*: the answer is not 400"
+  grep -qF '{"code":400,"errorType":"BAD_REQUEST","message":"' "$TMP/raw" ||
+    fail "$*: the 400 is not in the catalog's error shape"
+  [[ $RAW_STATUS -eq 0 ]] || fail "$*: the connection was not closed after the 400"
+  rm -f "$TMP/raw"
+  local got
+  got=$(status "/v1/glossaries/name/$name")
+  [[ $got == 404 ]] || fail "$*: the smuggled request was executed (glossary $name: $got)"
+}
+
+step "smuggling: Transfer-Encoding not exactly chunked gets one 400 and a close"
+smuggle S1 'GET /v1/glossaries HTTP/1.1' 'Transfer-Encoding: xchunked'
+smuggle S2 'GET /v1/glossaries HTTP/1.1' 'Transfer-Encoding: chunked, identity'
+smuggle S3 'GET /v1/glossaries HTTP/1.1' 'Transfer-Encoding: chunked, chunked'
+smuggle S4 'GET /v1/glossaries HTTP/1.1' 'Transfer-Encoding: identity'
+smuggle S5 'GET /v1/glossaries HTTP/1.1' 'Transfer-Encoding: xchunked' 'Content-Length: 0'
+smuggle S6 'GET /v1/glossaries HTTP/1.1' 'Content-Length: 0' 'Transfer-Encoding: chunked'
+smuggle S7 'GET /v1/glossaries HTTP/1.1' 'Transfer-Encoding: chunked' 'Content-Length: 0'
+smuggle S8 'GET /v1/glossaries HTTP/1.1' 'Transfer-Encoding: identity' 'Transfer-Encoding: chunked'
+smuggle S9 'GET /v1/glossaries HTTP/1.0' 'Transfer-Encoding: chunked'
+
+step "a plain chunked request is still served, and the connection stays open"
+json='{"name":"Chunked","description":"sent in chunks"}'
+{
+  printf 'POST /v1/glossaries HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n' "$ADMIN"
+  printf 'Content-Type: application/json\r\nTransfer-Encoding: Chunked\r\n\r\n'
+  printf '%x\r\n%s\r\n0\r\n\r\n' "${#json}" "$json"
+} >"$TMP/request"
+raw 1
+head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 201 ' || fail "a chunked create was not answered 201"
+[[ $RAW_STATUS -eq 124 ]] || fail "the connection closed after a well-formed chunked request"
+rm -f "$TMP/raw"
+[[ $(status /v1/glossaries/name/Chunked) == 200 ]] || fail "the chunked create left no glossary"
+
+kill -TERM "$SERVER_PID"
+rc=0
+wait "$SERVER_PID" || rc=$?
+SERVER_PID=
+[[ $rc -eq 0 ]] || fail "catalog-serve exited with status $rc after SIGTERM"
+
+echo "PASS: no smuggled request ran"
