@@ -8,7 +8,8 @@
 // rest::Api::handle (which never throws and is thread-safe), writes the answer and, with
 // keep-alive, reads the next. SIGINT or SIGTERM stops accepting, lets the requests in flight
 // finish, closes idle connections, and exits 0. A bad command line exits 2. A request whose
-// length is ambiguous (any Transfer-Encoding but `chunked` alone) gets 400 and a close.
+// length is ambiguous (any Transfer-Encoding but `chunked` alone) gets 400 and a close; when
+// accept fails (out of descriptors) the server waits 100 ms before it tries again.
 //
 // All the catalog needs from a host is the conversion between its HTTP messages and
 // rest::Request / rest::Response (`to_rest` and `Session::respond` below); the rest is Beast.
@@ -21,6 +22,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -28,6 +30,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstddef>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -46,7 +49,8 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr int threads = 4;
-constexpr auto idle_timeout = std::chrono::seconds(60);  // also bounds reading and writing
+constexpr auto idle_timeout = std::chrono::seconds(60);        // also bounds reading and writing
+constexpr auto accept_pause = std::chrono::milliseconds(100);  // after a failed accept
 
 std::string str(beast::string_view s) { return std::string(s.data(), s.size()); }
 
@@ -209,12 +213,20 @@ class Session : public std::enable_shared_from_this<Session> {
   bool stopping_ = false;
 };
 
-// Accepts connections until SIGINT or SIGTERM. The acceptor, the signal set and the session
-// list share one strand, so they need no lock.
+// What a failed accept says. Asio gives accept's errno in the system category; it is read with
+// strerror rather than ec.message(), a virtual call that UBSan's vptr check verifies by writing
+// to a pipe, which cannot be made while the descriptors are exhausted (a false report).
+std::string accept_error_text(beast::error_code ec) {
+  if (ec.category() == boost::system::system_category()) return std::strerror(ec.value());
+  return "error " + std::to_string(ec.value());
+}
+
+// Accepts connections until SIGINT or SIGTERM, pausing after a failed accept. The acceptor, its
+// pause timer, the signal set and the session list share one strand, so they need no lock.
 class Server {
  public:
   Server(asio::io_context& io, const rest::Api& api, std::size_t body_limit, unsigned short port)
-      : io_(io), strand_(asio::make_strand(io)), acceptor_(strand_),
+      : io_(io), strand_(asio::make_strand(io)), acceptor_(strand_), accept_timer_(strand_),
         signals_(strand_, SIGINT, SIGTERM), api_(api), body_limit_(body_limit) {
     tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
     acceptor_.open(endpoint.protocol());
@@ -232,19 +244,38 @@ class Server {
     acceptor_.async_accept(
         asio::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
           if (!acceptor_.is_open()) return;  // stopped
-          if (!ec) {
-            std::erase_if(sessions_, [](const auto& s) { return s.expired(); });
-            auto session = std::make_shared<Session>(std::move(socket), api_, body_limit_);
-            sessions_.push_back(session);
-            session->start();
-          }
+          if (ec) return pause_accepting(ec);
+          std::erase_if(sessions_, [](const auto& s) { return s.expired(); });
+          auto session = std::make_shared<Session>(std::move(socket), api_, body_limit_);
+          sessions_.push_back(session);
+          session->start();
           accept();
         });
+  }
+
+  // An accept that fails (EMFILE or ENFILE when out of descriptors, ENOBUFS, ENOMEM) leaves the
+  // pending connection in the queue, so the listening socket stays ready and an immediate retry
+  // fails again at once: a busy loop for as long as the shortage lasts, which is as long as the
+  // open connections stay (up to the idle timeout). Waiting a moment lets connections close and
+  // costs a queued client at most that moment. A line on stderr says so, at most once a minute.
+  void pause_accepting(beast::error_code ec) {
+    auto now = std::chrono::steady_clock::now();
+    if (!accept_reported_ || now - *accept_reported_ >= std::chrono::minutes(1)) {
+      accept_reported_ = now;
+      std::cerr << "catalog-serve: accept failed (" << accept_error_text(ec) << "); retrying every "
+                << accept_pause.count() << " ms\n";
+    }
+    accept_timer_.expires_after(accept_pause);
+    accept_timer_.async_wait([this](beast::error_code ec) {
+      if (ec || !acceptor_.is_open()) return;  // stopped
+      accept();
+    });
   }
 
   void stop() {
     beast::error_code ignored;
     acceptor_.close(ignored);
+    accept_timer_.cancel();
     for (auto& weak : sessions_)
       if (auto session = weak.lock()) session->stop();
   }
@@ -252,6 +283,8 @@ class Server {
   asio::io_context& io_;
   asio::strand<asio::io_context::executor_type> strand_;
   tcp::acceptor acceptor_;
+  asio::steady_timer accept_timer_;
+  std::optional<std::chrono::steady_clock::time_point> accept_reported_;
   asio::signal_set signals_;
   const rest::Api& api_;
   std::size_t body_limit_;

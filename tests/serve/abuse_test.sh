@@ -9,6 +9,10 @@
 #    complete second request (an admin's POST that creates a glossary) where its body would be.
 #    The answer must be exactly one 400 in the catalog's error shape, the server must close the
 #    connection, and the smuggled glossary must not exist. A plain chunked request still works.
+# 2. Out of file descriptors: catalog-serve runs with `ulimit -n 64` while this script holds 100
+#    idle connections, so accept fails with EMFILE. Over 2 s of that its CPU time (from
+#    /proc/<pid>/stat) must stay under 20% of the wall time (a spin on accept uses a whole
+#    thread), and once the idle connections close it must answer again.
 #
 # Needs bash (/dev/tcp), curl, openssl, timeout, getconf, /proc. Exit 77 (ctest: skipped) when
 # one is missing. The first failed check prints what came back and exits 1.
@@ -151,10 +155,52 @@ head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 201 ' || fail "a chunked create was n
 rm -f "$TMP/raw"
 [[ $(status /v1/glossaries/name/Chunked) == 200 ]] || fail "the chunked create left no glossary"
 
+# ---- 2. out of file descriptors ----
+
+# cpu_ticks: catalog-serve's user + system time so far, in clock ticks (fields 14 and 15 of
+# /proc/<pid>/stat; the fields after the command name start at 3).
+cpu_ticks() {
+  local stat fields
+  stat=$(<"/proc/$SERVER_PID/stat")
+  read -ra fields <<<"${stat##*) }"
+  echo $((fields[11] + fields[12]))
+}
+open_fds() { find "/proc/$SERVER_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
+
+step "100 idle connections against $FD_LIMIT descriptors: accept fails, the server does not spin"
+IDLE=()
+for _ in $(seq 100); do
+  exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"
+  IDLE+=("$fd")
+done
+for _ in $(seq 100); do
+  [[ $(open_fds) -ge $FD_LIMIT ]] && break
+  sleep 0.05
+done
+[[ $(open_fds) -ge $FD_LIMIT ]] ||
+  fail "catalog-serve holds $(open_fds) descriptors, not $FD_LIMIT: accept never ran out"
+sleep 0.5  # settled: the server has met EMFILE and is retrying, or not
+ticks0=$(cpu_ticks)
+wall0=$(date +%s%N)
+sleep 2
+ticks1=$(cpu_ticks)
+wall1=$(date +%s%N)
+hz=$(getconf CLK_TCK)
+cpu_ms=$(((ticks1 - ticks0) * 1000 / hz))
+wall_ms=$(((wall1 - wall0) / 1000000))
+echo "catalog-serve used ${cpu_ms} ms of CPU in ${wall_ms} ms while out of descriptors"
+[[ $((cpu_ms * 5)) -lt $wall_ms ]] ||
+  fail "catalog-serve spins while out of descriptors: ${cpu_ms} ms of CPU in ${wall_ms} ms"
+
+step "the idle connections close: the server answers again"
+for fd in "${IDLE[@]}"; do exec {fd}>&-; done
+got=$(status /v1/glossaries)
+[[ $got == 200 ]] || fail "after the idle connections closed, GET /v1/glossaries got $got"
+
 kill -TERM "$SERVER_PID"
 rc=0
 wait "$SERVER_PID" || rc=$?
 SERVER_PID=
 [[ $rc -eq 0 ]] || fail "catalog-serve exited with status $rc after SIGTERM"
 
-echo "PASS: no smuggled request ran"
+echo "PASS: no smuggled request ran, and catalog-serve idled while out of descriptors"
