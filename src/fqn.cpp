@@ -1,24 +1,12 @@
 #include <catalog/fqn.hpp>
 
+#include <catalog/detail/utf8.hpp>
+
 namespace catalog::fqn {
 
 namespace {
 
-// Decodes one UTF-8 sequence at `i` (input is valid UTF-8: it came through the strict JSON
-// parser, or from C++ callers, so a malformed sequence is reported, not assumed away).
-bool next_code_point(std::string_view s, std::size_t& i, char32_t& cp) {
-  auto b = static_cast<unsigned char>(s[i]);
-  int len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
-  if (len == 0 || i + static_cast<std::size_t>(len) > s.size()) return false;
-  cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
-  for (int k = 1; k < len; ++k) {
-    auto c = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
-    if ((c >> 6) != 2) return false;
-    cp = (cp << 6) | (c & 0x3F);
-  }
-  i += static_cast<std::size_t>(len);
-  return true;
-}
+using detail::next_code_point;
 
 // `text` for a message: cut to at most 200 bytes at a character boundary, or a placeholder when
 // it is not valid UTF-8 or holds control characters (a message is JSON text, which must be UTF-8).

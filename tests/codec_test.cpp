@@ -55,8 +55,21 @@ TEST_CASE("FQN codec: quote, build, split, canonical", "[fqn]") {
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().code() == Errc::invalid_fqn);
   }
-  CHECK(fqn::split(std::string(3073, 'a')).error().code() == Errc::invalid_fqn);
-  CHECK(fqn::split(std::string(3072, 'a')).has_value());
+  // 3072 bytes at most, in parts that are names (S15): twelve 255-byte parts and a 11-byte one.
+  std::string longest;
+  for (int i = 0; i < 12; ++i) longest += std::string(255, 'a') + ".";
+  longest += std::string(3072 - longest.size(), 'b');
+  CHECK(fqn::split(longest).value().size() == 13);
+  CHECK(fqn::split(longest + "b").error().code() == Errc::invalid_fqn);
+  // A part that is not a valid name is refused whatever the FQN's length: too long, NUL, ::,
+  // overlong or surrogate UTF-8, code points above U+10FFFF.
+  for (std::string bad : {std::string(401, 'a'), std::string("g.a\0b", 6), std::string("a::b"),
+                          std::string("g.\xC0\xAF"), std::string("\xED\xA0\x80"),
+                          std::string("g.\xF4\x90\x80\x80"), std::string("\xF5\x80\x80\x80"),
+                          std::string("\"a::b.c\"")}) {
+    INFO(bad);
+    CHECK(fqn::split(bad).error().code() == Errc::invalid_fqn);
+  }
 }
 
 TEST_CASE("names: length, bytes, control characters, :: and quotes", "[fqn]") {

@@ -2,6 +2,7 @@
 
 #include "http.hpp"
 
+#include <catalog/detail/utf8.hpp>
 #include <catalog/json.hpp>
 
 #include <boost/json/string.hpp>
@@ -14,27 +15,7 @@ namespace {
 
 char ascii_lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
 
-// The length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no overlongs, no
-// surrogates, nothing above U+10FFFF), or 0 when it is not one.
-std::size_t utf8_sequence(std::string_view s) noexcept {
-  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  unsigned char c = byte(0);
-  if (c < 0x80) return 1;
-  std::size_t n = c >= 0xC2 && c <= 0xDF   ? 2
-                  : c >= 0xE0 && c <= 0xEF ? 3
-                  : c >= 0xF0 && c <= 0xF4 ? 4
-                                           : 0;
-  if (n == 0 || s.size() < n) return 0;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c == 0xE0) lo = 0xA0;
-  if (c == 0xED) hi = 0x9F;
-  if (c == 0xF0) lo = 0x90;
-  if (c == 0xF4) hi = 0x8F;
-  if (byte(1) < lo || byte(1) > hi) return 0;
-  for (std::size_t i = 2; i < n; ++i)
-    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
-  return n;
-}
+using catalog::detail::utf8_sequence;
 
 // `s` with every byte that is not part of well-formed UTF-8 replaced by U+FFFD, so that a
 // message quoting request bytes (a percent-decoded FQN, a header) is still valid JSON text.
