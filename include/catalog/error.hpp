@@ -59,6 +59,8 @@ enum class Errc {
   version_mismatch,    // expected version differs
   // internal
   storage_full,        // map full: retried by the store, surfaced only if growth fails
+  storage_conflict,    // concurrent writers could not be serialized (a serialization failure
+                       // or deadlock): retried by the store, surfaced when retries run out
   storage,             // any other backend failure
   internal,
 };
@@ -72,6 +74,7 @@ constexpr ErrorKind kind_of(Errc c) noexcept {
     case Errc::already_exists:
     case Errc::version_mismatch: return ErrorKind::conflict;
     case Errc::storage_full:
+    case Errc::storage_conflict:
     case Errc::storage:
     case Errc::internal: return ErrorKind::internal;
     default: return ErrorKind::bad_request;

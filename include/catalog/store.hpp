@@ -12,6 +12,7 @@
 #include <catalog/principal.hpp>
 #include <catalog/storage/backend.hpp>
 #include <catalog/storage/lmdb_backend.hpp>
+#include <catalog/storage/postgres_backend.hpp>
 #include <catalog/uuid.hpp>
 #include <catalog/version.hpp>
 
@@ -145,6 +146,11 @@ class Store {
   /// Opens (or creates) an LMDB store in `dir`. Errors: storage; those of admin creation.
   static Result<Store> open_lmdb(const std::filesystem::path& dir, StoreOptions options = {},
                                  storage::LmdbOptions lmdb = {});
+  /// Opens (or creates) a store in a PostgreSQL database, shared with every host that opens the
+  /// same database and schema (storage::PostgresBackend). Defined in catalog::postgres: link it.
+  /// Errors: storage; those of admin creation.
+  static Result<Store> open_postgres(const std::string& conninfo, StoreOptions options = {},
+                                     storage::PostgresOptions postgres = {});
   /// A store in memory, for tests and hosts that want no files. Errors: as the constructor.
   static Result<Store> in_memory(StoreOptions options = {});
   /// A store over any backend. Errors: storage; admin creation (bad admin names).

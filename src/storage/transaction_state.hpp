@@ -59,6 +59,9 @@ class TransactionState {
 
   void track(CursorT* cursor) { cursors_.push_back(cursor); }
 
+  /// The open cursors, for a backend that must tell them more than `save_position`.
+  const std::vector<CursorT*>& cursors() const noexcept { return cursors_; }
+
   void close_cursors() noexcept {
     for (CursorT* cursor : cursors_) cursor->close();
     cursors_.clear();

@@ -56,30 +56,41 @@ class Cursor {
 /// One transaction. Used by one thread at a time. Sees its own writes. Destruction without a
 /// successful commit rolls back. After any failed write or commit the transaction is dead:
 /// every later call fails with the same error. A put or erase refused by `check_key` is a failed
-/// write; a failed `get` or `scan` does not kill the transaction. After a commit every call
-/// fails with Errc::storage.
+/// write; a `get` or `scan` refused by `check_key` or failing in the backend itself does not
+/// kill the transaction, but one that fails with storage_conflict does, and so may one that
+/// failed on a database server (see the backend). After a commit every call fails with
+/// Errc::storage.
+///
+/// storage_conflict: a backend whose write transactions run concurrently (PostgreSQL) fails a
+/// transaction that cannot be serialized with the others, from any call; it is then dead and
+/// changed nothing: run it again from the start. Memory and LMDB never return it.
 class Transaction {
  public:
   virtual ~Transaction() = default;
-  /// The value stored at `key`, or nullopt. Errors: invalid_value, key_too_long, storage.
+  /// The value stored at `key`, or nullopt. Errors: invalid_value, key_too_long,
+  /// storage_conflict, storage.
   [[nodiscard]] virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
   /// Stores `value` at `key` (replacing). Errors: invalid_value, key_too_long, storage_full
-  /// (the map is full: the transaction is dead; retry it from the start), storage (also: a write
-  /// in a read-only transaction).
+  /// (the map is full: the transaction is dead; retry it from the start), storage_conflict,
+  /// storage (also: a write in a read-only transaction).
   [[nodiscard]] virtual Result<void> put(std::string_view key, std::string_view value) = 0;
   /// Removes `key`; true if it existed. Errors: invalid_value, key_too_long, storage_full,
-  /// storage.
+  /// storage_conflict, storage.
   [[nodiscard]] virtual Result<bool> erase(std::string_view key) = 0;
-  /// A cursor over `range`, ascending (forward) or descending (reverse). Errors: storage.
+  /// A cursor over `range`, ascending (forward) or descending (reverse). Errors:
+  /// storage_conflict, storage.
   [[nodiscard]] virtual Result<std::unique_ptr<Cursor>> scan(const Range& range,
                                                              Direction dir) = 0;
   /// Makes the writes durable and visible; closes cursors. A read-only transaction's commit
-  /// just ends it. Errors: storage_full (nothing written; the caller may retry), storage.
+  /// just ends it. Errors: storage_full or storage_conflict (nothing written; the caller may
+  /// retry), storage.
   [[nodiscard]] virtual Result<void> commit() = 0;
 };
 
 /// A store of bytes. Thread-safe: transactions may be begun from any thread. Read transactions
-/// see a snapshot and are never blocked by a writer; one write transaction at a time.
+/// see a snapshot (taken in `begin`) and are never blocked by a writer. Memory and LMDB run one
+/// write transaction at a time; a backend that runs them concurrently (PostgreSQL) makes them
+/// serializable and fails the ones it cannot serialize with storage_conflict.
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -1,0 +1,107 @@
+#ifndef CATALOG_STORAGE_POSTGRES_BACKEND_HPP
+#define CATALOG_STORAGE_POSTGRES_BACKEND_HPP
+
+// The PostgreSQL storage backend: one catalog shared by hosts on many machines. Built into its
+// own library, catalog::postgres (libpq); this header does not include <libpq-fe.h>.
+
+#include <catalog/error.hpp>
+#include <catalog/storage/backend.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace catalog::storage {
+
+/// Options of PostgresBackend::open.
+struct PostgresOptions {
+  /// The schema holding the catalog's table, created (with the table) on first open. Hosts that
+  /// share a catalog name the same schema; one database may hold several catalogs.
+  /// Default: "catalog".
+  std::string schema = "catalog";
+  /// Whether a commit waits for the server to flush its WAL (`synchronous_commit`). Off, a crash
+  /// of the server may lose the last commits, never consistency (like Durability::no_sync).
+  /// Default: true.
+  bool synchronous_commit = true;
+  /// Idle connections kept open for the next transactions; more are closed when they end.
+  /// Default: 16.
+  std::size_t max_idle_connections = 16;
+  /// A write transaction keeps its puts and erases and sends them with its commit; when they
+  /// hold more bytes than this, they are sent at once (the transaction still sees them).
+  /// Default: 4 MiB.
+  std::size_t write_buffer_bytes = std::size_t{4} << 20;
+};
+
+/// What a backend has sent: requests waited for (each carries any number of statements) and
+/// connections opened. Counted since open, over every transaction.
+struct PostgresStats {
+  std::uint64_t round_trips = 0;
+  std::uint64_t connections = 0;
+};
+
+namespace detail {
+struct PgShared;
+}  // namespace detail
+
+/// A Backend over one table of a PostgreSQL database: `<schema>.entries (k bytea primary key,
+/// v bytea)`, whose `bytea` order is memcmp order, beside `<schema>.schema_version`.
+///
+/// Transactions: each runs on its own connection (from a pool) at SERIALIZABLE; read-only ones
+/// are READ ONLY and take their snapshot in `begin`. Write transactions run concurrently, in this
+/// process and in others: when the server cannot serialize one against the others (SQLSTATE
+/// 40001) or finds a deadlock (40P01), its next call fails with Errc::storage_conflict and the
+/// transaction is dead: run it again from the start (the Store does).
+///
+/// Round trips: statements are prepared once per connection and sent in pipelines. A write
+/// transaction's begin goes with its first statement; its puts and erases stay in the
+/// transaction (which sees them) and go with the commit, all in one round trip (earlier when
+/// they pass `write_buffer_bytes`). Gets are cached for the transaction. A scan fetches its range
+/// in batches (128 rows first, up to 1024, fewer when rows are large), never all of it. An erase
+/// asks the server whether the key exists unless the transaction already knows. Read-only
+/// commits and rollbacks are not waited for. `stats()` counts the round trips.
+///
+/// Errors beyond the contract: a statement that fails on the server (conflict, lost connection)
+/// ends the transaction, even a get or a scan. A failure of the server or of the connection is
+/// Errc::storage.
+///
+/// Thread safety and processes: as Backend. A child created by fork() must not use its parent's
+/// backends or transactions; it may open its own. Transactions may outlive the backend.
+class PostgresBackend final : public Backend {
+ public:
+  /// The version of the table layout this library writes; open refuses a newer one.
+  static constexpr int schema_version = 1;
+
+  /// Connects with `conninfo` (libpq keywords or a postgresql:// URI), creates the schema, the
+  /// table and the schema-version row if missing (concurrent first opens are serialized), and
+  /// checks the version. Errors: storage (cannot connect, not allowed, a newer layout),
+  /// invalid_value (an empty schema name).
+  [[nodiscard]] static Result<std::unique_ptr<PostgresBackend>> open(const std::string& conninfo,
+                                                                     PostgresOptions options = {});
+
+  /// Drops `schema` and everything in it, if it exists: for tests and benchmarks that made a
+  /// catalog of their own. Errors: storage.
+  [[nodiscard]] static Result<void> drop_schema(const std::string& conninfo,
+                                                std::string_view schema);
+
+  ~PostgresBackend() override;
+  PostgresBackend(const PostgresBackend&) = delete;
+  PostgresBackend& operator=(const PostgresBackend&) = delete;
+
+  /// Begins a transaction on a pooled (or new) connection. A read-only one waits for its
+  /// snapshot. Errors: storage (cannot connect).
+  [[nodiscard]] Result<std::unique_ptr<Transaction>> begin(Mode mode) override;
+
+  /// Round trips and connections so far. Errors: none.
+  [[nodiscard]] PostgresStats stats() const noexcept;
+
+ private:
+  explicit PostgresBackend(std::shared_ptr<detail::PgShared> shared);
+
+  std::shared_ptr<detail::PgShared> shared_;
+};
+
+}  // namespace catalog::storage
+
+#endif  // CATALOG_STORAGE_POSTGRES_BACKEND_HPP

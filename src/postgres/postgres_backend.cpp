@@ -1,0 +1,841 @@
+#include <catalog/storage/postgres_backend.hpp>
+
+#include "../storage/transaction_state.hpp"
+
+#include <libpq-fe.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+// How it works. Every transaction holds one connection of a pool, in libpq's pipeline mode:
+// statements are queued and a "round" sends a sync and reads every result up to it, one round
+// trip however many statements it carried. The server's snapshot is the transaction's view of the
+// store; over it the transaction keeps
+//   - `pending`: its puts and erases not yet sent (a value, or nullopt for an erase), which every
+//     get and scan merges, and which go to the server with the commit (or earlier, when large);
+//   - `known`: what it read from the server (a value, or nullopt for absent), so a second get of
+//     a key, or an erase of a key it read, costs nothing.
+// A cursor merges a batch of rows fetched from the server with `pending`, like the memory
+// backend's overlay; it re-reads `pending` at every step, so writes in between are seen, and it
+// fetches its next batch from the key it is on, so a batch stays valid until `pending` is sent
+// (the server then holds those writes, and the cursor refetches).
+//
+// SERIALIZABLE: the server tracks what each transaction read (predicate locks) and fails one
+// whose reads and writes cannot be ordered with the others' (SQLSTATE 40001), or which is part
+// of a deadlock (40P01). Both become Errc::storage_conflict and end the transaction.
+
+namespace catalog::storage {
+
+namespace {
+
+struct ResultDeleter {
+  void operator()(PGresult* r) const noexcept { PQclear(r); }
+};
+using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
+
+// The statements every connection prepares, by name. `$1` etc. are bytea, sent and received in
+// binary; limits are int4, sent as text. A continued forward scan passes the key it is on with a
+// 0x00 appended (the smallest key after it), so `>=` serves both the first batch and the next.
+struct Statement {
+  const char* name;
+  const char* sql;  // "%s" is the table
+  int params;
+  bool limit_last;  // the last parameter is an integer
+};
+
+enum StatementId { s_get, s_exists, s_put, s_erase, s_fwd, s_fwd_to, s_rev, s_rev_from, s_count };
+
+constexpr Statement statements[s_count] = {
+    {"g", "SELECT v FROM %s WHERE k = $1", 1, false},
+    {"x", "SELECT 1 FROM %s WHERE k = $1", 1, false},
+    {"p", "INSERT INTO %s (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v", 2,
+     false},
+    {"d", "DELETE FROM %s WHERE k = $1", 1, false},
+    {"f", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k LIMIT $2", 2, true},
+    {"ft", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3", 3, true},
+    {"r", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k DESC LIMIT $2", 2, true},
+    {"rf", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k DESC LIMIT $3", 3, true},
+};
+
+constexpr unsigned bytea_oid = 17;
+constexpr unsigned int4_oid = 23;
+
+// Scan batches: the first is small enough for the scans the engine makes most (an entity's
+// edges, a counter's shards, a list page), later ones grow, and none holds more than about
+// `batch_bytes` of rows once rows were seen to be large.
+constexpr int first_batch = 128;
+constexpr int max_batch = 1024;
+constexpr std::size_t batch_bytes = std::size_t{8} << 20;
+
+// Gets remembered per transaction, at most (then forgotten and started again).
+constexpr std::size_t known_limit_entries = 4096;
+constexpr std::size_t known_limit_bytes = std::size_t{16} << 20;
+// Pending writes sent early past this many, whatever their size.
+constexpr std::size_t pending_limit_entries = 10000;
+
+Error storage_error(std::string message) { return Error(Errc::storage, std::move(message)); }
+
+std::string trimmed(const char* text) {
+  std::string s = text ? text : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// The error of a failed result: a conflict for the two SQLSTATEs that ask for a retry.
+Error result_error(const PGresult* r, PGconn* conn) {
+  const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+  std::string message = trimmed(r ? PQresultErrorMessage(r) : PQerrorMessage(conn));
+  if (message.empty()) message = trimmed(PQerrorMessage(conn));
+  if (state && (std::strcmp(state, "40001") == 0 || std::strcmp(state, "40P01") == 0))
+    return Error(Errc::storage_conflict, "PostgreSQL: " + message);
+  return storage_error("PostgreSQL: " + message);
+}
+
+void ignore_notice(void*, const char*) {}
+
+std::string quote_identifier(PGconn* conn, std::string_view name) {
+  char* quoted = PQescapeIdentifier(conn, name.data(), name.size());
+  if (!quoted) return {};
+  std::string out(quoted);
+  PQfreemem(quoted);
+  return out;
+}
+
+// A connection opened with conninfo, notices silenced (CREATE ... IF NOT EXISTS talks).
+Result<PGconn*> connect(const std::string& conninfo) {
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  if (!conn) return storage_error("PostgreSQL: out of memory opening a connection");
+  if (PQstatus(conn) != CONNECTION_OK) {
+    auto e = storage_error("PostgreSQL: cannot connect: " + trimmed(PQerrorMessage(conn)));
+    PQfinish(conn);
+    return e;
+  }
+  PQsetNoticeProcessor(conn, ignore_notice, nullptr);
+  return conn;
+}
+
+// Runs `sql` (one or more statements) outside pipeline mode; the last result must be `want`.
+Result<PgResult> exec(PGconn* conn, const std::string& sql, ExecStatusType want) {
+  PgResult r(PQexec(conn, sql.c_str()));
+  if (!r || PQresultStatus(r.get()) != want) return result_error(r.get(), conn);
+  return r;
+}
+
+// One pooled connection in pipeline mode. `unread` holds, for each round sent without waiting
+// for its results (rollbacks, read-only commits), how many statements it carried; the next round
+// reads those results first.
+struct Connection {
+  PGconn* pg = nullptr;
+  int queued = 0;           // statements queued since the last sync
+  std::vector<int> unread;  // rounds not read yet, oldest first
+  bool broken = false;      // the protocol state is unknown: never reuse
+  bool reused = false;      // taken from the pool (the server may have ended it meanwhile)
+
+  Connection() = default;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection() {
+    if (pg) PQfinish(pg);
+  }
+};
+
+}  // namespace
+
+namespace detail {
+
+struct PgShared {
+  std::string conninfo;
+  PostgresOptions options;
+  std::string table;  // "schema".entries, quoted
+  pid_t pid = ::getpid();
+  std::atomic<std::uint64_t> round_trips{0};
+  std::atomic<std::uint64_t> connections{0};
+
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Connection>> idle;
+
+  PgShared() = default;
+  PgShared(const PgShared&) = delete;
+  PgShared& operator=(const PgShared&) = delete;
+  ~PgShared() {
+    // Connections inherited through fork() are the parent's: closing them here would end the
+    // parent's sessions, so they are left alone.
+    if (pid != ::getpid())
+      for (auto& c : idle) c->pg = nullptr;
+  }
+
+  Result<std::unique_ptr<Connection>> acquire();
+  void release(std::unique_ptr<Connection> conn) noexcept;
+  Result<std::unique_ptr<Connection>> open_connection();
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::PgShared;
+
+// Queues one prepared statement. `params` are the bytea parameters; `limit`, if any, the integer
+// one after them.
+bool queue(Connection& c, StatementId id, std::initializer_list<std::string_view> params,
+           std::optional<int> limit = std::nullopt) {
+  static const char empty = 0;
+  const char* values[4];
+  int lengths[4];
+  int formats[4];
+  int n = 0;
+  for (auto p : params) {
+    values[n] = p.empty() ? &empty : p.data();
+    lengths[n] = static_cast<int>(p.size());
+    formats[n] = 1;
+    ++n;
+  }
+  std::string limit_text;
+  if (limit) {
+    limit_text = std::to_string(*limit);
+    values[n] = limit_text.c_str();
+    lengths[n] = 0;
+    formats[n] = 0;
+    ++n;
+  }
+  if (!PQsendQueryPrepared(c.pg, statements[id].name, n, values, lengths, formats, 1)) return false;
+  ++c.queued;
+  return true;
+}
+
+bool queue_text(Connection& c, const char* sql) {
+  if (!PQsendQueryParams(c.pg, sql, 0, nullptr, nullptr, nullptr, nullptr, 0)) return false;
+  ++c.queued;
+  return true;
+}
+
+// Reads the results of one sync: one result per statement queued before it, or the first error
+// among them (statements after an error are skipped by the server). Leaves `c.broken` set when
+// the connection cannot be trusted any more.
+Result<std::vector<PgResult>> read_round(Connection& c, int statements_in_round) {
+  std::vector<PgResult> results;
+  results.reserve(static_cast<std::size_t>(statements_in_round));
+  std::optional<Error> first_error;
+  int nulls = 0;
+  for (;;) {
+    PgResult r(PQgetResult(c.pg));
+    if (!r) {
+      // The end of one statement's results. Two in a row with nothing between means libpq has
+      // nothing more to give: the connection is gone.
+      if (++nulls > 1 || PQstatus(c.pg) != CONNECTION_OK) {
+        c.broken = true;
+        return first_error
+                   ? *first_error
+                   : storage_error("PostgreSQL: connection lost: " + trimmed(PQerrorMessage(c.pg)));
+      }
+      continue;
+    }
+    nulls = 0;
+    switch (PQresultStatus(r.get())) {
+    case PGRES_PIPELINE_SYNC:
+      if (first_error) return *first_error;
+      if (static_cast<int>(results.size()) != statements_in_round) {
+        c.broken = true;
+        return storage_error("PostgreSQL: a round returned " + std::to_string(results.size()) +
+                             " results for " + std::to_string(statements_in_round) + " statements");
+      }
+      return results;
+    case PGRES_COMMAND_OK:
+    case PGRES_TUPLES_OK: results.push_back(std::move(r)); break;
+    case PGRES_PIPELINE_ABORTED: break;  // skipped after the error already kept
+    default:
+      if (!first_error) first_error = result_error(r.get(), c.pg);
+      if (PQstatus(c.pg) != CONNECTION_OK) {
+        c.broken = true;
+        return *first_error;
+      }
+      break;
+    }
+  }
+}
+
+// Sends a sync for the statements queued and, unless `wait` is false, reads their results: one
+// round trip. Results of earlier rounds not waited for are read (and dropped) first.
+Result<std::vector<PgResult>> round(Connection& c, std::atomic<std::uint64_t>& counter,
+                                    bool wait = true) {
+  if (c.broken) return storage_error("PostgreSQL: connection lost");
+  const int n = c.queued;
+  c.queued = 0;
+  if (!PQpipelineSync(c.pg)) {
+    c.broken = true;
+    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c.pg)));
+  }
+  if (!wait) {
+    c.unread.push_back(n);
+    return std::vector<PgResult>{};
+  }
+  counter.fetch_add(1, std::memory_order_relaxed);
+  for (int earlier : c.unread) {
+    // Those rounds ended a transaction (ROLLBACK, or COMMIT of a read-only one): a failure
+    // there leaves the session outside any transaction all the same, so it is dropped; a lost
+    // connection is not.
+    (void)read_round(c, earlier);
+    if (c.broken) {
+      c.unread.clear();
+      return storage_error("PostgreSQL: connection lost: " + trimmed(PQerrorMessage(c.pg)));
+    }
+  }
+  c.unread.clear();
+  return read_round(c, n);
+}
+
+// ---- the pool ----
+
+}  // namespace
+
+namespace detail {
+
+Result<std::unique_ptr<Connection>> PgShared::open_connection() {
+  auto pg = connect(conninfo);
+  if (!pg) return pg.error();
+  auto c = std::make_unique<Connection>();
+  c->pg = *pg;
+  connections.fetch_add(1, std::memory_order_relaxed);
+  if (!PQenterPipelineMode(c->pg))
+    return storage_error("PostgreSQL: cannot enter pipeline mode: " +
+                         trimmed(PQerrorMessage(c->pg)));
+  // Prepared once per connection, all in one round trip.
+  for (const auto& st : statements) {
+    char sql[256];
+    std::snprintf(sql, sizeof sql, st.sql, table.c_str());
+    unsigned types[3] = {bytea_oid, bytea_oid, bytea_oid};
+    if (st.limit_last) types[st.params - 1] = int4_oid;
+    if (!PQsendPrepare(c->pg, st.name, sql, st.params, types))
+      return storage_error("PostgreSQL: cannot prepare: " + trimmed(PQerrorMessage(c->pg)));
+    ++c->queued;
+  }
+  if (!options.synchronous_commit && !queue_text(*c, "SET synchronous_commit = off"))
+    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
+  auto done = round(*c, round_trips);
+  if (!done) return done.error();
+  return c;
+}
+
+Result<std::unique_ptr<Connection>> PgShared::acquire() {
+  for (;;) {
+    std::unique_ptr<Connection> c;
+    {
+      std::lock_guard lock(mutex);
+      if (idle.empty()) break;
+      c = std::move(idle.back());
+      idle.pop_back();
+    }
+    // A session the server ended (restart, idle timeout, pg_terminate_backend) left its socket
+    // readable at end of file: read what is there, without waiting, and drop it if it is gone.
+    pollfd fd{PQsocket(c->pg), POLLIN, 0};
+    if (::poll(&fd, 1, 0) > 0 && (!PQconsumeInput(c->pg) || PQstatus(c->pg) != CONNECTION_OK))
+      continue;
+    c->reused = true;
+    return c;
+  }
+  return open_connection();
+}
+
+void PgShared::release(std::unique_ptr<Connection> conn) noexcept {
+  if (!conn || conn->broken || PQstatus(conn->pg) != CONNECTION_OK) return;
+  std::lock_guard lock(mutex);
+  if (idle.size() < options.max_idle_connections) idle.push_back(std::move(conn));
+}
+
+}  // namespace detail
+
+namespace {
+
+// ---- transactions and cursors ----
+
+// A transaction's writes not yet sent: the value, or nullopt for an erase.
+using Pending = std::map<std::string, std::optional<std::string>, std::less<>>;
+
+class PgTransaction;
+
+class PgCursor final : public Cursor {
+ public:
+  PgCursor(PgTransaction* txn, const Range& range, Direction dir)
+      : txn_(txn), range_(range), dir_(dir) {
+    // Reverse scans start below the range's end; forward ones at its begin (`at_` unset).
+    if (dir_ == Direction::reverse) at_ = range_.end;
+  }
+  ~PgCursor() override;
+  PgCursor(const PgCursor&) = delete;
+  PgCursor& operator=(const PgCursor&) = delete;
+
+  bool valid() const noexcept override { return txn_ != nullptr && on_entry_; }
+  std::string_view key() const noexcept override { return *at_; }
+  std::string_view value() const noexcept override { return value_; }
+
+  Result<void> next() override {
+    if (txn_ == nullptr) return fail(Errc::storage, "cursor used after its transaction ended");
+    if (!on_entry_) return fail(Errc::storage, "next() on a cursor past the end of its range");
+    return settle();
+  }
+
+  // Positions on the first entry. Errors: as next().
+  Result<void> open() {
+    if (range_.end && range_.begin >= *range_.end) {
+      more_ = false;  // an empty range: nothing to fetch
+      return {};
+    }
+    return settle();
+  }
+
+  // The puts and erases in `pending` (already merged into what this cursor shows) went to the
+  // server: the batch no longer tells the server's rows apart from them, so fetch anew from
+  // where the cursor is.
+  void server_changed() noexcept {
+    batch_.reset();
+    rows_ = idx_ = 0;
+    more_ = true;
+  }
+
+  // True if the cursor stands on `key`: it exists as the transaction sees it (unless a write
+  // since then, which `pending` knows, says otherwise).
+  bool on(std::string_view key) const noexcept { return valid() && *at_ == key; }
+
+  void save_position() noexcept {}  // the key is kept in `at_` always
+  void close() noexcept {
+    txn_ = nullptr;
+    on_entry_ = false;
+    batch_.reset();
+    rows_ = idx_ = 0;
+  }
+
+ private:
+  bool forward() const noexcept { return dir_ == Direction::forward; }
+
+  std::string_view row_key(int i) const {
+    return {PQgetvalue(batch_.get(), i, 0),
+            static_cast<std::size_t>(PQgetlength(batch_.get(), i, 0))};
+  }
+  std::string_view row_value(int i) const {
+    return {PQgetvalue(batch_.get(), i, 1),
+            static_cast<std::size_t>(PQgetlength(batch_.get(), i, 1))};
+  }
+
+  // Whether `key` lies beyond the position in the scan's direction (or there is no position
+  // yet: everything the server returns is in range).
+  bool ahead(std::string_view key) const {
+    if (!at_) return true;
+    return forward() ? key > *at_ : key < *at_;
+  }
+
+  // The next server row ahead of the position, fetching a batch if needed; nullopt when none.
+  Result<std::optional<int>> server_next();
+  Result<void> fetch();
+  // Moves to the next visible entry ahead of the position, or off the range.
+  Result<void> settle();
+
+  PgTransaction* txn_;  // null once the transaction ended
+  Range range_;
+  Direction dir_;
+  // The position: the key of the current entry (or, passing an erased one, of that one).
+  // Unset before the first entry of a forward scan; a reverse scan starts at the range's end.
+  std::optional<std::string> at_;
+  std::string_view value_;
+  bool on_entry_ = false;
+  // The last batch from the server and the first row of it not yet passed.
+  PgResult batch_;
+  int rows_ = 0;
+  int idx_ = 0;
+  bool more_ = true;  // the server may hold rows ahead of the batch
+  int limit_ = first_batch;
+};
+
+class PgTransaction final : public Transaction,
+                            public detail::TransactionState<PgTransaction, PgCursor> {
+ public:
+  PgTransaction(std::shared_ptr<PgShared> shared, Mode mode)
+      : TransactionState(mode), shared_(std::move(shared)) {}
+  ~PgTransaction() override { end(); }
+  PgTransaction(const PgTransaction&) = delete;
+  PgTransaction& operator=(const PgTransaction&) = delete;
+
+  Result<void> start() {
+    auto c = shared_->acquire();
+    if (!c) return c.error();
+    conn_ = std::move(*c);
+    if (mode_ == Mode::read_write) return {};  // BEGIN goes with the first statement
+    // A read transaction's snapshot is the store as of begin: a statement takes it now.
+    auto done = exchange([](Connection& c) { return queue_text(c, "SELECT 1"); });
+    if (!done) return done.error();
+    return {};
+  }
+
+  // One round trip: BEGIN first if the transaction has not begun on the server, then what
+  // `statements` queues. The first round of a transaction, on a pooled connection the server
+  // turned out to have closed, runs again on a new connection: nothing of it ran. (Not one that
+  // commits: the commit may have happened before the connection broke.) Errors: those of the
+  // round; the caller ends the transaction.
+  template <class Queue>
+  Result<std::vector<PgResult>> exchange(Queue&& statements, bool commits = false) {
+    for (;;) {
+      const bool first = !begun_;
+      if ((first && !queue_text(*conn_, mode_ == Mode::read_only
+                                            ? "BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY"
+                                            : "BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE")) ||
+          !statements(*conn_)) {
+        conn_->broken = true;  // half queued: the session cannot be trusted
+        return lost_error();
+      }
+      sent_ = true;
+      auto results = round(*conn_, shared_->round_trips);
+      if (results) {
+        begun_ = true;
+        if (first) results->erase(results->begin());  // BEGIN's
+        return results;
+      }
+      if (!first || commits || !conn_->broken || !conn_->reused) return results.error();
+      conn_.reset();
+      auto fresh = shared_->open_connection();
+      if (!fresh) return fresh.error();
+      conn_ = std::move(*fresh);
+    }
+  }
+
+  Result<std::optional<std::string>> get(std::string_view key) override {
+    if (auto ok = alive(); !ok) return ok.error();
+    if (auto checked = check_key(key); !checked) return checked.error();
+    if (auto it = pending_.find(key); it != pending_.end()) return it->second;
+    if (auto it = known_.find(key); it != known_.end()) return it->second;
+    auto results = exchange([&](Connection& c) { return queue(c, s_get, {key}); });
+    if (!results) return die(results.error());
+    const PGresult* r = results->back().get();
+    std::optional<std::string> value;
+    if (PQntuples(r) > 0)
+      value.emplace(PQgetvalue(r, 0, 0), static_cast<std::size_t>(PQgetlength(r, 0, 0)));
+    remember(key, value);
+    return value;
+  }
+
+  Result<void> put(std::string_view key, std::string_view value) override {
+    if (auto ok = prepare_write(key); !ok) return ok.error();
+    auto it = pending_.lower_bound(key);
+    if (it != pending_.end() && it->first == key) {
+      pending_bytes_ -= it->second ? it->second->size() : 0;
+      it->second.emplace(value);
+    } else {
+      pending_.emplace_hint(it, std::string(key), std::string(value));
+      pending_bytes_ += key.size();
+    }
+    pending_bytes_ += value.size();
+    return send_if_large();
+  }
+
+  Result<bool> erase(std::string_view key) override {
+    if (auto ok = prepare_write(key); !ok) return ok.error();
+    auto existed = exists(key);
+    if (!existed) return existed.error();
+    auto it = pending_.lower_bound(key);
+    if (it != pending_.end() && it->first == key) {
+      pending_bytes_ -= it->second ? it->second->size() : 0;
+      it->second.reset();
+    } else {
+      pending_.emplace_hint(it, std::string(key), std::nullopt);
+      pending_bytes_ += key.size();
+    }
+    if (auto sent = send_if_large(); !sent) return sent.error();
+    return *existed;
+  }
+
+  Result<std::unique_ptr<Cursor>> scan(const Range& range, Direction dir) override {
+    if (auto ok = alive(); !ok) return ok.error();
+    auto cursor = std::make_unique<PgCursor>(this, range, dir);
+    track(cursor.get());
+    if (auto opened = cursor->open(); !opened) return opened.error();
+    return std::unique_ptr<Cursor>(std::move(cursor));
+  }
+
+  Result<void> commit() override {
+    if (auto ok = alive(); !ok) return ok.error();
+    close_cursors();
+    if (mode_ == Mode::read_only) {
+      // A read-only transaction cannot fail to commit: send it, and let the connection's next
+      // round read the answer.
+      if (!queue_text(*conn_, "COMMIT")) return die(lost_error());
+      if (auto sent = round(*conn_, shared_->round_trips, false); !sent) return die(sent.error());
+      release();
+      committed();
+      return {};
+    }
+    auto results =
+        exchange([&](Connection& c) { return queue_pending(c) && queue_text(c, "COMMIT"); }, true);
+    if (!results) return die(results.error());
+    pending_.clear();
+    release();
+    committed();
+    return {};
+  }
+
+  // For cursors.
+  const Pending& pending() const noexcept { return pending_; }
+  Error fail_cursor(Error e) { return die(std::move(e)); }
+
+ private:
+  friend class detail::TransactionState<PgTransaction, PgCursor>;
+
+  static Error lost_error() { return storage_error("PostgreSQL: cannot send a statement"); }
+
+  void remember(std::string_view key, const std::optional<std::string>& value) {
+    const std::size_t size = key.size() + (value ? value->size() : 0);
+    if (known_.size() >= known_limit_entries || known_bytes_ + size > known_limit_bytes) {
+      known_.clear();
+      known_bytes_ = 0;
+    }
+    if (size > known_limit_bytes) return;
+    known_.insert_or_assign(std::string(key), value);
+    known_bytes_ += size;
+  }
+
+  // Whether `key` exists as the transaction sees it, asking the server only when neither the
+  // pending writes, the gets so far, nor an open cursor standing on it can tell.
+  Result<bool> exists(std::string_view key) {
+    if (auto it = pending_.find(key); it != pending_.end()) return it->second.has_value();
+    if (auto it = known_.find(key); it != known_.end()) return it->second.has_value();
+    for (const PgCursor* c : cursors())
+      if (c->on(key)) return true;
+    auto results = exchange([&](Connection& c) { return queue(c, s_exists, {key}); });
+    if (!results) return die(results.error());
+    return PQntuples(results->back().get()) > 0;
+  }
+
+  // Queues every pending write (order does not matter: each key is there once).
+  bool queue_pending(Connection& c) {
+    for (const auto& [key, value] : pending_) {
+      const bool ok = value ? queue(c, s_put, {key, *value}) : queue(c, s_erase, {key});
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  // Sends the pending writes now if they grew past the limits: one round trip, after which the
+  // server holds them (the transaction's view is unchanged) and cursors fetch anew.
+  Result<void> send_if_large() {
+    if (pending_bytes_ <= shared_->options.write_buffer_bytes &&
+        pending_.size() <= pending_limit_entries)
+      return {};
+    auto results = exchange([&](Connection& c) { return queue_pending(c); });
+    if (!results) return die(results.error());
+    for (auto& [key, value] : pending_) remember(key, value);
+    pending_.clear();
+    pending_bytes_ = 0;
+    for (PgCursor* c : cursors()) c->server_changed();
+    return {};
+  }
+
+  // Gives the connection back, its transaction ended (or ending: a rollback is sent and not
+  // waited for).
+  void release() noexcept { shared_->release(std::move(conn_)); }
+
+  // Ends the transaction without committing. Idempotent.
+  void end() noexcept {
+    close_cursors();
+    pending_.clear();
+    known_.clear();
+    if (!conn_) return;
+    if (!sent_) {
+      release();  // nothing was sent
+    } else if (!conn_->broken && queue_text(*conn_, "ROLLBACK")) {
+      (void)round(*conn_, shared_->round_trips, false);
+      release();
+    }
+    conn_.reset();
+  }
+
+  std::shared_ptr<PgShared> shared_;
+  std::unique_ptr<Connection> conn_;  // null once ended
+  bool begun_ = false;                // BEGIN was sent and succeeded
+  bool sent_ = false;                 // something was sent: end with a rollback
+  Pending pending_;
+  std::size_t pending_bytes_ = 0;
+  std::map<std::string, std::optional<std::string>, std::less<>> known_;
+  std::size_t known_bytes_ = 0;
+};
+
+PgCursor::~PgCursor() {
+  if (txn_ != nullptr) txn_->forget(this);
+}
+
+Result<void> PgCursor::fetch() {
+  // Forward: from the range's begin, then from just after the position; reverse: from below
+  // the position (the range's end first), down to the range's begin.
+  std::string from;
+  if (forward()) {
+    if (at_) {
+      from = *at_;
+      from += '\0';
+    } else {
+      from = range_.begin;
+    }
+  }
+  auto results = txn_->exchange([&](Connection& c) {
+    if (forward())
+      return range_.end ? queue(c, s_fwd_to, {from, *range_.end}, limit_)
+                        : queue(c, s_fwd, {from}, limit_);
+    return at_ ? queue(c, s_rev_from, {range_.begin, *at_}, limit_)
+               : queue(c, s_rev, {range_.begin}, limit_);
+  });
+  if (!results) return txn_->fail_cursor(results.error());
+  batch_ = std::move(results->back());
+  rows_ = PQntuples(batch_.get());
+  idx_ = 0;
+  more_ = rows_ == limit_;
+  // The next batch: twice as many rows, but not so many that rows as large as the largest seen
+  // here would pass batch_bytes.
+  std::size_t largest = 1;
+  for (int i = 0; i < rows_; ++i)
+    largest = std::max(largest, static_cast<std::size_t>(PQgetlength(batch_.get(), i, 0)) +
+                                    static_cast<std::size_t>(PQgetlength(batch_.get(), i, 1)));
+  const auto by_bytes = static_cast<int>(std::min<std::size_t>(batch_bytes / largest, max_batch));
+  limit_ = std::max(1, std::min({limit_ * 2, max_batch, by_bytes}));
+  return {};
+}
+
+Result<std::optional<int>> PgCursor::server_next() {
+  for (;;) {
+    while (idx_ < rows_ && !ahead(row_key(idx_))) ++idx_;
+    if (idx_ < rows_) return std::optional<int>(idx_);
+    if (!more_) return std::optional<int>();
+    if (auto f = fetch(); !f) return f.error();
+  }
+}
+
+Result<void> PgCursor::settle() {
+  const Pending& pending = txn_->pending();
+  for (;;) {
+    auto server = server_next();
+    if (!server) {
+      on_entry_ = false;
+      return server.error();
+    }
+    // The pending write ahead of the position, inside the range.
+    const Pending::value_type* mine = nullptr;
+    if (forward()) {
+      auto it = at_ ? pending.upper_bound(*at_) : pending.lower_bound(range_.begin);
+      if (it != pending.end() && (!range_.end || it->first < *range_.end)) mine = &*it;
+    } else {
+      auto it = at_ ? pending.lower_bound(*at_) : pending.end();
+      if (it != pending.begin() && (--it)->first >= range_.begin) mine = &*it;
+    }
+    if (!*server && mine == nullptr) {
+      on_entry_ = false;
+      return {};
+    }
+    // A pending write wins over the server's row of the same key.
+    bool take_mine = mine != nullptr;
+    if (*server && mine != nullptr) {
+      const auto row = row_key(**server);
+      take_mine = forward() ? mine->first <= row : mine->first >= row;
+    }
+    if (take_mine) {
+      at_ = mine->first;
+      if (!mine->second) continue;  // erased: pass it (and the server's row it hides)
+      value_ = *mine->second;
+    } else {
+      at_ = std::string(row_key(**server));
+      value_ = row_value(**server);
+    }
+    on_entry_ = true;
+    return {};
+  }
+}
+
+}  // namespace
+
+// ---- the backend ----
+
+PostgresBackend::PostgresBackend(std::shared_ptr<detail::PgShared> shared)
+    : shared_(std::move(shared)) {}
+
+PostgresBackend::~PostgresBackend() = default;
+
+Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string& conninfo,
+                                                               PostgresOptions options) {
+  if (options.schema.empty()) return fail(Errc::invalid_value, "PostgreSQL schema name is empty");
+  auto pg = connect(conninfo);
+  if (!pg) return pg.error();
+  std::unique_ptr<PGconn, void (*)(PGconn*)> conn(*pg, PQfinish);
+  const std::string schema = quote_identifier(conn.get(), options.schema);
+  if (schema.empty())
+    return storage_error("PostgreSQL: invalid schema name: " + trimmed(PQerrorMessage(conn.get())));
+  const std::string table = schema + ".entries";
+  const std::string versions = schema + ".schema_version";
+  // Two hosts opening a new catalog at once: the advisory lock (held to the commit) makes the
+  // second wait and then find everything made. `bytea` compares as memcmp does. Rows are
+  // rewritten often (records, counters), so pages keep room for updates in place.
+  const std::string setup = "BEGIN;"
+                            "SELECT pg_advisory_xact_lock(7305386020944416768);"
+                            "CREATE SCHEMA IF NOT EXISTS " +
+                            schema +
+                            ";"
+                            "CREATE TABLE IF NOT EXISTS " +
+                            table +
+                            " (k bytea PRIMARY KEY, v bytea NOT NULL) WITH (fillfactor = 80);"
+                            "CREATE TABLE IF NOT EXISTS " +
+                            versions +
+                            " (version integer NOT NULL);"
+                            "INSERT INTO " +
+                            versions + " SELECT " + std::to_string(schema_version) +
+                            " WHERE NOT EXISTS (SELECT 1 FROM " + versions +
+                            ");"
+                            "COMMIT";
+  if (auto made = exec(conn.get(), setup, PGRES_COMMAND_OK); !made) {
+    (void)exec(conn.get(), "ROLLBACK", PGRES_COMMAND_OK);
+    return storage_error("cannot create the catalog's table in schema " + options.schema + ": " +
+                         made.error().message());
+  }
+  auto version = exec(conn.get(), "SELECT max(version) FROM " + versions, PGRES_TUPLES_OK);
+  if (!version) return version.error();
+  const int found = PQntuples(version->get()) == 1 && !PQgetisnull(version->get(), 0, 0)
+                        ? std::atoi(PQgetvalue(version->get(), 0, 0))
+                        : 0;
+  if (found != schema_version)
+    return storage_error("the catalog in schema " + options.schema + " has table layout version " +
+                         std::to_string(found) + "; this library reads version " +
+                         std::to_string(schema_version));
+
+  auto shared = std::make_shared<detail::PgShared>();
+  shared->conninfo = conninfo;
+  shared->table = table;
+  shared->options = std::move(options);
+  return std::unique_ptr<PostgresBackend>(new PostgresBackend(std::move(shared)));
+}
+
+Result<void> PostgresBackend::drop_schema(const std::string& conninfo, std::string_view schema) {
+  auto pg = connect(conninfo);
+  if (!pg) return pg.error();
+  std::unique_ptr<PGconn, void (*)(PGconn*)> conn(*pg, PQfinish);
+  const std::string quoted = quote_identifier(conn.get(), schema);
+  if (quoted.empty()) return storage_error("PostgreSQL: invalid schema name");
+  auto dropped = exec(conn.get(), "DROP SCHEMA IF EXISTS " + quoted + " CASCADE", PGRES_COMMAND_OK);
+  if (!dropped) return dropped.error();
+  return {};
+}
+
+Result<std::unique_ptr<Transaction>> PostgresBackend::begin(Mode mode) {
+  auto txn = std::make_unique<PgTransaction>(shared_, mode);
+  if (auto started = txn->start(); !started) return started.error();
+  return std::unique_ptr<Transaction>(std::move(txn));
+}
+
+PostgresStats PostgresBackend::stats() const noexcept {
+  return {shared_->round_trips.load(std::memory_order_relaxed),
+          shared_->connections.load(std::memory_order_relaxed)};
+}
+
+}  // namespace catalog::storage

@@ -1,0 +1,417 @@
+// The storage contract (storage_contract.hpp) on PostgreSQL, twice: as configured by default, and
+// with a write buffer so small that every put and erase goes to the server at once (so cursors
+// must fetch again after each write). Then what only PostgreSQL does: the schema and its version
+// row, conflicts between concurrent writers, round trips, batches, lost connections, processes.
+#include "../storage_support.hpp"
+#include "pg_support.hpp"
+
+#include <catalog/storage/postgres_backend.hpp>
+
+#include <libpq-fe.h>
+
+#include <chrono>
+
+using namespace storage_test;
+using catalog::storage::PostgresBackend;
+using catalog::storage::PostgresOptions;
+
+namespace {
+
+std::unique_ptr<PostgresBackend> open_pg(const PostgresOptions& options,
+                                         const std::string& conninfo = test::pg::conninfo()) {
+  return must(PostgresBackend::open(conninfo, options));
+}
+
+struct OnPostgres {
+  static constexpr bool concurrent_writers = true;
+  test::pg::Schema schema;  // declared first: dropped after the backend closes
+  std::unique_ptr<Backend> db = open_pg(schema.options());
+};
+
+struct OnPostgresTinyBuffer {
+  static constexpr bool concurrent_writers = true;
+  test::pg::Schema schema;
+  std::unique_ptr<Backend> db = open_pg([&] {
+    auto o = schema.options();
+    o.write_buffer_bytes = 0;
+    return o;
+  }());
+};
+
+// Runs SQL on a connection of its own; returns the first column of the first row, if any.
+std::optional<std::string> sql(const std::string& text,
+                               const std::string& conninfo = test::pg::conninfo()) {
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  REQUIRE(PQstatus(conn) == CONNECTION_OK);
+  PGresult* r = PQexec(conn, text.c_str());
+  const auto status = PQresultStatus(r);
+  INFO(text << ": " << PQresultErrorMessage(r));
+  CHECK((status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK));
+  std::optional<std::string> first;
+  if (status == PGRES_TUPLES_OK && PQntuples(r) > 0 && !PQgetisnull(r, 0, 0))
+    first = PQgetvalue(r, 0, 0);
+  PQclear(r);
+  PQfinish(conn);
+  return first;
+}
+
+std::uint64_t trips(PostgresBackend& db) { return db.stats().round_trips; }
+
+}  // namespace
+
+#define CATALOG_CONTRACT_BACKENDS OnPostgres, OnPostgresTinyBuffer
+#include "../storage_contract.hpp"
+
+TEST_CASE("postgres: open creates the schema, the table and its version row", "[postgres]") {
+  test::pg::Schema schema;
+  {
+    auto db = open_pg(schema.options());
+    write(*db, {{"a", "1"}});
+  }
+  const std::string table = "\"" + schema.name() + "\".entries";
+  CHECK(sql("SELECT version FROM \"" + schema.name() + "\".schema_version") == "1");
+  CHECK(sql("SELECT count(*) FROM \"" + schema.name() + "\".schema_version") == "1");
+  CHECK(sql("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = '" + table +
+            "'::regclass AND attname = 'k'") == "bytea");
+  CHECK(sql("SELECT count(*) FROM pg_index WHERE indrelid = '" + table +
+            "'::regclass AND indisprimary") == "1");
+  CHECK(sql("SELECT encode(v, 'escape') FROM " + table + " WHERE k = 'a'::bytea") == "1");
+
+  // Opened again, concurrently from several threads: nothing is made twice, nothing is lost.
+  std::vector<std::thread> openers;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 4; ++i)
+    openers.emplace_back([&] {
+      if (!PostgresBackend::open(test::pg::conninfo(), schema.options())) ++failures;
+    });
+  for (auto& t : openers) t.join();
+  CHECK(failures == 0);
+  CHECK(sql("SELECT count(*) FROM \"" + schema.name() + "\".schema_version") == "1");
+  CHECK(read(*open_pg(schema.options()), "a") == "1"s);
+}
+
+TEST_CASE("postgres: new schemas opened at once from several threads", "[postgres]") {
+  test::pg::Schema schema;
+  std::vector<std::thread> openers;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 4; ++i)
+    openers.emplace_back([&] {
+      if (!PostgresBackend::open(test::pg::conninfo(), schema.options())) ++failures;
+    });
+  for (auto& t : openers) t.join();
+  CHECK(failures == 0);
+  CHECK(sql("SELECT count(*) FROM \"" + schema.name() + "\".schema_version") == "1");
+}
+
+TEST_CASE("postgres: open refuses a table layout it does not know", "[postgres]") {
+  test::pg::Schema schema;
+  open_pg(schema.options());
+  sql("UPDATE \"" + schema.name() + "\".schema_version SET version = 2");
+  auto refused = PostgresBackend::open(test::pg::conninfo(), schema.options());
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == Errc::storage);
+  CHECK(refused.error().message().find("layout version 2") != std::string::npos);
+}
+
+TEST_CASE("postgres: open fails cleanly", "[postgres]") {
+  auto nowhere = PostgresBackend::open("host=/nonexistent-catalog-dir port=5432 user=postgres");
+  REQUIRE_FALSE(nowhere.has_value());
+  CHECK(nowhere.error().code() == Errc::storage);
+  CHECK(nowhere.error().message().find("cannot connect") != std::string::npos);
+  PostgresOptions unnamed;
+  unnamed.schema = "";
+  CHECK(error_of(PostgresBackend::open(test::pg::conninfo(), unnamed)) == Errc::invalid_value);
+}
+
+TEST_CASE("postgres: schema names are identifiers, quoted", "[postgres]") {
+  // A name that would be SQL if it were pasted unquoted.
+  test::pg::Schema schema(test::pg::fresh_schema_name("Odd\"; DROP TABLE x; --"));
+  auto db = open_pg(schema.options());
+  write(*db, {{"k", "v"}});
+  CHECK(read(*db, "k") == "v"s);
+}
+
+TEST_CASE("postgres: catalogs in two schemas are apart", "[postgres]") {
+  test::pg::Schema first, second;
+  auto a = open_pg(first.options());
+  auto b = open_pg(second.options());
+  write(*a, {{"k", "a"}});
+  write(*b, {{"k", "b"}, {"only-b", "1"}});
+  CHECK(read(*a, "k") == "a"s);
+  CHECK(read(*b, "k") == "b"s);
+  CHECK_FALSE(read(*a, "only-b"));
+}
+
+TEST_CASE("postgres: writers that cannot be serialized: the later one fails and changes nothing",
+          "[postgres]") {
+  test::pg::Schema schema;
+  auto db = open_pg(schema.options());
+  write(*db, {{"x", "0"}, {"a", "0"}, {"b", "0"}});
+
+  SECTION("both update what both read") {
+    auto t1 = begin(*db, Mode::read_write);
+    auto t2 = begin(*db, Mode::read_write);
+    CHECK(must(t1->get("x")) == "0"s);
+    CHECK(must(t2->get("x")) == "0"s);
+    must(t1->put("x", "1"));
+    must(t2->put("x", "2"));
+    must(t1->commit());
+    CHECK(error_of(t2->commit()) == Errc::storage_conflict);
+    // Dead, with the same error, from every call.
+    CHECK(error_of(t2->get("x")) == Errc::storage_conflict);
+    CHECK(error_of(t2->put("y", "1")) == Errc::storage_conflict);
+    t2.reset();
+    CHECK(read(*db, "x") == "1"s);
+  }
+  SECTION("write skew: each writes what the other read") {
+    auto t1 = begin(*db, Mode::read_write);
+    auto t2 = begin(*db, Mode::read_write);
+    CHECK(must(t1->get("a")) == "0"s);
+    CHECK(must(t2->get("b")) == "0"s);
+    must(t1->put("b", "1"));
+    must(t2->put("a", "1"));
+    must(t1->commit());
+    CHECK(error_of(t2->commit()) == Errc::storage_conflict);
+    t2.reset();
+    CHECK(read(*db, "a") == "0"s);
+    CHECK(read(*db, "b") == "1"s);
+  }
+  SECTION("a scan's range counts as read: an insert into it by another conflicts") {
+    auto t1 = begin(*db, Mode::read_write);
+    auto t2 = begin(*db, Mode::read_write);
+    CHECK(keys_in(*t1, prefix_range("p"), Direction::forward).empty());
+    CHECK(keys_in(*t2, prefix_range("p"), Direction::forward).empty());
+    must(t1->put("p1", "t1"));
+    must(t2->put("p2", "t2"));
+    must(t1->commit());
+    CHECK(error_of(t2->commit()) == Errc::storage_conflict);
+    t2.reset();
+    CHECK(keys_in(*begin(*db, Mode::read_only), prefix_range("p"), Direction::forward) ==
+          std::vector<std::string>{"p1"});
+  }
+}
+
+TEST_CASE("postgres: writers on keys far apart do not conflict", "[postgres]") {
+  // The server tracks reads per index page, not per key: two transactions conflict when each
+  // writes into a page the other read. Keys far apart in a table of many pages are independent.
+  test::pg::Schema schema;
+  auto db = open_pg(schema.options());
+  Entries filler;
+  for (int i = 0; i < 20000; ++i) filler.emplace_back(numbered("m", 100000 + i), "x");
+  write(*db, filler);
+  sql("ANALYZE \"" + schema.name() + "\".entries");
+  int conflicts = 0;
+  for (int round = 0; round < 10; ++round) {
+    auto t1 = begin(*db, Mode::read_write);
+    auto t2 = begin(*db, Mode::read_write);
+    const auto low = numbered("a", round);
+    const auto high = numbered("z", round);
+    CHECK_FALSE(must(t1->get(low)));
+    CHECK_FALSE(must(t2->get(high)));
+    must(t1->put(low, "1"));
+    must(t2->put(high, "2"));
+    must(t1->commit());
+    auto second = t2->commit();
+    if (!second) {
+      CHECK(second.error().code() == Errc::storage_conflict);
+      ++conflicts;
+    }
+  }
+  CHECK(conflicts == 0);
+}
+
+TEST_CASE("postgres: round trips per call", "[postgres]") {
+  test::pg::Schema schema;
+  auto db = open_pg(schema.options());
+  write(*db, {{"a", "1"}, {"b", "2"}, {"c", "3"}});
+  auto t0 = trips(*db);
+
+  SECTION("a read transaction: begin waits for its snapshot; its commit is not waited for") {
+    auto txn = begin(*db, Mode::read_only);
+    CHECK(trips(*db) - t0 == 1);
+    CHECK(must(txn->get("a")) == "1"s);
+    CHECK(trips(*db) - t0 == 2);
+    CHECK(must(txn->get("a")) == "1"s);  // remembered
+    CHECK_FALSE(must(txn->get("zz")));
+    CHECK_FALSE(must(txn->get("zz")));  // so is absence
+    CHECK(trips(*db) - t0 == 3);
+    CHECK(keys_in(*txn, everything, Direction::forward).size() == 3);
+    CHECK(trips(*db) - t0 == 4);
+    must(txn->commit());
+    CHECK(trips(*db) - t0 == 4);
+  }
+  SECTION("a write transaction: begin goes with the first statement, writes with the commit") {
+    auto txn = begin(*db, Mode::read_write);
+    CHECK(trips(*db) - t0 == 0);
+    CHECK(must(txn->get("a")) == "1"s);
+    CHECK(trips(*db) - t0 == 1);
+    for (int i = 0; i < 20; ++i) must(txn->put(numbered("new", i), "v"));
+    CHECK(must(txn->erase("a")));        // read before: known
+    CHECK(must(txn->erase("new3")));     // written before: known
+    CHECK_FALSE(must(txn->erase("a")));  // erased before: known
+    CHECK(must(txn->get("new7")) == "v"s);
+    CHECK(trips(*db) - t0 == 1);
+    CHECK(must(txn->erase("b")));  // never seen: the server is asked
+    CHECK(trips(*db) - t0 == 2);
+    {
+      // Erasing what a scan stands on needs no question either.
+      auto cursor = must(txn->scan(prefix_range("c"), Direction::forward));
+      CHECK(trips(*db) - t0 == 3);
+      REQUIRE(cursor->valid());
+      CHECK(must(txn->erase(cursor->key())));
+      must(cursor->next());
+      CHECK_FALSE(cursor->valid());
+    }
+    CHECK(trips(*db) - t0 == 3);
+    must(txn->commit());
+    CHECK(trips(*db) - t0 == 4);
+    CHECK(keys_in(*begin(*db, Mode::read_only), everything, Direction::forward).size() == 19);
+  }
+  SECTION("a write transaction that only writes: one round trip") {
+    auto txn = begin(*db, Mode::read_write);
+    must(txn->put("d", "4"));
+    must(txn->put("e", "5"));
+    must(txn->commit());
+    CHECK(trips(*db) - t0 == 1);
+  }
+  SECTION("a rollback is not waited for") {
+    {
+      auto txn = begin(*db, Mode::read_write);
+      CHECK(must(txn->get("a")) == "1"s);
+      must(txn->put("a", "lost"));
+    }
+    CHECK(trips(*db) - t0 == 1);
+    CHECK(read(*db, "a") == "1"s);
+  }
+}
+
+TEST_CASE("postgres: a scan fetches its range in growing, bounded batches", "[postgres]") {
+  test::pg::Schema schema;
+  auto db = open_pg(schema.options());
+  Entries entries;
+  for (int i = 0; i < 3000; ++i) entries.emplace_back(numbered("k", 10000 + i), "v");
+  write(*db, entries);
+  const auto dir = GENERATE(Direction::forward, Direction::reverse);
+  auto txn = begin(*db, Mode::read_only);
+  const auto t0 = trips(*db);
+  auto cursor = must(txn->scan(prefix_range("k"), dir));
+  CHECK(trips(*db) - t0 == 1);  // the first 128 rows, not all 3000
+  int seen = 0;
+  for (; cursor->valid(); must(cursor->next())) ++seen;
+  CHECK(seen == 3000);
+  // 128 + 256 + 512 + 1024 + 1024 + 56 rows.
+  CHECK(trips(*db) - t0 == 6);
+
+  SECTION("large rows make batches smaller") {
+    auto big_db = open_pg(schema.options());
+    Entries big;
+    for (int i = 0; i < 6; ++i) big.emplace_back(numbered("big", i), pattern(3 << 20, i));
+    for (const auto& e : big) write(*big_db, {e});
+    auto reader = begin(*big_db, Mode::read_only);
+    const auto b0 = trips(*big_db);
+    auto c = must(reader->scan(prefix_range("big"), Direction::forward));
+    int n = 0;
+    for (; c->valid(); must(c->next())) {
+      CHECK(c->value() == pattern(3 << 20, n));
+      ++n;
+    }
+    CHECK(n == 6);
+    // One batch of 128 rows (all 6), then none: 8 MiB over rows of 3 MiB leaves 2 per batch,
+    // but there was nothing more to fetch.
+    CHECK(trips(*big_db) - b0 == 1);
+  }
+}
+
+TEST_CASE("postgres: writes past the buffer go to the server early and stay the transaction's",
+          "[postgres]") {
+  test::pg::Schema schema;
+  auto options = schema.options();
+  options.write_buffer_bytes = 1000;
+  auto db = open_pg(options);
+  write(*db, {{"keep", "1"}});
+  const auto t0 = trips(*db);
+  {
+    auto txn = begin(*db, Mode::read_write);
+    for (int i = 0; i < 100; ++i) must(txn->put(numbered("w", 1000 + i), std::string(100, 'v')));
+    CHECK(trips(*db) - t0 >= 9);  // sent about every 1000 bytes
+    CHECK(keys_in(*txn, prefix_range("w"), Direction::forward).size() == 100);
+    CHECK(must(txn->get("w1050")) == std::string(100, 'v'));
+    // Another transaction does not see them.
+    CHECK_FALSE(read(*db, "w1050"));
+  }  // rolled back
+  CHECK(keys_in(*begin(*db, Mode::read_only), everything, Direction::forward) ==
+        std::vector<std::string>{"keep"});
+}
+
+TEST_CASE("postgres: a connection the server ended is a storage error, and is not reused",
+          "[postgres]") {
+  test::pg::Schema schema;
+  const std::string app = test::pg::fresh_schema_name("lost");
+  const std::string conninfo = test::pg::conninfo() + " application_name=" + app;
+  auto db = open_pg(schema.options(), conninfo);
+  write(*db, {{"a", "1"}});
+  auto txn = begin(*db, Mode::read_write);
+  CHECK(must(txn->get("a")) == "1"s);
+  // Ends this test's sessions only (other tests share the cluster), the idle ones in the pool
+  // too.
+  sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" + app +
+      "'");
+  // Terminating is asynchronous: wait until those sessions are gone (their sockets closed).
+  for (int i = 0; i < 500; ++i) {
+    if (sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'") == "0")
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto lost = txn->get("b");
+  REQUIRE_FALSE(lost.has_value());
+  CHECK(lost.error().code() == Errc::storage);
+  CHECK(error_of(txn->commit()) == Errc::storage);
+  txn.reset();
+  // The next transactions get connections that work.
+  for (int i = 0; i < 3; ++i) CHECK(read(*db, "a") == "1"s);
+  write(*db, {{"a", "2"}});
+  CHECK(read(*db, "a") == "2"s);
+}
+
+TEST_CASE("postgres: a transaction may outlive its backend", "[postgres]") {
+  test::pg::Schema schema;
+  auto db = open_pg(schema.options());
+  write(*db, {{"a", "1"}});
+  auto reader = begin(*db, Mode::read_only);
+  auto writer = begin(*db, Mode::read_write);
+  db.reset();
+  must(writer->put("b", "2"));
+  must(writer->commit());
+  CHECK(keys_in(*reader, everything, Direction::forward) == std::vector<std::string>{"a"});
+  CHECK(read(*open_pg(schema.options()), "b") == "2"s);
+}
+
+TEST_CASE("postgres: another process shares the catalog", "[postgres]") {
+  test::pg::Schema schema;
+  auto db = open_pg(schema.options());
+  write(*db, {{"parent", "1"}});
+  auto held = begin(*db, Mode::read_only);  // a pooled connection stays the parent's
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    // The child opens its own backend and leaves with _exit, never touching the parent's.
+    int code = 0;
+    auto other = PostgresBackend::open(test::pg::conninfo(), schema.options());
+    if (!other) code = 1;
+    if (code == 0) {
+      auto txn = (*other)->begin(Mode::read_write);
+      auto seen = txn ? (*txn)->get("parent") : Result<std::optional<std::string>>(txn.error());
+      if (!seen || !*seen || **seen != "1") code = 2;
+      if (code == 0 && (!(*txn)->put("child", "2") || !(*txn)->commit())) code = 3;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(must(held->get("parent")) == "1"s);
+  CHECK_FALSE(must(held->get("child")));  // the snapshot is older
+  held.reset();
+  CHECK(read(*db, "child") == "2"s);
+}

@@ -1,0 +1,557 @@
+// The storage contract (backend.hpp), one test case per promise, run on every backend: the file
+// that includes this defines the fixtures of its backends (each holding `db`) and names them in
+// CATALOG_CONTRACT_BACKENDS first. No include guard: one inclusion per test program.
+#ifndef CATALOG_CONTRACT_BACKENDS
+#error "define CATALOG_CONTRACT_BACKENDS (the fixtures to run the contract on) first"
+#endif
+
+#include "storage_support.hpp"
+
+namespace storage_test {
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "a transaction sees its own writes", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  write(db, {{"a", "1"}, {"c", "3"}});
+
+  auto txn = begin(db, Mode::read_write);
+  must(txn->put("b", "2"));
+  must(txn->put("c", "three"));
+  CHECK(must(txn->erase("a")));
+  CHECK(must(txn->get("b")) == "2"s);
+  CHECK(must(txn->get("c")) == "three"s);
+  CHECK_FALSE(must(txn->get("a")));
+  CHECK(collect(*txn, everything, Direction::forward) == Entries{{"b", "2"}, {"c", "three"}});
+  CHECK(collect(*txn, everything, Direction::reverse) == Entries{{"c", "three"}, {"b", "2"}});
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "a transaction ended without commit rolls back", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  write(db, {{"kept", "1"}});
+  {
+    auto txn = begin(db, Mode::read_write);
+    must(txn->put("lost", "2"));
+    CHECK(must(txn->erase("kept")));
+  }
+  CHECK(read(db, "kept") == "1"s);
+  CHECK_FALSE(read(db, "lost"));
+
+  SECTION("a read-only commit just ends the transaction") {
+    auto txn = begin(db, Mode::read_only);
+    CHECK(must(txn->get("kept")) == "1"s);
+    must(txn->commit());
+    CHECK(error_of(txn->get("kept")) == Errc::storage);
+  }
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "a failed write kills the transaction", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  write(db, {{"a", "1"}});
+  auto txn = begin(db, Mode::read_write);
+  must(txn->put("b", "2"));
+
+  Errc expected{};
+  SECTION("key too long") {
+    expected = Errc::key_too_long;
+    CHECK(error_of(txn->put(std::string(512, 'k'), "v")) == expected);
+  }
+  SECTION("empty key") {
+    expected = Errc::invalid_value;
+    CHECK(error_of(txn->erase("")) == expected);
+  }
+  CHECK(error_of(txn->get("a")) == expected);
+  CHECK(error_of(txn->put("c", "3")) == expected);
+  CHECK(error_of(txn->erase("a")) == expected);
+  CHECK(error_of(txn->scan(everything, Direction::forward)) == expected);
+  CHECK(error_of(txn->commit()) == expected);
+  txn.reset();
+
+  auto after = begin(db, Mode::read_only);
+  CHECK(collect(*after, everything, Direction::forward) == Entries{{"a", "1"}});
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "writes in a read-only transaction fail", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  write(db, {{"a", "1"}});
+  auto txn = begin(db, Mode::read_only);
+  CHECK(error_of(txn->put("b", "2")) == Errc::storage);
+  CHECK(error_of(txn->get("a")) == Errc::storage);
+  CHECK_FALSE(read(db, "b"));
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "a committed transaction refuses further calls", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  auto txn = begin(db, Mode::read_write);
+  must(txn->put("a", "1"));
+  must(txn->commit());
+  CHECK(error_of(txn->put("b", "2")) == Errc::storage);
+  CHECK(error_of(txn->commit()) == Errc::storage);
+  txn.reset();
+  CHECK(read(db, "a") == "1"s);
+  CHECK_FALSE(read(db, "b"));
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "readers see a snapshot while a writer works", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  write(db, {{"a", "old"}, {"b", "old"}});
+
+  auto before = begin(db, Mode::read_only);
+  auto writer = begin(db, Mode::read_write);
+  must(writer->put("a", "new"));
+  must(writer->put("c", "new"));
+  CHECK(must(writer->erase("b")));
+
+  // A reader begun while the writer is open is not blocked and sees only committed data.
+  auto during = begin(db, Mode::read_only);
+  CHECK(must(during->get("a")) == "old"s);
+  must(writer->commit());
+
+  const Entries old_state{{"a", "old"}, {"b", "old"}};
+  CHECK(must(before->get("a")) == "old"s);
+  CHECK_FALSE(must(before->get("c")));
+  CHECK(collect(*before, everything, Direction::forward) == old_state);
+  CHECK(collect(*during, everything, Direction::forward) == old_state);
+
+  auto after = begin(db, Mode::read_only);
+  CHECK(collect(*after, everything, Direction::forward) == Entries{{"a", "new"}, {"c", "new"}});
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "scans cover exactly their half-open range", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  const std::set<std::string> keys{
+      "\x00"s,    "\x00\x00"s,   "\x00\xff"s,           "a",    "a\x00"s, "a\xff", "a\xff\xff",
+      "ab",       "b",           std::string(511, 'm'), "\x7f", "\x80",   "\xff",  "\xff\x00"s,
+      "\xff\xff", "\xff\xff\xff"};
+  Entries all;
+  for (const auto& key : keys) {
+    all.emplace_back(key, "v" + key);
+  }
+  write(db, all);
+
+  const std::vector<std::string> bounds{"",
+                                        "\x00"s,
+                                        "\x00\x00\x00"s,
+                                        "a",
+                                        "a\xff",
+                                        "a\xff\xff\xff",
+                                        "b",
+                                        "c",
+                                        std::string(511, 'm'),
+                                        std::string(600, 'm'),  // longer than any key
+                                        "\x7f\xff",
+                                        "\xff",
+                                        "\xff\xff",
+                                        "\xff\xff\xff\xff"};
+  std::vector<std::optional<std::string>> ends(bounds.begin(), bounds.end());
+  ends.push_back(std::nullopt);
+
+  auto txn = begin(db, Mode::read_only);
+  for (const auto& low : bounds) {
+    for (const auto& high : ends) {
+      std::vector<std::string> expected;
+      for (const auto& key : keys) {
+        if (key >= low && (!high || key < *high)) {
+          expected.push_back(key);
+        }
+      }
+      const Range range{low, high};
+      INFO("range [" << low.size() << " bytes, " << (high ? high->size() : 0) << " bytes)");
+      CHECK(keys_in(*txn, range, Direction::forward) == expected);
+      std::reverse(expected.begin(), expected.end());
+      CHECK(keys_in(*txn, range, Direction::reverse) == expected);
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "scan edge cases", "[storage]", CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  write(db, {{"\x00"s, "zero"},
+             {"a", "1"},
+             {"a\xff", "2"},
+             {"a\xff\x01", "3"},
+             {"b", "4"},
+             {"\xff\xff", "5"},
+             {"\xff\xff\xff", "6"}});
+  auto txn = begin(db, Mode::read_only);
+  using Keys = std::vector<std::string>;
+  for (auto dir : {Direction::forward, Direction::reverse}) {
+    CHECK(keys_in(*txn, {"a", "a"s}, dir).empty());
+    CHECK(keys_in(*txn, {"b", "a"s}, dir).empty());
+    CHECK(keys_in(*txn, {"", ""s}, dir).empty());
+    CHECK(keys_in(*txn, {"c", "\xff"s}, dir).empty());
+  }
+  CHECK(keys_in(*txn, everything, Direction::forward) ==
+        Keys{"\x00"s, "a", "a\xff", "a\xff\x01", "b", "\xff\xff", "\xff\xff\xff"});
+  CHECK(keys_in(*txn, everything, Direction::reverse) ==
+        Keys{"\xff\xff\xff", "\xff\xff", "b", "a\xff\x01", "a\xff", "a", "\x00"s});
+  CHECK(keys_in(*txn, prefix_range("\xff\xff"), Direction::forward) ==
+        Keys{"\xff\xff", "\xff\xff\xff"});
+  CHECK(keys_in(*txn, prefix_range("\xff\xff"), Direction::reverse) ==
+        Keys{"\xff\xff\xff", "\xff\xff"});
+  CHECK(keys_in(*txn, prefix_range("a\xff"), Direction::forward) == Keys{"a\xff", "a\xff\x01"});
+  CHECK(keys_in(*txn, prefix_range("a\xff"), Direction::reverse) == Keys{"a\xff\x01", "a\xff"});
+  CHECK(keys_in(*txn, {"", "a"s}, Direction::reverse) == Keys{"\x00"s});
+  CHECK(keys_in(*txn, {"\x00"s, "\x00\x00"s}, Direction::forward) == Keys{"\x00"s});
+
+  SECTION("an empty store") {
+    auto fresh = begin(db, Mode::read_write);
+    for (const auto& key : keys_in(*fresh, everything, Direction::forward)) {
+      must(fresh->erase(key));
+    }
+    CHECK(keys_in(*fresh, everything, Direction::forward).empty());
+    CHECK(keys_in(*fresh, everything, Direction::reverse).empty());
+    CHECK(keys_in(*fresh, {"a", "z"s}, Direction::reverse).empty());
+  }
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "a scan continues after its transaction writes", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  Entries entries;
+  for (char c = 'a'; c <= 'j'; ++c) {
+    entries.emplace_back(std::string(1, c), std::string(300, c));
+  }
+  write(db, entries);
+  auto txn = begin(db, Mode::read_write);
+  const auto dir = GENERATE(Direction::forward, Direction::reverse);
+
+  SECTION("erasing every visited entry") {
+    std::string visited;
+    auto cursor = must(txn->scan({"b", "i"s}, dir));
+    for (; cursor->valid(); must(cursor->next())) {
+      visited += cursor->key();
+      CHECK(must(txn->erase(cursor->key())));
+    }
+    CHECK(visited == (dir == Direction::forward ? "bcdefgh" : "hgfedcb"));
+    CHECK(keys_in(*txn, everything, Direction::forward) == std::vector<std::string>{"a", "i", "j"});
+  }
+  SECTION("erasing the last entry of the store") {
+    auto cursor = must(txn->scan(prefix_range(dir == Direction::forward ? "j" : "a"), dir));
+    REQUIRE(cursor->valid());
+    CHECK(must(txn->erase(cursor->key())));
+    must(cursor->next());
+    CHECK_FALSE(cursor->valid());
+  }
+  SECTION("inserting ahead of the cursor") {
+    std::string visited;
+    auto cursor = must(txn->scan(everything, dir));
+    for (; cursor->valid(); must(cursor->next())) {
+      visited += cursor->key().substr(0, 1);
+      if (cursor->key() == "e") {
+        must(txn->put("c2", "new"));
+        must(txn->put("g2", "new"));
+        must(txn->put("e", "changed"));
+      }
+    }
+    CHECK(visited == (dir == Direction::forward ? "abcdefgghij" : "jihgfedccba"));
+  }
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "cursors die with their transaction", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  write(db, {{"a", "1"}, {"b", "2"}});
+  const auto mode = GENERATE(Mode::read_only, Mode::read_write);
+  auto txn = begin(db, mode);
+  auto first = must(txn->scan(everything, Direction::forward));
+  auto second = must(txn->scan(everything, Direction::reverse));
+  auto closed_early = must(txn->scan(everything, Direction::forward));
+  closed_early.reset();
+  REQUIRE(first->valid());
+  CHECK(first->key() == "a");
+  CHECK(first->value() == "1");
+  CHECK(second->key() == "b");
+
+  SECTION("by commit") { must(txn->commit()); }
+  SECTION("by destruction") { txn.reset(); }
+  CHECK_FALSE(first->valid());
+  CHECK_FALSE(second->valid());
+  CHECK(error_of(first->next()) == Errc::storage);
+  first.reset();
+  txn.reset();
+  second.reset();
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "erase reports whether the key existed", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  write(db, {{"a", "1"}});
+  auto txn = begin(db, Mode::read_write);
+  CHECK(must(txn->erase("a")));
+  CHECK_FALSE(must(txn->erase("a")));
+  CHECK_FALSE(must(txn->erase("never")));
+  must(txn->commit());
+  CHECK_FALSE(read(db, "a"));
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "keys are limited to 511 bytes", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  const std::string longest(511, '\xee');
+  const std::string too_long(512, '\xee');
+  write(db, {{longest, "fits"}});
+  CHECK(read(db, longest) == "fits"s);
+
+  auto txn = begin(db, Mode::read_only);
+  CHECK(error_of(txn->get(too_long)) == Errc::key_too_long);
+  CHECK(error_of(txn->get("")) == Errc::invalid_value);
+  CHECK(must(txn->get(longest)) == "fits"s);  // a failed get does not kill a transaction
+  txn.reset();
+
+  auto writer = begin(db, Mode::read_write);
+  CHECK(error_of(writer->put(too_long, "no")) == Errc::key_too_long);
+  writer.reset();
+  CHECK(collect(*begin(db, Mode::read_only), everything, Direction::forward) ==
+        Entries{{longest, "fits"}});
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "large and empty values round trip", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  const std::string big = pattern(5 << 20, 1);
+  const std::string bigger = pattern(7 << 20, 2);
+  write(db, {{"big", big}, {"empty", ""}, {"bigger", bigger}});
+  auto txn = begin(db, Mode::read_only);
+  CHECK(must(txn->get("big")) == big);
+  CHECK(must(txn->get("bigger")) == bigger);
+  CHECK(must(txn->get("empty")) == ""s);
+  auto cursor = must(txn->scan(everything, Direction::forward));
+  REQUIRE(cursor->valid());
+  CHECK(cursor->value() == big);
+  txn.reset();
+  cursor.reset();
+
+  write(db, {{"big", "small now"}});
+  CHECK(read(db, "big") == "small now"s);
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "readers on several threads see consistent snapshots",
+                          "[storage]", CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  Entries entries;
+  for (int i = 0; i < 100; ++i) {
+    entries.emplace_back(numbered("k", 1000 + i), "0");
+  }
+  write(db, entries);
+
+  // The writer sets every key to the same new value in each transaction, so a reader that
+  // saw two different values would have seen a torn state.
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::thread writer([&] {
+    for (int round = 1; round <= 30; ++round) {
+      auto txn = db.begin(Mode::read_write);
+      bool ok = txn.has_value();
+      for (int i = 0; ok && i < 100; ++i) {
+        ok = (*txn)->put(numbered("k", 1000 + i), std::to_string(round)).has_value();
+      }
+      if (!ok || !(*txn)->commit()) {
+        ++failures;
+      }
+    }
+    stop = true;
+  });
+  std::vector<std::thread> readers;
+  std::atomic<int> reads{0};
+  for (int t = 0; t < 6; ++t) {
+    readers.emplace_back([&] {
+      do {
+        auto txn = db.begin(Mode::read_only);
+        if (!txn) {
+          ++failures;
+          return;
+        }
+        auto cursor = (*txn)->scan(prefix_range("k"), Direction::forward);
+        if (!cursor) {
+          ++failures;
+          return;
+        }
+        std::set<std::string> values;
+        int count = 0;
+        for (; (*cursor)->valid(); (void)(*cursor)->next()) {
+          values.emplace((*cursor)->value());
+          ++count;
+        }
+        auto one = (*txn)->get("k1050");
+        if (count != 100 || values.size() != 1 || !one || *one != *values.begin()) {
+          ++failures;
+        }
+        ++reads;
+      } while (!stop);
+    });
+  }
+  writer.join();
+  for (auto& reader : readers) {
+    reader.join();
+  }
+  CHECK(failures == 0);
+  CHECK(reads >= 6);
+  CHECK(read(db, "k1099") == "30"s);
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "writers on several threads lose no update", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  // Each writer reads the counter and writes it plus one. A backend with one writer at a time
+  // makes them take turns; one with concurrent writers fails those it cannot serialize with
+  // storage_conflict, and the writer runs its transaction again, as the store does.
+  Backend& db = this->backend();
+  write(db, {{"counter", "0"}});
+  std::atomic<int> failures{0};
+  std::atomic<int> conflicts{0};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) {
+        for (;;) {
+          auto txn = db.begin(Mode::read_write);
+          if (!txn) {
+            ++failures;
+            return;
+          }
+          auto value = (*txn)->get("counter");
+          Result<void> done = value ? Result<void>() : Result<void>(value.error());
+          if (done && !*value) done = catalog::fail(Errc::storage, "counter missing");
+          if (done) done = (*txn)->put("counter", std::to_string(std::stoi(**value) + 1));
+          if (done) done = (*txn)->commit();
+          if (done) break;
+          if (done.error().code() != Errc::storage_conflict) {
+            ++failures;
+            break;
+          }
+          ++conflicts;
+        }
+      }
+    });
+  }
+  for (auto& writer : writers) {
+    writer.join();
+  }
+  CHECK(failures == 0);
+  CHECK(read(db, "counter") == "100"s);
+  if (!TestType::concurrent_writers) CHECK(conflicts == 0);
+}
+
+TEMPLATE_TEST_CASE_METHOD(Contract, "random transactions agree with a model", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  // Random puts, erases, gets and scans (some erasing or rewriting what they visit) in write
+  // transactions that commit or roll back, checked against a std::map. Few distinct keys, so
+  // writes keep hitting keys that exist, were erased, or were written earlier in the transaction.
+  Backend& db = this->backend();
+  using Model = std::map<std::string, std::string>;
+  std::mt19937 rng(GENERATE(1u, 2u, 3u));
+  auto below = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
+  auto random_key = [&] {
+    static const char alphabet[] = {'a', 'b', '\x00', '\xff'};
+    std::string key(1 + below(3), 'a');
+    for (auto& c : key) {
+      c = alphabet[below(4)];
+    }
+    return key;
+  };
+  auto slice = [](const Model& model, const Range& range, Direction dir) {
+    Entries out;
+    for (const auto& [key, value] : model) {
+      if (key >= range.begin && (!range.end || key < *range.end)) {
+        out.emplace_back(key, value);
+      }
+    }
+    if (dir == Direction::reverse) {
+      std::reverse(out.begin(), out.end());
+    }
+    return out;
+  };
+  auto random_range = [&] {
+    Range range{below(4) == 0 ? std::string() : random_key(), std::nullopt};
+    if (below(3) != 0) {
+      range.end = random_key();
+    }
+    return range;
+  };
+
+  Model committed;
+  for (int round = 0; round < 40; ++round) {
+    INFO("round " << round);
+    // Sometimes a reader holds the current state across the commit, sometimes none does.
+    std::unique_ptr<Transaction> reader;
+    if (below(2) == 0) {
+      reader = begin(db, Mode::read_only);
+    }
+    auto txn = begin(db, Mode::read_write);
+    const Model before = committed;
+    Model model = committed;
+    for (int op = 0; op < 30; ++op) {
+      const auto dir = below(2) == 0 ? Direction::forward : Direction::reverse;
+      switch (below(6)) {
+      case 0:
+      case 1: {
+        const std::string key = random_key();
+        const std::string value = std::to_string(below(1000));
+        must(txn->put(key, value));
+        model[key] = value;
+        break;
+      }
+      case 2: {
+        const std::string key = random_key();
+        CHECK(must(txn->erase(key)) == (model.erase(key) == 1));
+        break;
+      }
+      case 3: {
+        const std::string key = random_key();
+        const auto it = model.find(key);
+        CHECK(must(txn->get(key)) ==
+              (it == model.end() ? std::nullopt : std::optional<std::string>(it->second)));
+        break;
+      }
+      case 4: {
+        const Range range = random_range();
+        CHECK(collect(*txn, range, dir) == slice(model, range, dir));
+        break;
+      }
+      case 5: {
+        // Erasing or rewriting the visited entry leaves the rest of the scan as it was.
+        const Range range = random_range();
+        const Entries expected = slice(model, range, dir);
+        Entries visited;
+        auto cursor = must(txn->scan(range, dir));
+        for (; cursor->valid(); must(cursor->next())) {
+          visited.emplace_back(cursor->key(), cursor->value());
+          const std::string key(cursor->key());
+          if (below(2) == 0) {
+            CHECK(must(txn->erase(key)));
+            model.erase(key);
+          } else if (below(2) == 0) {
+            must(txn->put(key, "rewritten"));
+            model[key] = "rewritten";
+          }
+        }
+        CHECK(visited == expected);
+        break;
+      }
+      }
+    }
+    CHECK(collect(*txn, everything, Direction::forward) ==
+          slice(model, everything, Direction::forward));
+    if (below(3) != 0) {
+      must(txn->commit());
+      committed = std::move(model);
+    } else {
+      txn.reset();
+    }
+    if (reader) {
+      CHECK(collect(*reader, everything, Direction::reverse) ==
+            slice(before, everything, Direction::reverse));
+    }
+    reader.reset();
+    auto after = begin(db, Mode::read_only);
+    CHECK(collect(*after, everything, Direction::forward) ==
+          slice(committed, everything, Direction::forward));
+  }
+}
+
+}  // namespace storage_test
