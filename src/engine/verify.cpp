@@ -19,6 +19,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -75,60 +76,67 @@ std::optional<Kind> kind_from_byte(char c) {
 
 bool is_rel(char c) {
   switch (static_cast<Rel>(c)) {
-    case Rel::owns:
-    case Rel::follows:
-    case Rel::votes:
-    case Rel::reviews:
-    case Rel::expert:
-    case Rel::contains:
-    case Rel::member:
-    case Rel::policy:
-    case Rel::domain:
-    case Rel::related: return true;
+  case Rel::owns:
+  case Rel::follows:
+  case Rel::votes:
+  case Rel::reviews:
+  case Rel::expert:
+  case Rel::contains:
+  case Rel::member:
+  case Rel::policy:
+  case Rel::domain:
+  case Rel::related: return true;
   }
   return false;
 }
 
 std::string entity_text(const Record& r) {
-  return std::string(type_name(r.kind)) + " " + std::string(r.fqn()) + " (" + to_string(r.id) +
-         ")";
+  return std::string(type_name(r.kind)) + " " + std::string(r.fqn()) + " (" + to_string(r.id) + ")";
 }
 
 // Whether an edge of `rel` may go from an entity of kind `from` to one of kind `to`, as create
 // and patch link them.
 bool edge_kinds_allowed(Rel rel, Kind from, Kind to) {
   switch (rel) {
-    case Rel::owns: return (from == Kind::user || from == Kind::team) && to != Kind::user;
-    case Rel::follows: return from == Kind::user && info(to).has_followers;
-    case Rel::votes: return from == Kind::user && info(to).has_votes;
-    case Rel::reviews:
-      return (from == Kind::glossary || from == Kind::glossary_term) && to == Kind::user;
-    case Rel::expert: return from == Kind::domain && to == Kind::user;
-    case Rel::contains:
-      switch (to) {
-        case Kind::team: return from == Kind::team;
-        case Kind::mlmodel: return from == Kind::mlmodel_service;
-        case Kind::search_index: return from == Kind::search_service;
-        case Kind::glossary_term: return from == Kind::glossary || from == Kind::glossary_term;
-        case Kind::domain: return from == Kind::domain;
-        default: return false;
-      }
-    case Rel::member: return from == Kind::team && to == Kind::user;
-    case Rel::policy: return from == Kind::team && to == Kind::policy;
-    case Rel::domain: return to == Kind::domain;
-    case Rel::related: return from == Kind::glossary_term && to == Kind::glossary_term;
+  case Rel::owns: return (from == Kind::user || from == Kind::team) && to != Kind::user;
+  case Rel::follows: return from == Kind::user && info(to).has_followers;
+  case Rel::votes: return from == Kind::user && info(to).has_votes;
+  case Rel::reviews:
+    return (from == Kind::glossary || from == Kind::glossary_term) && to == Kind::user;
+  case Rel::expert: return from == Kind::domain && to == Kind::user;
+  case Rel::contains:
+    switch (to) {
+    case Kind::team: return from == Kind::team;
+    case Kind::mlmodel: return from == Kind::mlmodel_service;
+    case Kind::search_index: return from == Kind::search_service;
+    case Kind::glossary_term: return from == Kind::glossary || from == Kind::glossary_term;
+    case Kind::domain: return from == Kind::domain;
+    default: return false;
+    }
+  case Rel::member: return from == Kind::team && to == Kind::user;
+  case Rel::policy: return from == Kind::team && to == Kind::policy;
+  case Rel::domain: return to == Kind::domain;
+  case Rel::related: return from == Kind::glossary_term && to == Kind::glossary_term;
   }
   return false;
 }
 
-// What engine::decode reads, checked before it is called: decode trusts what encode wrote and
-// does not check the types of the members it reads. Returns why the bytes would not decode.
-std::optional<std::string> record_shape_problem(std::string_view bytes) {
+// A record's JSON, parsed as engine::decode parses it.
+std::optional<json::value> parse_record(std::string_view bytes, std::string& problem) {
   json::parse_options po;
   po.max_depth = catalog::json::max_parse_depth;  // as decode reads records
   boost::system::error_code ec;
   auto v = json::parse(bytes, ec, {}, po);
-  if (ec) return "not JSON (" + ec.message() + ")";
+  if (ec) {
+    problem = "not JSON (" + ec.message() + ")";
+    return std::nullopt;
+  }
+  return v;
+}
+
+// What engine::decode reads, checked before it is called: decode trusts what encode wrote and
+// does not check the types of the members it reads. Returns why the record would not decode.
+std::optional<std::string> record_shape_problem(const json::value& v) {
   const auto* o = v.if_object();
   if (!o) return std::string("not a JSON object");
   auto k = o->find("k");
@@ -176,11 +184,45 @@ struct Decoded {
 };
 
 Decoded decode_record(std::string_view bytes) {
-  if (auto shape = record_shape_problem(bytes)) return {std::nullopt, *shape};
+  Decoded out;
+  auto v = parse_record(bytes, out.problem);
+  if (!v) return out;
+  if (auto shape = record_shape_problem(*v)) {
+    out.problem = *shape;
+    return out;
+  }
   auto r = decode(bytes);
-  if (!r) return {std::nullopt, r.error().message()};
-  if (auto doc = document_problem(*r)) return {std::nullopt, *doc};
-  return {std::move(*r), {}};
+  if (!r) {
+    out.problem = r.error().message();
+    return out;
+  }
+  if (auto doc = document_problem(*r)) {
+    out.problem = *doc;
+    return out;
+  }
+  out.record = std::move(*r);
+  return out;
+}
+
+// What other keys are checked against (kind, containers, name, FQN, version, deletion), read
+// with one parse: check_entity decodes each record fully once; the keys that refer to it only
+// need this. Nullopt when the record would not decode (reported under its own key).
+std::optional<Record> summarize(std::string_view bytes) {
+  std::string ignored;
+  auto v = parse_record(bytes, ignored);
+  if (!v || record_shape_problem(*v)) return std::nullopt;
+  const auto& o = v->get_object();
+  Record r;
+  r.kind = *kind_from_type(o.at("k").get_string());
+  if (auto c = o.find("c"); c != o.end()) r.container = *parse_uuid(c->value().get_string());
+  if (auto g = o.find("g"); g != o.end()) r.glossary = *parse_uuid(g->value().get_string());
+  if (auto d = o.find("d"); d != o.end()) r.deleted_by = d->value().to_number<std::uint64_t>();
+  const auto& doc = o.at("doc").get_object();
+  r.id = *parse_uuid(doc.at("id").get_string());
+  for (const char* member : {"name", "fullyQualifiedName", "version", "deleted"})
+    if (auto it = doc.find(member); it != doc.end()) r.doc.emplace(member, it->value());
+  if (document_problem(r)) return std::nullopt;
+  return r;
 }
 
 // A history snapshot as the engine reads it back (engine::version).
@@ -254,16 +296,16 @@ class Verifier {
     if (key[0] != 'L')
       if (auto r = end_list_prefix(); !r) return r.error();
     switch (key[0]) {
-      case 'C': return check_counter(key, value);
-      case 'E': return check_entity(key, value);
-      case 'H': return check_history_key(key, value);
-      case 'L': return check_list_entry(key, value);
-      case 'M': return check_meta(key, value);
-      case 'N': return check_name(key, value);
-      case 'Q': return check_reverse_edge(key, value);
-      case 'R': return check_edge(key, value);
-      case 'V': return check_event(key, value);
-      default: problem(key, "unknown key family (no tag of the key schema)"); return {};
+    case 'C': return check_counter(key, value);
+    case 'E': return check_entity(key, value);
+    case 'H': return check_history_key(key, value);
+    case 'L': return check_list_entry(key, value);
+    case 'M': return check_meta(key, value);
+    case 'N': return check_name(key, value);
+    case 'Q': return check_reverse_edge(key, value);
+    case 'R': return check_edge(key, value);
+    case 'V': return check_event(key, value);
+    default: problem(key, "unknown key family (no tag of the key schema)"); return {};
     }
   }
 
@@ -273,17 +315,26 @@ class Verifier {
     return v->has_value();
   }
 
-  // The entity `id` as a referring key sees it: absent (nullopt), or present. A present record
-  // that does not decode is reported by its own E key, so `record` is just empty here.
+  // The entity `id` as a referring key sees it: absent, or present with its summary (none when
+  // the record does not decode: that is reported under its own key).
   struct Found {
+    Uuid id{};
     bool present = false;
     std::optional<Record> record;
   };
+  // The last entities found, by the last byte of their (random) id: edges keep pointing to the
+  // same users, teams and services, and a bounded cache spares most of their lookups.
+  std::array<std::optional<Found>, 256> recent_;
+
   Result<Found> find(const Uuid& id) {
+    auto& slot = recent_[id.data[15]];
+    if (slot && slot->id == id) return *slot;
     auto bytes = txn_.get(keys::entity(id));
     if (!bytes) return bytes.error();
-    if (!*bytes) return Found{};
-    return Found{true, decode_record(**bytes).record};
+    Found found{id, bytes->has_value(), std::nullopt};
+    if (found.present) found.record = summarize(**bytes);
+    slot = found;
+    return found;
   }
 
   // ---- C kind state scope -> count ----
@@ -357,8 +408,8 @@ class Verifier {
     std::vector<Uuid> scopes{keys::all_scope};
     if (service_kind(r.kind)) {
       if (!r.container) {
-        problem(keys::entity(r.id), "entity of " + std::string(type_name(r.kind)) +
-                                        " has no service (its list scope)");
+        problem(keys::entity(r.id),
+                "entity of " + std::string(type_name(r.kind)) + " has no service (its list scope)");
       } else {
         scopes.push_back(*r.container);
       }
@@ -378,8 +429,8 @@ class Verifier {
   }
 
   Result<void> check_entity_container(std::string_view key, const Record& r) {
-    const bool needs_container = r.kind == Kind::mlmodel || r.kind == Kind::search_index ||
-                                 r.kind == Kind::glossary_term;
+    const bool needs_container =
+        r.kind == Kind::mlmodel || r.kind == Kind::search_index || r.kind == Kind::glossary_term;
     const bool may_have_container = needs_container || r.kind == Kind::domain;
     if (!r.container) {
       if (needs_container) problem(key, "no container for " + entity_text(r));
@@ -392,8 +443,8 @@ class Verifier {
     auto c = find(*r.container);
     if (!c) return c.error();
     if (!c->present) {
-      problem(key, "container " + to_string(*r.container) + " of " + entity_text(r) +
-                       " does not exist");
+      problem(key,
+              "container " + to_string(*r.container) + " of " + entity_text(r) + " does not exist");
       return {};
     }
     auto edge_key = keys::edge(*r.container, Rel::contains, r.id);
@@ -403,8 +454,8 @@ class Verifier {
     if (!c->record) return {};  // reported under its own key
     const Record& container = *c->record;
     if (!edge_kinds_allowed(Rel::contains, container.kind, r.kind))
-      problem(key, entity_text(r) + " is in " + entity_text(container) +
-                       ", which cannot contain it");
+      problem(key,
+              entity_text(r) + " is in " + entity_text(container) + ", which cannot contain it");
     if (r.fqn() != fqn::append(container.fqn(), r.name()))
       problem(key, "FQN " + std::string(r.fqn()) + " does not extend its container's FQN " +
                        std::string(container.fqn()));
@@ -433,9 +484,8 @@ class Verifier {
       if (auto n = c->next(); !n) return n.error();
     }
     if (!last || *last < current)
-      problem(keys::history(r.id, current),
-              "missing: snapshot of the current version " + current.to_string() + " of " +
-                  entity_text(r));
+      problem(keys::history(r.id, current), "missing: snapshot of the current version " +
+                                                current.to_string() + " of " + entity_text(r));
     return {};
   }
 
@@ -474,9 +524,9 @@ class Verifier {
       problem(key, "version " + v.to_string() + " does not follow its previousVersion " +
                        previous->to_string() + " (+0.1 or +1.0)");
     } else if (!last || *previous > *last) {
-      problem(keys::history(r.id, *previous),
-              "missing: snapshot of version " + previous->to_string() + " of " + entity_text(r) +
-                  ", the version before " + v.to_string());
+      problem(keys::history(r.id, *previous), "missing: snapshot of version " +
+                                                  previous->to_string() + " of " + entity_text(r) +
+                                                  ", the version before " + v.to_string());
     } else if (*previous != *last) {
       problem(key, "previousVersion is " + previous->to_string() +
                        " but the snapshot before it is of version " + last->to_string());
@@ -535,8 +585,8 @@ class Verifier {
     if (!found->record) return {};  // reported under its own key
     const Record& r = *found->record;
     if (r.kind != *kind)
-      problem(key, "list entry of kind " + std::string(type_name(*kind)) + " for " +
-                       entity_text(r));
+      problem(key,
+              "list entry of kind " + std::string(type_name(*kind)) + " for " + entity_text(r));
     else if (r.deleted() != deleted)
       problem(key, std::string("list entry of the ") + (deleted ? "deleted" : "live") +
                        " state for " + entity_text(r));
@@ -555,12 +605,13 @@ class Verifier {
     auto stored = txn_.get(counter_key);
     if (!stored) return stored.error();
     if (!*stored)
-      problem(counter_key, "missing: counter of a list with " + std::to_string(list_count_) +
-                               " entries");
+      problem(counter_key,
+              "missing: counter of a list with " + std::to_string(list_count_) + " entries");
     else if ((*stored)->size() == 8 &&
              static_cast<std::int64_t>(keys::decode_u64(**stored)) != list_count_)
       problem(counter_key,
-              "counter is " + std::to_string(static_cast<std::int64_t>(keys::decode_u64(**stored))) +
+              "counter is " +
+                  std::to_string(static_cast<std::int64_t>(keys::decode_u64(**stored))) +
                   " but its list has " + std::to_string(list_count_) + " entries");
     list_prefix_.clear();
     list_count_ = 0;
@@ -665,10 +716,10 @@ class Verifier {
     const auto offset = keys::decode_u64(key.substr(1));
     if (offset != last_event_ + 1)
       problem(keys::event(last_event_ + 1),
-              offset == 0 ? std::string("missing: event 1 (an event has offset 0)")
-                          : "missing: event " + std::to_string(last_event_ + 1) +
-                                " (offsets jump from " + std::to_string(last_event_) + " to " +
-                                std::to_string(offset) + ")");
+              offset == 0
+                  ? std::string("missing: event 1 (an event has offset 0)")
+                  : "missing: event " + std::to_string(last_event_ + 1) + " (offsets jump from " +
+                        std::to_string(last_event_) + " to " + std::to_string(offset) + ")");
     last_event_ = offset;
     // As engine::events reads them.
     auto v = catalog::json::parse(value, {catalog::json::max_parse_depth});
@@ -692,16 +743,16 @@ class Verifier {
     if (!stored) return stored.error();
     if (!*stored) {
       if (last_event_ != 0)
-        problem(meta_key, "missing: last event offset (events go up to " +
-                              std::to_string(last_event_) + ")");
+        problem(meta_key,
+                "missing: last event offset (events go up to " + std::to_string(last_event_) + ")");
       return {};
     }
     if ((*stored)->size() != 8) return {};  // reported by check_meta
     const auto recorded = keys::decode_u64(**stored);
     if (recorded > last_event_)
-      problem(keys::event(last_event_ + 1),
-              "missing: event " + std::to_string(last_event_ + 1) +
-                  " (the last event offset is " + std::to_string(recorded) + ")");
+      problem(keys::event(last_event_ + 1), "missing: event " + std::to_string(last_event_ + 1) +
+                                                " (the last event offset is " +
+                                                std::to_string(recorded) + ")");
     else if (recorded < last_event_)
       problem(meta_key, "last event offset is " + std::to_string(recorded) +
                             " but events go up to " + std::to_string(last_event_));
