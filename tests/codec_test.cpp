@@ -55,11 +55,11 @@ TEST_CASE("FQN codec: quote, build, split, canonical", "[fqn]") {
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().code() == Errc::invalid_fqn);
   }
-  // 3072 bytes at most, in parts that are names (S15): twelve 255-byte parts and a 11-byte one.
+  // 3072 bytes at most, in parts that are names (S15): eleven 255-byte parts and a 256-byte one.
   std::string longest;
-  for (int i = 0; i < 12; ++i) longest += std::string(255, 'a') + ".";
+  for (int i = 0; i < 11; ++i) longest += std::string(255, 'a') + ".";
   longest += std::string(3072 - longest.size(), 'b');
-  CHECK(fqn::split(longest).value().size() == 13);
+  CHECK(fqn::split(longest).value().size() == 12);
   CHECK(fqn::split(longest + "b").error().code() == Errc::invalid_fqn);
   // A part that is not a valid name is refused whatever the FQN's length: too long, NUL, ::,
   // overlong or surrogate UTF-8, code points above U+10FFFF.
