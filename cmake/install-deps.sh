@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs the Debian 12 packages the build needs. Idempotent: apt-get skips what is there.
 set -eu
+# clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes) and llvm (llvm-symbolizer, for
+# readable reports) build and run .ci/run's sanitizer and fuzz build.
 # libpq-dev builds catalog::postgres; postgresql-15 is the server its tests start (initdb, pg_ctl).
-packages="libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev liblmdb-dev catch2 libssl-dev ninja-build cmake g++ curl pkg-config libpq-dev postgresql-15"
+packages="libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev liblmdb-dev catch2 libssl-dev ninja-build cmake g++ curl pkg-config libpq-dev postgresql-15 clang libclang-rt-14-dev llvm"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
