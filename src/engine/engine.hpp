@@ -94,6 +94,7 @@ class Tx {
   Result<void> erase_name(const Record& r);
   /// Adds or removes the list index entries and counters of `r` in its current state.
   Result<void> index(const Record& r, bool add);
+  /// The entries of a list: the sum of its counter's shards. Errors: storage.
   Result<std::int64_t> count(Kind kind, bool deleted, const Uuid& scope);
 
   // ---- edges ----
@@ -114,7 +115,8 @@ class Tx {
   Result<std::uint64_t> next_event_offset();
 
  private:
-  Result<void> add_count(Kind kind, bool deleted, const Uuid& scope, std::int64_t delta);
+  Result<void> add_count(Kind kind, bool deleted, const Uuid& scope, const Uuid& id,
+                        std::int64_t delta);
   storage::Transaction& txn_;
   const Env& env_;
   std::uint64_t first_event_ = 1;
@@ -187,6 +189,14 @@ Result<History> history(Tx& tx, Kind kind, const Uuid& id);
 Result<boost::json::object> version(Tx& tx, Kind kind, const Uuid& id, std::string_view text);
 Result<boost::json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                                   const boost::json::value& body, const PatchOptions& options);
+
+/// The key schema a store was written with (keys::meta("key_schema")): 1 when not recorded
+/// (stores written before it was). Errors: storage.
+Result<std::uint64_t> stored_key_schema(Tx& tx);
+/// Converts a store of key schema 1 (one counter key per list) to the current schema (sharded
+/// counters) and records it; nothing if it is current. Errors: storage (also a store written by
+/// a newer schema).
+Result<void> upgrade_key_schema(Tx& tx);
 
 /// Creates or promotes an admin user (S11), without authorization.
 Result<void> ensure_admin(Tx& tx, std::string_view name);

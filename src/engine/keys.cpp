@@ -97,11 +97,24 @@ std::string list(Kind kind, bool deleted, const Uuid& scope, std::string_view na
   return list_prefix(kind, deleted, scope) + list_position(name, id);
 }
 
-std::string counter(Kind kind, bool deleted, const Uuid& scope) {
+unsigned counter_shard(const Uuid& id) {
+  // FNV-1a over the id: ids are random, but a host may bring its own.
+  std::uint32_t h = 2166136261u;
+  for (auto b : id.data) h = (h ^ b) * 16777619u;
+  return h % counter_shards;
+}
+
+std::string counter_prefix(Kind kind, bool deleted, const Uuid& scope) {
   std::string key = "C";
   key += kind_byte(kind);
   key += deleted ? '1' : '0';
   key += id_bytes(scope);
+  return key;
+}
+
+std::string counter(Kind kind, bool deleted, const Uuid& scope, unsigned shard) {
+  auto key = counter_prefix(kind, deleted, scope);
+  key += static_cast<char>(shard);
   return key;
 }
 

@@ -8,13 +8,22 @@
 //   H id version(u32 BE)                   -> snapshot of that version (JSON text)
 //   L kind state scope name 0x00 id        -> "" (list index; state 0 live, 1 deleted;
 //                                             scope = 16 zero bytes for all, or a service id)
-//   C kind state scope                     -> count (i64 BE)
+//   C kind state scope shard(u8)           -> count (i64 BE) of the list's entries whose id is in
+//                                             that shard (counter_shard); a list's total is the
+//                                             sum of its shards
 //   R from rel to                          -> edge data (vote type, ...)
 //   Q to rel from                          -> same data (the reverse index)
 //   V offset(u64 BE)                       -> change event (JSON)
-//   M name                                 -> metadata (last event offset)
+//   M name                                 -> metadata (last event offset, key schema)
 //
 // Names contain no control characters, so 0x00 after the name orders by name, then id.
+//
+// Counters are sharded so that independent writers of one collection (hosts sharing a
+// PostgreSQL catalog) write different keys: an entity counts in the shard of its id, so a create,
+// delete or restore changes one shard, and two of them meet on a key only when their ids share a
+// shard (1 in counter_shards). Reading a total scans at most counter_shards keys. Key schema 1
+// (stores written before shards) had one key per list, `C kind state scope`, the prefix of its
+// shards today; Store::open converts such stores (upgrade.cpp) and records key schema 2.
 
 #include <catalog/kind.hpp>
 #include <catalog/uuid.hpp>
@@ -55,7 +64,14 @@ std::string list(Kind kind, bool deleted, const Uuid& scope, std::string_view na
                  const Uuid& id);
 /// The list-key suffix after list_prefix: name 0x00 id.
 std::string list_position(std::string_view name, const Uuid& id);
-std::string counter(Kind kind, bool deleted, const Uuid& scope);
+/// The shards of each counter, and the shard an entity counts in (a hash of its id).
+inline constexpr unsigned counter_shards = 64;
+unsigned counter_shard(const Uuid& id);
+/// The prefix of a list's counter shards (and the key of its counter in key schema 1).
+std::string counter_prefix(Kind kind, bool deleted, const Uuid& scope);
+std::string counter(Kind kind, bool deleted, const Uuid& scope, unsigned shard);
+/// The key schema this library writes, recorded under meta("key_schema").
+inline constexpr std::uint64_t key_schema = 2;
 std::string edge(const Uuid& from, Rel rel, const Uuid& to);
 std::string edge_prefix(const Uuid& from, Rel rel);
 std::string edge_prefix(const Uuid& from);

@@ -1,4 +1,5 @@
-// The Store facade: opens transactions, retries on a full LMDB map, and calls the engine.
+// The Store facade: opens transactions (retrying on a full LMDB map and on conflicts between
+// concurrent writers), upgrades old stores on open, and calls the engine.
 
 #include "store_impl.hpp"
 
@@ -8,7 +9,10 @@
 #include <catalog/storage/memory_backend.hpp>
 #include <catalog/store.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <random>
+#include <thread>
 
 namespace catalog {
 
@@ -57,6 +61,26 @@ void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
   }
 }
 
+bool Store::Impl::Attempts::again(const Error& e) {
+  if (e.code() == Errc::storage_full) return ++full_ < 40;
+  if (e.code() != Errc::storage_conflict || ++conflicts_ >= conflict_attempts) return false;
+  // Exponential backoff with full jitter: writers that collided pick different moments to try
+  // again, and a crowd spreads out over at most 20 ms.
+  thread_local std::minstd_rand rng(std::random_device{}());
+  const auto cap_us = std::min<std::int64_t>(std::int64_t{250} << (conflicts_ - 1), 20'000);
+  std::uniform_int_distribution<std::int64_t> pause(0, cap_us);
+  std::this_thread::sleep_for(std::chrono::microseconds(pause(rng)));
+  return true;
+}
+
+Error Store::Impl::Attempts::final(Error e) const {
+  if (e.code() != Errc::storage_conflict || conflicts_ < conflict_attempts) return e;
+  return Error(Errc::storage_conflict,
+               "gave up after " + std::to_string(conflicts_) +
+                   " attempts, each in conflict with concurrent writers; nothing was changed (" +
+                   e.message() + ")");
+}
+
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
@@ -75,6 +99,16 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
     auto verifier = auth::JwtVerifier::create(o.jwt);
     if (!verifier) return verifier.error();
     o.authenticator = std::make_shared<JwtAuthenticator>(std::move(*verifier));
+  }
+  // A store written with an older key schema is converted once, by the first host to open it.
+  auto schema = impl->read([](engine::Tx& tx) { return engine::stored_key_schema(tx); });
+  if (!schema) return schema.error();
+  if (*schema != engine::keys::key_schema) {
+    auto upgraded = impl->write([](engine::Tx& tx) -> Result<bool> {
+      if (auto u = engine::upgrade_key_schema(tx); !u) return u.error();
+      return true;
+    });
+    if (!upgraded) return upgraded.error();
   }
   for (const auto& admin : impl->options.admins) {
     auto made = impl->write([&](engine::Tx& tx) -> Result<bool> {

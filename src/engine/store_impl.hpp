@@ -33,24 +33,32 @@ struct Store::Impl {
         .count();
   }
 
+  /// Attempts of an operation whose transaction keeps conflicting with concurrent writers (a
+  /// backend that runs them concurrently: PostgreSQL) before it gives up.
+  static constexpr int conflict_attempts = 12;
+
   /// Runs `fn` in one write transaction and commits. A full map aborts the transaction; the
-  /// backend grows it and the whole operation runs again, so nothing is lost.
+  /// backend grows it and the whole operation runs again, so nothing is lost. A transaction the
+  /// backend could not serialize with concurrent writers (storage_conflict) changed nothing: the
+  /// whole operation runs again after a short random pause, growing with each conflict, at most
+  /// `conflict_attempts` times in all; then storage_conflict, nothing changed.
   template <class F>
   auto write(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
-    for (int attempt = 0;; ++attempt) {
+    Attempts attempts;
+    for (;;) {
       auto txn = backend->begin(storage::Mode::read_write);
       if (!txn) return txn.error();
       engine::Env env{options, now()};
       engine::Tx tx(**txn, env);
       auto result = fn(tx);
       if (!result) {
-        if (result.error().code() == Errc::storage_full && attempt < 40) continue;
-        return result;
+        if (attempts.again(result.error())) continue;
+        return attempts.final(result.error());
       }
       auto committed = (*txn)->commit();
       if (!committed) {
-        if (committed.error().code() == Errc::storage_full && attempt < 40) continue;
-        return committed.error();
+        if (attempts.again(committed.error())) continue;
+        return attempts.final(committed.error());
       }
       notify(tx.first_event(), tx.last_event());
       return result;
@@ -61,15 +69,37 @@ struct Store::Impl {
   /// in batches so that a large operation's events are never all in memory.
   void notify(std::uint64_t first, std::uint64_t last);
 
-  /// Runs `fn` in one read transaction.
+  /// Runs `fn` in one read transaction (again, as `write` does, if it conflicted: a serializable
+  /// read can, with concurrent writers).
   template <class F>
   auto read(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
-    auto txn = backend->begin(storage::Mode::read_only);
-    if (!txn) return txn.error();
-    engine::Env env{options, now()};
-    engine::Tx tx(**txn, env);
-    return fn(tx);
+    Attempts attempts;
+    for (;;) {
+      auto txn = backend->begin(storage::Mode::read_only);
+      if (!txn) return txn.error();
+      engine::Env env{options, now()};
+      engine::Tx tx(**txn, env);
+      auto result = fn(tx);
+      if (!result && attempts.again(result.error())) continue;
+      if (!result) return attempts.final(result.error());
+      return result;
+    }
   }
+
+  /// The retries of one operation: how many times the map was full or the transaction
+  /// conflicted, and the pause before the next attempt.
+  class Attempts {
+   public:
+    /// Whether to run the operation again after `e` (pausing first after a conflict).
+    bool again(const Error& e);
+    /// The error to answer: after the last conflict, one that says the operation gave up.
+    Error final(Error e) const;
+    int conflicts() const noexcept { return conflicts_; }
+
+   private:
+    int full_ = 0;
+    int conflicts_ = 0;
+  };
 };
 
 }  // namespace catalog

@@ -153,11 +153,13 @@ Result<void> Tx::erase_name(const Record& r) {
   return {};
 }
 
-Result<void> Tx::add_count(Kind kind, bool deleted, const Uuid& scope, std::int64_t delta) {
-  auto key = keys::counter(kind, deleted, scope);
-  auto now = count(kind, deleted, scope);
-  if (!now) return now.error();
-  std::int64_t next = *now + delta;
+Result<void> Tx::add_count(Kind kind, bool deleted, const Uuid& scope, const Uuid& id,
+                           std::int64_t delta) {
+  // Only the entity's shard is read and written (keys.hpp: why counters are sharded).
+  auto key = keys::counter(kind, deleted, scope, keys::counter_shard(id));
+  auto v = txn_.get(key);
+  if (!v) return v.error();
+  std::int64_t next = (*v ? static_cast<std::int64_t>(keys::decode_u64(**v)) : 0) + delta;
   if (next == 0) {
     auto e = txn_.erase(key);
     if (!e) return e.error();
@@ -167,10 +169,17 @@ Result<void> Tx::add_count(Kind kind, bool deleted, const Uuid& scope, std::int6
 }
 
 Result<std::int64_t> Tx::count(Kind kind, bool deleted, const Uuid& scope) {
-  auto v = txn_.get(keys::counter(kind, deleted, scope));
-  if (!v) return v.error();
-  if (!*v) return std::int64_t{0};
-  return static_cast<std::int64_t>(keys::decode_u64(**v));
+  // The sum of the shards, at most keys::counter_shards keys (a key-schema-1 counter, the bare
+  // prefix, is counted too: it sorts first).
+  auto cursor = txn_.scan(storage::prefix_range(keys::counter_prefix(kind, deleted, scope)),
+                          storage::Direction::forward);
+  if (!cursor) return cursor.error();
+  std::int64_t total = 0;
+  for (auto& c = *cursor; c->valid();) {
+    total += static_cast<std::int64_t>(keys::decode_u64(c->value()));
+    if (auto n = c->next(); !n) return n.error();
+  }
+  return total;
 }
 
 Result<void> Tx::index(const Record& r, bool add) {
@@ -184,7 +193,7 @@ Result<void> Tx::index(const Record& r, bool add) {
     } else {
       if (auto e = txn_.erase(key); !e) return e.error();
     }
-    if (auto c = add_count(r.kind, del, scope, add ? 1 : -1); !c) return c.error();
+    if (auto c = add_count(r.kind, del, scope, r.id, add ? 1 : -1); !c) return c.error();
   }
   return {};
 }

@@ -1,0 +1,182 @@
+// Counters (src/engine/keys.hpp): each list's counter is split in shards by entity id, `total`
+// sums them, and a store written with key schema 1 (one counter key per list) is converted when
+// a Store opens it.
+#include <catalog/storage/lmdb_backend.hpp>
+#include <catalog/store.hpp>
+
+#include "../src/engine/keys.hpp"  // the key schema, to read and rewrite counters
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace catalog;
+namespace keys = catalog::engine::keys;
+using test::parse;
+
+namespace {
+
+// Every key and value under `prefix`, through the store's backend.
+std::map<std::string, std::string> under(storage::Backend& backend, const std::string& prefix) {
+  auto txn = backend.begin(storage::Mode::read_only).value();
+  auto cursor = txn->scan(storage::prefix_range(prefix), storage::Direction::forward).value();
+  std::map<std::string, std::string> out;
+  for (; cursor->valid(); (void)cursor->next()) out.emplace(cursor->key(), cursor->value());
+  return out;
+}
+
+std::int64_t total(Store& s, const Principal& admin, Kind kind, Include include) {
+  ListOptions o;
+  o.limit = 0;
+  o.include = include;
+  return s.list_json(admin, kind, o).value().total;
+}
+
+// The entities of a list, walked page by page.
+std::int64_t walked(Store& s, const Principal& admin, Kind kind, Include include) {
+  ListOptions o;
+  o.limit = 7;
+  o.include = include;
+  std::int64_t n = 0;
+  for (;;) {
+    auto page = s.list_json(admin, kind, o).value();
+    n += static_cast<std::int64_t>(page.data.size());
+    if (!page.after) return n;
+    o.after = page.after;
+  }
+}
+
+// Each shard key of the user lists holds the number of list entries whose id is in its shard.
+void check_shards(storage::Backend& backend) {
+  for (bool deleted : {false, true}) {
+    std::array<std::int64_t, keys::counter_shards> counted{};
+    for (const auto& [key, value] : under(backend, keys::list_prefix(Kind::user, deleted,
+                                                                     keys::all_scope)))
+      ++counted[keys::counter_shard(keys::id_from_bytes(key.substr(key.size() - 16)))];
+    const auto prefix = keys::counter_prefix(Kind::user, deleted, keys::all_scope);
+    const auto shards = under(backend, prefix);
+    std::size_t used = 0;
+    for (unsigned s = 0; s < keys::counter_shards; ++s) {
+      INFO("deleted " << deleted << ", shard " << s);
+      auto it = shards.find(keys::counter(Kind::user, deleted, keys::all_scope, s));
+      if (counted[s] == 0) {
+        CHECK(it == shards.end());  // a shard at zero has no key
+      } else {
+        REQUIRE(it != shards.end());
+        CHECK(static_cast<std::int64_t>(keys::decode_u64(it->second)) == counted[s]);
+        ++used;
+      }
+    }
+    CHECK(shards.size() == used);  // no other key under the prefix
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("a total is the sum of its shards and equals its list", "[counters]",
+                   test::MemoryFixture, test::LmdbFixture) {
+  TestType f;
+  auto& s = f.store;
+  auto admin = s.principal("admin").value();
+  std::vector<Uuid> ids;
+  for (int i = 0; i < 150; ++i) {
+    auto name = "user" + std::to_string(1000 + i);
+    auto made = s.create_json(admin, Kind::user,
+                              parse(R"({"name":")" + name + R"(","email":")" + name +
+                                    R"(@example.com"})"))
+                    .value();
+    ids.push_back(test::uuid_of(made));
+  }
+  DeleteOptions hard;
+  hard.hard_delete = true;
+  for (int i = 0; i < 40; ++i) s.remove_json(admin, Kind::user, ids[i]).value();
+  for (int i = 0; i < 10; ++i) s.restore_json(admin, Kind::user, ids[i]).value();
+  for (int i = 140; i < 150; ++i) s.remove_json(admin, Kind::user, ids[i], hard).value();
+
+  // 151 users made (the admin too), 10 gone for good, 30 soft-deleted.
+  CHECK(total(s, admin, Kind::user, Include::non_deleted) == 111);
+  CHECK(total(s, admin, Kind::user, Include::deleted) == 30);
+  CHECK(total(s, admin, Kind::user, Include::all) == 141);
+  for (auto include : {Include::non_deleted, Include::deleted, Include::all})
+    CHECK(walked(s, admin, Kind::user, include) == total(s, admin, Kind::user, include));
+  check_shards(s.backend());
+  // Ids spread over the shards: 111 live users touch most of the 64.
+  CHECK(under(s.backend(), keys::counter_prefix(Kind::user, false, keys::all_scope)).size() > 40);
+  CHECK(s.verify().value().empty());
+}
+
+TEST_CASE("a store of key schema 1 is converted when opened", "[counters]") {
+  test::TempDir dir;
+  std::map<std::string, std::string> before;  // the counter shards as written today
+  std::int64_t live = 0, deleted = 0;
+  {
+    auto s = Store::open_lmdb(dir.path(), test::test_options()).value();
+    auto admin = s.principal("admin").value();
+    s.create_json(admin, Kind::search_service, parse(R"({"name":"es","serviceType":"E"})"))
+        .value();
+    for (int i = 0; i < 60; ++i) {
+      auto name = "idx" + std::to_string(100 + i);
+      auto made = s.create_json(admin, Kind::search_index,
+                                parse(R"({"name":")" + name +
+                                      R"(","service":"es","fields":[{"name":"f","dataType":"TEXT"}]})"))
+                      .value();
+      if (i % 3 == 0) s.remove_json(admin, Kind::search_index, test::uuid_of(made)).value();
+    }
+    live = total(s, admin, Kind::search_index, Include::non_deleted);
+    deleted = total(s, admin, Kind::search_index, Include::deleted);
+    before = under(s.backend(), "C");
+  }
+  REQUIRE(live == 40);
+  REQUIRE(deleted == 20);
+
+  // Rewrite the store as key schema 1 wrote it: one counter per list, the sum of its shards,
+  // and no key schema record.
+  {
+    auto db = storage::LmdbBackend::open(dir.path()).value();
+    auto txn = db->begin(storage::Mode::read_write).value();
+    std::map<std::string, std::uint64_t> sums;
+    for (const auto& [key, value] : before) {
+      REQUIRE(key.size() == 20);
+      sums[key.substr(0, 19)] += keys::decode_u64(value);
+      REQUIRE(txn->erase(key).value());
+    }
+    for (const auto& [key, sum] : sums) txn->put(key, keys::encode_u64(sum)).value();
+    REQUIRE(txn->erase(keys::meta("key_schema")).value());
+    txn->commit().value();
+    // Lists of search indexes: all, and the service's scope, each live and deleted.
+    REQUIRE(sums.size() >= 4);
+  }
+
+  auto s = Store::open_lmdb(dir.path(), test::test_options()).value();
+  auto admin = s.principal("admin").value();
+  CHECK(under(s.backend(), "C") == before);  // the same shards as a store written today
+  CHECK(under(s.backend(), keys::meta("key_schema")).begin()->second ==
+        keys::encode_u64(keys::key_schema));
+  CHECK(total(s, admin, Kind::search_index, Include::non_deleted) == live);
+  CHECK(total(s, admin, Kind::search_index, Include::deleted) == deleted);
+  CHECK(s.verify().value().empty());
+  // And it goes on counting.
+  s.create_json(admin, Kind::search_index,
+                parse(R"({"name":"later","service":"es","fields":[{"name":"f","dataType":"TEXT"}]})"))
+      .value();
+  CHECK(total(s, admin, Kind::search_index, Include::non_deleted) == live + 1);
+}
+
+TEST_CASE("a store of a newer key schema is refused", "[counters]") {
+  test::TempDir dir;
+  { Store::open_lmdb(dir.path(), test::test_options()).value(); }
+  {
+    auto db = storage::LmdbBackend::open(dir.path()).value();
+    auto txn = db->begin(storage::Mode::read_write).value();
+    txn->put(keys::meta("key_schema"), keys::encode_u64(keys::key_schema + 1)).value();
+    txn->commit().value();
+  }
+  auto refused = Store::open_lmdb(dir.path(), test::test_options());
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == Errc::storage);
+  CHECK(refused.error().message().find("key schema 3") != std::string::npos);
+}
