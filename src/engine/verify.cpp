@@ -43,6 +43,7 @@ constexpr std::size_t list_prefix_size = 1 + 1 + 1 + id_size;
 // Tag, id, relation, id.
 constexpr std::size_t edge_key_size = 1 + id_size + 1 + id_size;
 constexpr std::string_view event_offset_meta = "event_offset";
+constexpr std::string_view key_schema_meta = "key_schema";
 
 std::string printable(std::string_view bytes) {
   static constexpr char hex[] = "0123456789abcdef";
@@ -263,6 +264,7 @@ class Verifier {
     if (!full()) {
       if (auto r = end_list_prefix(); !r) return r.error();
       if (auto r = end_events(); !r) return r.error();
+      if (auto r = check_key_schema(); !r) return r.error();
     }
     if (full())
       problems_.push_back({"", "stopped after " + std::to_string(max_problems) + " problems"});
@@ -273,9 +275,9 @@ class Verifier {
   storage::Transaction& txn_;
   std::vector<IntegrityProblem> problems_;
 
-  // The list prefix (L kind state scope) being passed and its entries so far.
+  // The list prefix (L kind state scope) being passed and its entries so far, per counter shard.
   std::string list_prefix_;
-  std::int64_t list_count_ = 0;
+  std::array<std::int64_t, keys::counter_shards> list_counts_{};
   // The entity whose history keys are being passed, and whether its record exists.
   std::optional<Uuid> history_of_;
   bool history_owner_exists_ = false;
@@ -337,11 +339,16 @@ class Verifier {
     return found;
   }
 
-  // ---- C kind state scope -> count ----
+  // ---- C kind state scope shard -> count ----
 
   Result<void> check_counter(std::string_view key, std::string_view value) {
-    if (key.size() != list_prefix_size || !kind_from_byte(key[1]) ||
-        (key[2] != '0' && key[2] != '1')) {
+    if (key.size() == list_prefix_size) {
+      problem(key, "counter of key schema 1 (one per list); opening the store converts them");
+      return {};
+    }
+    if (key.size() != list_prefix_size + 1 || !kind_from_byte(key[1]) ||
+        (key[2] != '0' && key[2] != '1') ||
+        static_cast<unsigned char>(key.back()) >= keys::counter_shards) {
       problem(key, "malformed counter key");
       return {};
     }
@@ -352,10 +359,10 @@ class Verifier {
     auto n = static_cast<std::int64_t>(keys::decode_u64(value));
     // The engine erases a counter that reaches zero (Tx::add_count), so a stored one is > 0.
     if (n <= 0) problem(key, "counter is " + std::to_string(n) + "; a stored counter is positive");
-    // Equality with the entries is checked when the entries are passed; a counter with no
-    // entries at all is found here.
+    // The shards of a list with entries are compared with them when the entries have been
+    // passed (end_list_prefix); a counter of a list with no entries at all is found here.
     std::string prefix = "L";
-    prefix += key.substr(1);
+    prefix += key.substr(1, list_prefix_size - 1);
     auto cursor = txn_.scan(storage::prefix_range(prefix), storage::Direction::forward);
     if (!cursor) return cursor.error();
     if (!(*cursor)->valid())
@@ -570,7 +577,7 @@ class Verifier {
       if (auto e = end_list_prefix(); !e) return e.error();
       list_prefix_ = std::string(prefix);
     }
-    ++list_count_;
+    ++list_counts_[keys::counter_shard(keys::id_from_bytes(key.substr(key.size() - id_size)))];
     if (!value.empty()) problem(key, "list entry has a value; entries are empty");
     const bool deleted = key[2] == '1';
     const auto scope = keys::id_from_bytes(key.substr(3, id_size));
@@ -597,35 +604,66 @@ class Verifier {
     return {};
   }
 
-  // The entries of the list prefix just passed match its counter.
+  // The entries of the list prefix just passed match its counter, shard by shard: each shard
+  // counts the entries whose id falls in it (keys::counter_shard), and a shard with none has no
+  // key. At most counter_shards keys are read.
   Result<void> end_list_prefix() {
     if (list_prefix_.empty()) return {};
-    std::string counter_key = "C";
-    counter_key += std::string_view(list_prefix_).substr(1);
-    auto stored = txn_.get(counter_key);
-    if (!stored) return stored.error();
-    if (!*stored)
-      problem(counter_key,
-              "missing: counter of a list with " + std::to_string(list_count_) + " entries");
-    else if ((*stored)->size() == 8 &&
-             static_cast<std::int64_t>(keys::decode_u64(**stored)) != list_count_)
-      problem(counter_key,
-              "counter is " +
-                  std::to_string(static_cast<std::int64_t>(keys::decode_u64(**stored))) +
-                  " but its list has " + std::to_string(list_count_) + " entries");
+    std::array<std::int64_t, keys::counter_shards> stored{};
+    std::array<bool, keys::counter_shards> present{};
+    std::string counter_prefix = "C";
+    counter_prefix += std::string_view(list_prefix_).substr(1);
+    auto cursor = txn_.scan(storage::prefix_range(counter_prefix), storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    for (auto& c = *cursor; c->valid();) {
+      // Other keys under the prefix are reported as malformed by check_counter.
+      const auto key = c->key();
+      if (key.size() == counter_prefix.size() + 1 && c->value().size() == 8) {
+        const auto shard = static_cast<unsigned char>(key.back());
+        if (shard < keys::counter_shards) {
+          present[shard] = true;
+          stored[shard] = static_cast<std::int64_t>(keys::decode_u64(c->value()));
+        }
+      }
+      if (auto n = c->next(); !n) return n.error();
+    }
+    for (unsigned shard = 0; shard < keys::counter_shards; ++shard) {
+      const auto counted = list_counts_[shard];
+      const auto key = counter_prefix + static_cast<char>(shard);
+      if (!present[shard] && counted != 0)
+        problem(key, "missing: counter of the " + std::to_string(counted) +
+                         " entries of its list in shard " + std::to_string(shard));
+      else if (present[shard] && stored[shard] != counted)
+        problem(key, "counter is " + std::to_string(stored[shard]) + " but its list has " +
+                         std::to_string(counted) + " entries in shard " + std::to_string(shard));
+    }
     list_prefix_.clear();
-    list_count_ = 0;
+    list_counts_.fill(0);
     return {};
   }
 
   // ---- M name -> metadata ----
 
   Result<void> check_meta(std::string_view key, std::string_view value) {
-    if (key.substr(1) != event_offset_meta) {
+    const auto name = key.substr(1);
+    if (name == event_offset_meta) {
+      if (value.size() != 8) problem(key, "last event offset is not 8 bytes");
+    } else if (name == key_schema_meta) {
+      if (value.size() != 8 || keys::decode_u64(value) != keys::key_schema)
+        problem(key, "key schema is not " + std::to_string(keys::key_schema) +
+                         ", the one this library writes");
+    } else {
       problem(key, "unknown metadata key");
-      return {};
     }
-    if (value.size() != 8) problem(key, "last event offset is not 8 bytes");
+    return {};
+  }
+
+  // Store::open records the key schema (upgrade.cpp), so every opened store has it.
+  Result<void> check_key_schema() {
+    const auto key = keys::meta(key_schema_meta);
+    auto present = exists(key);
+    if (!present) return present.error();
+    if (!*present) problem(key, "missing: the key schema record");
     return {};
   }
 
