@@ -191,6 +191,18 @@ class Store {
   Result<E> patch(const Principal& who, const EntityKey& key, const boost::json::value& patch,
                   const PatchOptions& options = {});
 
+  /// Changes an entity in C++: calls `edit(E&)` on the entity (all fields) inside one write
+  /// transaction and applies what the edit changed as the equivalent JSON Patch (S9): the same
+  /// change description, version step, authorization, events and refusals (a changed read-only
+  /// field is bad_request read_only_field). No other writer comes between the read and the
+  /// write, so concurrent edits never lose one another. An edit that changes nothing writes
+  /// nothing. `edit` must not call back into this Store, and runs again when the backend has the
+  /// operation retried (a storage conflict), so it should only change the entity. Errors: as
+  /// `patch`.
+  template <class E, class Edit>
+  Result<E> update(const Principal& who, const EntityKey& key, Edit&& edit,
+                   const PatchOptions& options = {});
+
   /// Soft or hard delete (S6). Returns the soft-deleted entity, or nothing after a hard delete.
   /// Errors: bad_request (not_empty), not_found, conflict (expected version), forbidden.
   template <class E>
@@ -253,6 +265,12 @@ class Store {
   Result<boost::json::object> patch_json(const Principal& who, Kind kind, const EntityKey& key,
                                          const boost::json::value& patch,
                                          const PatchOptions& options = {});
+  /// A JSON Patch made from the entity's current document (all fields) by `make`, applied in
+  /// the same transaction (what `update<E>` uses). Errors: as patch_json, and `make`'s own.
+  using PatchMaker = std::function<Result<boost::json::value>(const boost::json::object& current)>;
+  Result<boost::json::object> update_json(const Principal& who, Kind kind, const EntityKey& key,
+                                          const PatchMaker& make,
+                                          const PatchOptions& options = {});
   /// nullopt after a hard delete.
   Result<std::optional<boost::json::object>> remove_json(const Principal& who, Kind kind,
                                                          const EntityKey& key,

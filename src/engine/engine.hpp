@@ -189,6 +189,12 @@ Result<History> history(Tx& tx, Kind kind, const Uuid& id);
 Result<boost::json::object> version(Tx& tx, Kind kind, const Uuid& id, std::string_view text);
 Result<boost::json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                                   const boost::json::value& body, const PatchOptions& options);
+using PatchMaker = Store::PatchMaker;
+/// patch() with the body made from the current document in the same transaction (typed edits):
+/// no other writer can come between the read and the write.
+Result<boost::json::object> patch_with(Tx& tx, const Principal& who, Kind kind,
+                                       const EntityKey& key, const PatchMaker& make,
+                                       const PatchOptions& options);
 
 /// The key schema a store was written with (keys::meta("key_schema")): 1 when not recorded
 /// (stores written before it was). Errors: storage.

@@ -229,11 +229,16 @@ TeamType team_type_of(const json::value* v) {
   return t ? *t : TeamType::group;
 }
 
-}  // namespace
+/// A patch body read and checked alone (S14 step 3): its format, and a team's `domain` member
+/// taken out, to be resolved once the entity is read.
+struct PatchBody {
+  PatchFormat format = PatchFormat::merge;
+  json::value body;
+  std::optional<json::value> team_domain;
+};
 
-Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                           const json::value& body, const PatchOptions& options) {
-  auto format = options.format;
+Result<PatchBody> read_body(Kind kind, const json::value& body, PatchFormat format,
+                            std::size_t max_bytes) {
   if (format == PatchFormat::detect) {
     if (body.is_object())
       format = PatchFormat::merge;
@@ -247,25 +252,29 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
     return fail(Errc::invalid_patch, "Invalid merge patch: expected a JSON object");
   if (format == PatchFormat::json_patch && !body.is_array())
     return fail(Errc::invalid_patch, "Invalid JSON Patch: expected an array of operations");
-  const auto max_bytes = tx.env().options.max_document_bytes;
   // C++ callers hand over values the REST parser never saw: the same S15 limits bind them.
   if (auto l = check_limits(body, catalog::json::max_body_depth, max_bytes, "The patch"); !l)
     return l.error();
+  PatchBody out{format, body, std::nullopt};
   // The team field `domain` (a domain FQN, as the seed has it) is merge-patch only.
-  json::value merge_body = body;
-  std::optional<json::value> team_domain;
   if (format == PatchFormat::merge && kind == Kind::team) {
-    auto& o = merge_body.as_object();
+    auto& o = out.body.as_object();
     if (auto d = o.find("domain"); d != o.end()) {
       if (o.contains("domains"))
         return fail(Errc::invalid_patch, "Invalid patch: give domain or domains, not both");
       if (!d->value().is_string() && !d->value().is_null())
         return fail(Errc::invalid_request, "Invalid member domain: expected a domain FQN string");
-      team_domain = d->value();
+      out.team_domain = d->value();
       o.erase("domain");
     }
   }
+  return out;
+}
 
+/// The entity a patch applies to: it exists, is live, and is at the expected version (S14
+/// steps 4 and 5).
+Result<Record> load_patchable(Tx& tx, Kind kind, const EntityKey& key,
+                              const PatchOptions& options) {
   auto r = tx.load(kind, key, Include::all);
   if (!r) return r.error();
   if (r->deleted())
@@ -275,26 +284,29 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
     return fail(Errc::version_mismatch, std::string(type_name(kind)) + " " + std::string(r->fqn()) +
                                             " is at version " + r->version().to_string() +
                                             ", not " + options.expected_version->to_string());
+  return r;
+}
 
-  auto current = render(tx, *r, FieldSet::everything());
-  if (!current) return current.error();
-  if (team_domain) {
+/// The document the body makes of `current` (S14 step 6), within the S15 limits.
+Result<json::value> apply_body(Tx& tx, Kind kind, const json::object& current, PatchBody& p) {
+  const auto max_bytes = tx.env().options.max_document_bytes;
+  if (p.team_domain) {
     json::array domains;
-    if (team_domain->is_string()) {
-      auto d = tx.live_by_fqn(Kind::domain, team_domain->as_string());
+    if (p.team_domain->is_string()) {
+      auto d = tx.live_by_fqn(Kind::domain, p.team_domain->as_string());
       if (!d) return d.error();
       domains.push_back(reference(*d));
     }
-    merge_body.as_object()["domains"] = std::move(domains);
+    p.body.as_object()["domains"] = std::move(domains);
   }
   json::value patched;
-  if (format == PatchFormat::merge) {
-    patched = catalog::json::merge_patch(*current, merge_body);
+  if (p.format == PatchFormat::merge) {
+    patched = catalog::json::merge_patch(current, p.body);
   } else {
     // What the operations may build is bounded too (S15), so a patch's cost is a small multiple
     // of the body limit whoever sends it, even before authorization decides.
     auto applied = catalog::json::apply_json_patch(
-        *current, body, {catalog::json::max_document_depth, 3 * max_bytes});
+        current, p.body, {catalog::json::max_document_depth, 3 * max_bytes});
     if (!applied) return applied.error();
     patched = std::move(*applied);
   }
@@ -304,24 +316,38 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
                             "The patched " + std::string(type_name(kind)));
       !l)
     return l.error();
-  const auto& after = patched.as_object();
+  return patched;
+}
 
+/// The top-level fields whose values differ (S2: reference arrays and tags as sets).
+std::vector<std::string> changed_fields(Kind kind, const json::object& before,
+                                        const json::object& after) {
   std::vector<std::string> changed;
-  for (const auto& kv : *current)
+  for (const auto& kv : before)
     if (differs(kind, kv.key(), &kv.value(), member(after, kv.key())))
       changed.emplace_back(kv.key());
   for (const auto& kv : after)
-    if (!current->contains(kv.key())) changed.emplace_back(kv.key());
-  if (changed.empty()) return std::move(*current);  // no version for a patch that changes nothing
+    if (!before.contains(kv.key())) changed.emplace_back(kv.key());
+  return changed;
+}
 
+/// Authorization by the operations of the changed fields (S9, S14 step 7).
+Result<void> authorize_changes(Tx& tx, const Principal& who, Kind kind, const Record& r,
+                               const std::vector<std::string>& changed) {
   std::vector<Operation> ops;
   for (const auto& f : changed) {
     auto op = operation_for(f);
     if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
   }
-  RecordResource resource(tx, kind, &*r);
-  if (auto a = authorize(tx, who, ops, resource); !a) return a.error();
+  RecordResource resource(tx, kind, &r);
+  return authorize(tx, who, ops, resource);
+}
 
+/// The rules the changed document must keep (S9, S14 step 8): read-only fields, the kind's
+/// shape and values, admin-only flags.
+Result<void> check_changes(Kind kind, const Principal& who, const json::value& patched,
+                           const std::vector<std::string>& changed) {
+  const auto& after = patched.as_object();
   for (const auto& f : changed)
     if (read_only(kind, f))
       return fail(Errc::read_only_field,
@@ -334,112 +360,187 @@ Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const Entity
       std::any_of(changed.begin(), changed.end(),
                   [](const std::string& f) { return f == "isAdmin" || f == "isBot"; }))
     return fail(Errc::forbidden, "Only an admin may change isAdmin or isBot");
+  return {};
+}
 
-  // Team type rules apply to the type and parents the patch leaves.
-  bool team_shape_changed =
-      kind == Kind::team && std::any_of(changed.begin(), changed.end(), [](const std::string& f) {
-        return f == "teamType" || f == "parents";
-      });
-  std::vector<std::pair<std::string, std::vector<Record>>> resolved;
-  if (team_shape_changed) {
-    auto old_type = team_type_of(member(*current, "teamType"));
-    auto new_type = team_type_of(member(after, "teamType"));
-    if (old_type == TeamType::group && new_type != TeamType::group)
-      return fail(Errc::team_rule, "Team of type Group can't change its type");
-    auto parents = resolve_field(tx, kind, "parents", member(after, "parents"));
-    if (!parents) return parents.error();
-    auto children = tx.edges(r->id, Rel::contains, false);
-    if (!children) return children.error();
-    std::vector<Record> child_records;
-    for (const auto& c : *children) {
-      auto rec = tx.find(c.other);
-      if (!rec) return rec.error();
-      if (*rec) child_records.push_back(std::move(**rec));
-    }
-    if (new_type == TeamType::group && !child_records.empty())
-      return fail(Errc::team_rule, "Team with child teams can't become a Group");
-    if (auto rules = check_team_rules(new_type, *parents, child_records); !rules)
-      return rules.error();
+/// Team type rules for the type and parents the patch leaves (S9).
+Result<void> check_team_shape(Tx& tx, const Record& r, const json::object& before,
+                              const json::object& after) {
+  auto old_type = team_type_of(member(before, "teamType"));
+  auto new_type = team_type_of(member(after, "teamType"));
+  if (old_type == TeamType::group && new_type != TeamType::group)
+    return fail(Errc::team_rule, "Team of type Group can't change its type");
+  auto parents = resolve_field(tx, Kind::team, "parents", member(after, "parents"));
+  if (!parents) return parents.error();
+  auto children = tx.edges(r.id, Rel::contains, false);
+  if (!children) return children.error();
+  std::vector<Record> child_records;
+  for (const auto& c : *children) {
+    auto rec = tx.find(c.other);
+    if (!rec) return rec.error();
+    if (*rec) child_records.push_back(std::move(**rec));
   }
-  for (const auto& f : changed) {
-    if (!relation(kind, f)) continue;
-    auto records = resolve_field(tx, kind, f, member(after, f));
-    if (!records) return records.error();
-    resolved.emplace_back(f, std::move(*records));
-  }
+  if (new_type == TeamType::group && !child_records.empty())
+    return fail(Errc::team_rule, "Team with child teams can't become a Group");
+  return check_team_rules(new_type, *parents, child_records);
+}
 
-  // Write: own fields into the document, relation fields as edge differences.
+/// The change description being built: one list per kind of change.
+struct Changes {
   json::array added, updated, deleted;
   bool major = false;
-  for (const auto& f : changed) {
-    const auto* old_value = member(*current, f);
-    const auto* new_value = member(after, f);
-    if (auto rf = relation(kind, f)) {
-      auto records = std::find_if(resolved.begin(), resolved.end(),
-                                  [&](const auto& p) { return p.first == f; });
-      json::array new_refs;
-      for (const auto& rec : records->second) new_refs.push_back(reference(rec));
-      json::value new_refs_value = new_refs;
-      auto gained = minus(&new_refs_value, old_value, "id");
-      auto lost = minus(old_value, &new_refs_value, "id");
-      for (const auto& e : lost) {
-        auto other = *parse_uuid(e.as_object().at("id").as_string());
-        auto u = rf->reverse ? tx.unlink(other, rf->rel, r->id) : tx.unlink(r->id, rf->rel, other);
-        if (!u) return u.error();
-      }
-      for (const auto& e : gained) {
-        auto other = *parse_uuid(e.as_object().at("id").as_string());
-        auto l = rf->reverse ? tx.link(other, rf->rel, r->id) : tx.link(r->id, rf->rel, other);
-        if (!l) return l.error();
-      }
-      if (!gained.empty()) {
-        json::value gained_value = gained;
-        added.push_back(field_change(f, nullptr, &gained_value));
-      }
-      if (!lost.empty()) {
-        json::value lost_value = lost;
-        deleted.push_back(field_change(f, &lost_value, nullptr));
-      }
-      continue;
-    }
-    if (f == "tags") {
-      auto tags =
-          from_json<std::vector<TagLabel>>(new_value ? *new_value : json::value(json::array()));
-      auto normalized = normalize_tags(*tags);
-      json::value now = *normalized;
-      auto gained = minus(&now, old_value, "tagFQN");
-      auto lost = minus(old_value, &now, "tagFQN");
-      if (!gained.empty()) {
-        json::value g = gained;
-        added.push_back(field_change(f, nullptr, &g));
-      }
-      if (!lost.empty()) {
-        json::value l = lost;
-        deleted.push_back(field_change(f, &l, nullptr));
-      }
-      if (gained.empty() && lost.empty()) updated.push_back(field_change(f, old_value, &now));
-      r->doc["tags"] = std::move(now);
-      continue;
-    }
-    if (new_value)
-      r->doc[f] = *new_value;
-    else
-      r->doc.erase(f);
+
+  void record(std::string_view f, const json::value* old_value, const json::value* new_value) {
     if (!old_value)
       added.push_back(field_change(f, nullptr, new_value));
     else if (!new_value)
       deleted.push_back(field_change(f, old_value, nullptr));
     else
       updated.push_back(field_change(f, old_value, new_value));
-    if (kind == Kind::mlmodel && (f == "algorithm" || f == "server" || f == "target")) major = true;
   }
-  json::object change;
-  change["fieldsAdded"] = std::move(added);
-  change["fieldsUpdated"] = std::move(updated);
-  change["fieldsDeleted"] = std::move(deleted);
-  if (auto w = write_version(tx, who, *r, false, std::move(change), "entityUpdated", major); !w)
+  // What a set-valued field gained and lost (references by id, tags by tagFQN).
+  void record_sets(std::string_view f, json::array gained, json::array lost) {
+    if (!gained.empty()) {
+      json::value g = std::move(gained);
+      added.push_back(field_change(f, nullptr, &g));
+    }
+    if (!lost.empty()) {
+      json::value l = std::move(lost);
+      deleted.push_back(field_change(f, &l, nullptr));
+    }
+  }
+  json::object description() {
+    json::object change;
+    change["fieldsAdded"] = std::move(added);
+    change["fieldsUpdated"] = std::move(updated);
+    change["fieldsDeleted"] = std::move(deleted);
+    return change;
+  }
+};
+
+/// A relation field: the edges it gained and lost, written as edge differences.
+Result<void> write_relation(Tx& tx, const Record& r, const RelField& rf,
+                            const std::vector<Record>& now, const json::value* old_value,
+                            Changes& changes) {
+  json::array new_refs;
+  for (const auto& rec : now) new_refs.push_back(reference(rec));
+  json::value new_refs_value = std::move(new_refs);
+  auto gained = minus(&new_refs_value, old_value, "id");
+  auto lost = minus(old_value, &new_refs_value, "id");
+  auto other_of = [](const json::value& e) {
+    return *parse_uuid(e.as_object().at("id").as_string());
+  };
+  for (const auto& e : lost) {
+    auto other = other_of(e);
+    auto u = rf.reverse ? tx.unlink(other, rf.rel, r.id) : tx.unlink(r.id, rf.rel, other);
+    if (!u) return u.error();
+  }
+  for (const auto& e : gained) {
+    auto other = other_of(e);
+    auto l = rf.reverse ? tx.link(other, rf.rel, r.id) : tx.link(r.id, rf.rel, other);
+    if (!l) return l.error();
+  }
+  changes.record_sets(rf.field, std::move(gained), std::move(lost));
+  return {};
+}
+
+/// Tags: stored normalized; recorded as gained and lost tags, or as an update when only their
+/// details changed.
+void write_tags(Record& r, const json::value* old_value, const json::value* new_value,
+                Changes& changes) {
+  auto tags = from_json<std::vector<TagLabel>>(new_value ? *new_value : json::value(json::array()));
+  json::value now = *normalize_tags(*tags);  // check_changes validated them
+  auto gained = minus(&now, old_value, "tagFQN");
+  auto lost = minus(old_value, &now, "tagFQN");
+  if (gained.empty() && lost.empty()) changes.record("tags", old_value, &now);
+  changes.record_sets("tags", std::move(gained), std::move(lost));
+  r.doc["tags"] = std::move(now);
+}
+
+/// Writes the changed fields as one new version of `r` (S3, S9, S14 step 9 for references).
+Result<json::object> write_changes(Tx& tx, const Principal& who, Kind kind, Record& r,
+                                   const json::object& before, const json::object& after,
+                                   const std::vector<std::string>& changed) {
+  // References resolve before anything is written, so a missing one (404) changes nothing.
+  std::vector<std::pair<RelField, std::vector<Record>>> relations;
+  for (const auto& f : changed)
+    if (auto rf = relation(kind, f)) {
+      auto records = resolve_field(tx, kind, f, member(after, f));
+      if (!records) return records.error();
+      relations.emplace_back(*rf, std::move(*records));
+    }
+  Changes changes;
+  auto next_relation = relations.begin();  // in the order of `changed`, as the fields are
+  for (const auto& f : changed) {
+    const auto* old_value = member(before, f);
+    if (relation(kind, f)) {
+      const auto& [rf, records] = *next_relation++;
+      if (auto w = write_relation(tx, r, rf, records, old_value, changes); !w) return w.error();
+      continue;
+    }
+    const auto* new_value = member(after, f);
+    if (f == "tags") {
+      write_tags(r, old_value, new_value, changes);
+      continue;
+    }
+    if (new_value)
+      r.doc[f] = *new_value;
+    else
+      r.doc.erase(f);
+    changes.record(f, old_value, new_value);
+    if (kind == Kind::mlmodel && (f == "algorithm" || f == "server" || f == "target"))
+      changes.major = true;
+  }
+  if (auto w = write_version(tx, who, r, false, changes.description(), "entityUpdated",
+                             changes.major);
+      !w)
     return w.error();
-  return render(tx, *r, FieldSet::everything());
+  return render(tx, r, FieldSet::everything());
+}
+
+/// S9 once the body is read: load, apply, find what changed, authorize, check, write.
+Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                                  const PatchOptions& options,
+                                  const std::function<Result<PatchBody>(const json::object&)>& body) {
+  auto r = load_patchable(tx, kind, key, options);
+  if (!r) return r.error();
+  auto current = render(tx, *r, FieldSet::everything());
+  if (!current) return current.error();
+  auto p = body(*current);
+  if (!p) return p.error();
+  auto patched = apply_body(tx, kind, *current, *p);
+  if (!patched) return patched.error();
+  const auto& after = patched->as_object();
+  auto changed = changed_fields(kind, *current, after);
+  if (changed.empty()) return std::move(*current);  // no version for a patch that changes nothing
+  if (auto a = authorize_changes(tx, who, kind, *r, changed); !a) return a.error();
+  if (auto c = check_changes(kind, who, *patched, changed); !c) return c.error();
+  if (kind == Kind::team && std::any_of(changed.begin(), changed.end(), [](const auto& f) {
+        return f == "teamType" || f == "parents";
+      }))
+    if (auto t = check_team_shape(tx, *r, *current, after); !t) return t.error();
+  return write_changes(tx, who, kind, *r, *current, after, changed);
+}
+
+}  // namespace
+
+Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                           const json::value& body, const PatchOptions& options) {
+  auto p = read_body(kind, body, options.format, tx.env().options.max_document_bytes);
+  if (!p) return p.error();
+  return patch_entity(tx, who, kind, key, options,
+                      [&](const json::object&) -> Result<PatchBody> { return std::move(*p); });
+}
+
+Result<json::object> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                                const PatchMaker& make, const PatchOptions& options) {
+  return patch_entity(tx, who, kind, key, options,
+                      [&](const json::object& current) -> Result<PatchBody> {
+                        auto body = make(current);
+                        if (!body) return body.error();
+                        return read_body(kind, *body, PatchFormat::json_patch,
+                                         tx.env().options.max_document_bytes);
+                      });
 }
 
 }  // namespace catalog::engine

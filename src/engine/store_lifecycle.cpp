@@ -22,6 +22,12 @@ Result<bj::object> Store::patch_json(const Principal& who, Kind kind, const Enti
       [&](engine::Tx& tx) { return engine::patch(tx, who, kind, key, patch, options); });
 }
 
+Result<bj::object> Store::update_json(const Principal& who, Kind kind, const EntityKey& key,
+                                      const PatchMaker& make, const PatchOptions& options) {
+  return impl_->write(
+      [&](engine::Tx& tx) { return engine::patch_with(tx, who, kind, key, make, options); });
+}
+
 Result<History> Store::history_json(const Principal&, Kind kind, const Uuid& id) {
   // Version reads need only authentication (S12): the principal is proof of it.
   return impl_->read([&](engine::Tx& tx) { return engine::history(tx, kind, id); });

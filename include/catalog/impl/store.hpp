@@ -44,6 +44,59 @@ Result<E> Store::patch(const Principal& who, const EntityKey& key, const boost::
   return from_json<E>(*patched);
 }
 
+namespace detail {
+
+/// The JSON Patch that turns object `before` into `after`, member by member (`add`, `replace`,
+/// `remove` of whole top-level members, in a stable order).
+inline boost::json::array member_diff(const boost::json::object& before,
+                                      const boost::json::object& after) {
+  boost::json::array ops;
+  auto pointer = [](boost::json::string_view name) {
+    std::string p = "/";
+    for (char c : name) {
+      if (c == '~')
+        p += "~0";
+      else if (c == '/')
+        p += "~1";
+      else
+        p += c;
+    }
+    return p;
+  };
+  for (const auto& member : before) {
+    const auto* now = after.if_contains(member.key());
+    if (!now)
+      ops.push_back({{"op", "remove"}, {"path", pointer(member.key())}});
+    else if (*now != member.value())
+      ops.push_back({{"op", "replace"}, {"path", pointer(member.key())}, {"value", *now}});
+  }
+  for (const auto& member : after)
+    if (!before.contains(member.key()))
+      ops.push_back({{"op", "add"}, {"path", pointer(member.key())}, {"value", member.value()}});
+  return ops;
+}
+
+}  // namespace detail
+
+template <class E, class Edit>
+Result<E> Store::update(const Principal& who, const EntityKey& key, Edit&& edit,
+                        const PatchOptions& options) {
+  auto updated = update_json(
+      who, E::kind, key,
+      [&](const boost::json::object& current) -> Result<boost::json::value> {
+        auto entity = from_json<E>(current);
+        if (!entity) return entity.error();
+        // Compare the struct with itself before and after, so that what the JSON mapping
+        // normalizes never looks like a change.
+        auto before = to_json(*entity);
+        edit(*entity);
+        return detail::member_diff(before.as_object(), to_json(*entity).as_object());
+      },
+      options);
+  if (!updated) return updated.error();
+  return from_json<E>(*updated);
+}
+
 template <class E>
 Result<std::optional<E>> Store::remove(const Principal& who, const EntityKey& key,
                                        const DeleteOptions& options) {
