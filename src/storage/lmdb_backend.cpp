@@ -2,13 +2,18 @@
 
 #include "transaction_state.hpp"
 
+#include <fcntl.h>
 #include <lmdb.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -72,6 +77,9 @@ struct LmdbEnv {
     if (env != nullptr && pid == ::getpid()) {
       mdb_env_close(env);
     }
+    if (map_lock_fd >= 0) {
+      ::close(map_lock_fd);
+    }
   }
 
   // Begins an LMDB transaction, adopting a map grown by another process. On success the caller
@@ -93,7 +101,35 @@ struct LmdbEnv {
   std::atomic<std::size_t> map_size{0};
   std::atomic<bool> growth_needed{false};
   TxnGate gate;
+  // `map.lock` beside the data: held (flock) by whichever process sizes its map, see MapLock.
+  int map_lock_fd = -1;
 };
+
+// With MDB_WRITEMAP, LMDB ftruncates data.mdb to the map size whenever a process maps it (open,
+// growth, adopting another process's growth), and opening adopts the size asked for, not the
+// file's. So a process could cut the file below a map another process is already writing into,
+// which then dies of SIGBUS (seen in concurrency_test during growth). Every sizing therefore
+// happens under this cross-process lock and never asks for less than the file's current size.
+class MapLock {
+ public:
+  explicit MapLock(int fd) : fd_(fd) {
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~MapLock() { ::flock(fd_, LOCK_UN); }
+  MapLock(const MapLock&) = delete;
+  MapLock& operator=(const MapLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// The size of data.mdb in `dir` now (0 when it does not exist yet).
+inline std::size_t data_file_size(const std::filesystem::path& dir) {
+  struct stat st {};
+  if (::stat((dir / "data.mdb").c_str(), &st) != 0) return 0;
+  return static_cast<std::size_t>(st.st_size);
+}
 
 }  // namespace detail
 
@@ -151,7 +187,11 @@ Result<MDB_txn*> LmdbEnv::begin_txn(unsigned flags) {
       return lmdb_error(rc, "begin transaction");
     }
     ExclusiveGate exclusive(gate);
-    rc = mdb_env_set_mapsize(env, 0);
+    MapLock sizing(map_lock_fd);
+    // The file is at least the committed map size (growth extends it before committing), and
+    // may be larger if another process is growing it right now: never map less than it.
+    const std::size_t file = data_file_size(path);
+    rc = mdb_env_set_mapsize(env, file > map_size.load() ? file : 0);
     if (rc != MDB_SUCCESS) {
       return lmdb_error(rc, "adopt the map size of another process");
     }
@@ -179,7 +219,10 @@ Result<void> LmdbEnv::grow_locked() {
                                         std::to_string(max_map_size) +
                                         " bytes (LmdbOptions::max_map_size)");
   }
-  const std::size_t next = current > max_map_size / 2 ? max_map_size : current * 2;
+  MapLock sizing(map_lock_fd);
+  // Another process may have grown the file further than our map: never cut it.
+  const std::size_t next =
+      std::max(current > max_map_size / 2 ? max_map_size : current * 2, data_file_size(path));
   if (int rc = mdb_env_set_mapsize(env, next); rc != MDB_SUCCESS) {
     return lmdb_error(rc, "grow the map to " + std::to_string(next) + " bytes");
   }
@@ -536,29 +579,41 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
   if (int rc = mdb_env_set_maxreaders(env->env, options.max_readers); rc != MDB_SUCCESS) {
     return lmdb_error(rc, "set max readers");
   }
-  if (int rc = mdb_env_set_mapsize(env->env, map_size); rc != MDB_SUCCESS) {
-    return lmdb_error(rc, "set map size");
+  env->map_lock_fd = ::open((dir / "map.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (env->map_lock_fd < 0) {
+    return fail(Errc::storage, "open " + (dir / "map.lock").string() + ": " +
+                                   std::strerror(errno));
   }
-  if (int rc = mdb_env_open(env->env, dir.c_str(), env_flags(options.durability), 0644);
-      rc != MDB_SUCCESS) {
-    return lmdb_error(rc, "open " + dir.string());
-  }
-  int dead_readers = 0;
-  if (int rc = mdb_reader_check(env->env, &dead_readers); rc != MDB_SUCCESS) {
-    return lmdb_error(rc, "clear stale readers");
-  }
-
-  // Data larger than `map_size` (a directory reopened with a smaller size) makes LMDB map just
-  // the data, so the first write would fail; start at the first doubling that leaves room.
-  MDB_envinfo info;
-  mdb_env_info(env->env, &info);
-  if (info.me_mapsize > map_size) {
-    while (map_size <= info.me_mapsize && map_size < env->max_map_size) {
-      map_size = map_size > env->max_map_size / 2 ? env->max_map_size : map_size * 2;
+  {
+    detail::MapLock sizing(env->map_lock_fd);
+    // Opening maps the size asked for and cuts the file to it: ask for no less than the file is,
+    // which another process may have grown (the doubling below keeps room for writes).
+    map_size = std::max(map_size, detail::data_file_size(dir) / page * page);
+    env->max_map_size = std::max(env->max_map_size, map_size);
+    if (int rc = mdb_env_set_mapsize(env->env, map_size); rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "set map size");
     }
-    if (map_size > info.me_mapsize) {
-      if (int rc = mdb_env_set_mapsize(env->env, map_size); rc != MDB_SUCCESS) {
-        return lmdb_error(rc, "set map size");
+    if (int rc = mdb_env_open(env->env, dir.c_str(), env_flags(options.durability), 0644);
+        rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "open " + dir.string());
+    }
+    int dead_readers = 0;
+    if (int rc = mdb_reader_check(env->env, &dead_readers); rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "clear stale readers");
+    }
+
+    // Data larger than `map_size` (a directory reopened with a smaller size) makes LMDB map just
+    // the data, so the first write would fail; start at the first doubling that leaves room.
+    MDB_envinfo info;
+    mdb_env_info(env->env, &info);
+    if (info.me_mapsize > map_size) {
+      while (map_size <= info.me_mapsize && map_size < env->max_map_size) {
+        map_size = map_size > env->max_map_size / 2 ? env->max_map_size : map_size * 2;
+      }
+      if (map_size > info.me_mapsize) {
+        if (int rc = mdb_env_set_mapsize(env->env, map_size); rc != MDB_SUCCESS) {
+          return lmdb_error(rc, "set map size");
+        }
       }
     }
   }
