@@ -10,6 +10,8 @@
 // history exist; a name, list entry or history key checks that its entity exists and agrees.
 // A missing key is reported under the key that should be there.
 
+#include "verify.hpp"
+
 #include "engine.hpp"
 #include "store_impl.hpp"
 
@@ -252,15 +254,19 @@ std::optional<Version> version_member(const json::object& o, std::string_view na
 
 class Verifier {
  public:
-  explicit Verifier(Tx& tx) : txn_(tx.raw()) {}
+  Verifier(Tx& tx, const IntegrityProgress& progress) : txn_(tx.raw()), progress_(progress) {}
 
   Result<std::vector<IntegrityProblem>> run() {
     auto cursor = txn_.scan(storage::Range{}, storage::Direction::forward);
     if (!cursor) return cursor.error();
+    std::uint64_t keys = 0, entities = 0;
     for (auto& c = *cursor; c->valid() && !full();) {
+      if (c->key().starts_with('E')) ++entities;
       if (auto r = visit(c->key(), c->value()); !r) return r.error();
+      if (++keys % progress_every == 0 && progress_) progress_(keys, entities);
       if (auto n = c->next(); !n) return n.error();
     }
+    if (progress_) progress_(keys, entities);
     if (!full()) {
       if (auto r = end_list_prefix(); !r) return r.error();
       if (auto r = end_events(); !r) return r.error();
@@ -272,7 +278,11 @@ class Verifier {
   }
 
  private:
+  // Keys between two calls of `progress_`.
+  static constexpr std::uint64_t progress_every = 4096;
+
   storage::Transaction& txn_;
+  const IntegrityProgress& progress_;
   std::vector<IntegrityProblem> problems_;
 
   // The list prefix (L kind state scope) being passed and its entries so far, per counter shard.
@@ -799,10 +809,15 @@ class Verifier {
 };
 
 }  // namespace
+
+Result<std::vector<IntegrityProblem>> check_integrity(Tx& tx, const IntegrityProgress& progress) {
+  return Verifier(tx, progress).run();
+}
+
 }  // namespace engine
 
 Result<std::vector<IntegrityProblem>> Store::verify() const {
-  return impl_->read([](engine::Tx& tx) { return engine::Verifier(tx).run(); });
+  return impl_->read([](engine::Tx& tx) { return engine::check_integrity(tx); });
 }
 
 }  // namespace catalog

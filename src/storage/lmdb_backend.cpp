@@ -705,4 +705,97 @@ Result<void> LmdbBackend::grow() {
 
 std::size_t LmdbBackend::map_size() const noexcept { return env_->map_size.load(); }
 
+namespace {
+
+// mdb_reader_list writes one line per reader slot: "pid thread txnid", txnid "-" for a slot
+// whose transaction has ended, after a header line. Counts the others.
+int count_reader(const char* line, void* context) {
+  std::string_view text(line);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  const auto last = text.rfind(' ');
+  const auto txnid = last == std::string_view::npos ? text : text.substr(last + 1);
+  if (!txnid.empty() && txnid != "-" && txnid != "txnid" && txnid != "readers)" &&
+      txnid.find_first_not_of("0123456789") == std::string_view::npos)
+    ++*static_cast<unsigned*>(context);
+  return 0;
+}
+
+// Flushes `path` (a file or a directory) to disk.
+Result<void> sync_path(const std::filesystem::path& path, bool directory) {
+  const int fd = ::open(path.c_str(), (directory ? O_DIRECTORY : 0) | O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(Errc::storage, "cannot open " + path.string() + ": " + std::strerror(errno));
+  const int rc = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0)
+    return fail(Errc::storage, "cannot flush " + path.string() + ": " + std::strerror(saved));
+  return {};
+}
+
+}  // namespace
+
+Result<LmdbStats> LmdbBackend::stats() const {
+  LmdbStats out;
+  MDB_envinfo info;
+  if (int rc = mdb_env_info(env_->env, &info); rc != MDB_SUCCESS)
+    return lmdb_error(rc, "environment info");
+  out.map_size = info.me_mapsize;
+  out.pages_in_use = info.me_last_pgno + 1;
+  out.last_transaction = info.me_last_txnid;
+  out.max_readers = info.me_maxreaders;
+  out.reader_slots_used = info.me_numreaders;
+  // Before our own read transaction, so that it is not counted.
+  if (int rc = mdb_reader_list(env_->env, count_reader, &out.readers); rc < 0)
+    return lmdb_error(rc, "reader list");
+
+  auto txn = env_->begin_txn(MDB_RDONLY);
+  if (!txn) return txn.error();
+  struct End {
+    LmdbEnv& env;
+    MDB_txn* txn;
+    ~End() {
+      mdb_txn_abort(txn);
+      env.gate.leave();
+    }
+  } end{*env_, *txn};
+  MDB_stat stat;
+  if (int rc = mdb_stat(*txn, env_->dbi, &stat); rc != MDB_SUCCESS)
+    return lmdb_error(rc, "statistics");
+  out.page_size = stat.ms_psize;
+  out.entries = stat.ms_entries;
+  out.depth = stat.ms_depth;
+  out.branch_pages = stat.ms_branch_pages;
+  out.leaf_pages = stat.ms_leaf_pages;
+  out.overflow_pages = stat.ms_overflow_pages;
+  // The free list is database 0: each value is a list of page numbers led by its length, as
+  // mdb_stat -f counts it.
+  MDB_cursor* cursor = nullptr;
+  if (int rc = mdb_cursor_open(*txn, 0, &cursor); rc != MDB_SUCCESS)
+    return lmdb_error(rc, "open the free list");
+  MDB_val key, value;
+  int rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST);
+  for (; rc == MDB_SUCCESS; rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)) {
+    std::size_t pages = 0;
+    if (value.mv_size >= sizeof pages) std::memcpy(&pages, value.mv_data, sizeof pages);
+    out.free_pages += pages;
+  }
+  mdb_cursor_close(cursor);
+  if (rc != MDB_NOTFOUND) return lmdb_error(rc, "read the free list");
+  return out;
+}
+
+Result<void> LmdbBackend::copy_to(const std::filesystem::path& dir) const {
+  {
+    // Inside the gate, like a transaction: the map must not be resized under the copy's reader.
+    env_->gate.enter();
+    const int rc = mdb_env_copy2(env_->env, dir.c_str(), MDB_CP_COMPACT);
+    env_->gate.leave();
+    if (rc != MDB_SUCCESS) return lmdb_error(rc, "copy to " + dir.string());
+  }
+  // mdb_env_copy2 writes the file but does not flush it: a backup should survive a crash.
+  if (auto s = sync_path(dir / "data.mdb", false); !s) return s.error();
+  return sync_path(dir, true);
+}
+
 }  // namespace catalog::storage
