@@ -39,7 +39,8 @@ namespace bj = boost::json;
 namespace {
 
 constexpr std::string_view usage =
-    "usage: catalog-replay [--store memory | --store lmdb:<dir>]\n"
+    "usage: catalog-replay [--store memory | --store lmdb:<dir> | --store postgresql:<conninfo>]\n"
+    "                      [--postgres-schema <name>]\n"
     "                      [--jwt-hs256-secret-file <file>]... [--jwt-rs256-public-key-file "
     "<pem>]...\n"
     "                      [--jwt-issuer <iss>] [--jwt-audience <aud>] [--jwt-allow-no-exp]\n"

@@ -294,7 +294,9 @@ class Server {
 }  // namespace
 
 constexpr std::string_view usage =
-    "usage: catalog-serve [--port <n>] [--store memory | --store lmdb:<dir>]\n"
+    "usage: catalog-serve [--port <n>]\n"
+    "                     [--store memory | --store lmdb:<dir> | --store postgresql:<conninfo>]\n"
+    "                     [--postgres-schema <name>]\n"
     "                     [--jwt-hs256-secret-file <file>]...\n"
     "                     [--jwt-rs256-public-key-file <pem>]...\n"
     "                     [--jwt-issuer <iss>] [--jwt-audience <aud>] [--jwt-allow-no-exp]\n"

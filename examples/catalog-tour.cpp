@@ -1,5 +1,6 @@
 // catalog-tour: the first program to run. It opens (or creates) an LMDB catalog in
-// ./catalog-data and walks through what the library does, one line per step:
+// ./catalog-data (or the store `--store` names: options.hpp, e.g. `--store
+// postgresql:<conninfo>`) and walks through what the library does, one line per step:
 //   1-5. creating users, a team, services, ML models, a glossary with nested terms (one with a
 //        dot in its name), domains and search indexes; on a second run each is found instead
 //        (a create that answers CONFLICT means "already there": see ensure<E> below);
@@ -15,6 +16,8 @@
 #include <catalog/fqn.hpp>
 #include <catalog/json.hpp>
 #include <catalog/store.hpp>
+
+#include "options.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -148,15 +151,20 @@ CreateService service(std::string name, std::string type) {
   return s;
 }
 
-int run() {
-  bool existed = std::filesystem::exists("catalog-data");
-  StoreOptions options;
-  options.admins = {"admin"};  // created as an admin user on first open
-  auto store = need(Store::open_lmdb("catalog-data", options), "opening ./catalog-data");
+int run(catalog_examples::Options o) {
+  if (!o.store_given) o.lmdb_dir = "catalog-data";
+  o.store.admins.push_back("admin");  // created as an admin user on first open
+  const bool existed = o.lmdb_dir && std::filesystem::exists(*o.lmdb_dir);
+  const auto where = o.lmdb_dir ? "./" + o.lmdb_dir->string() : catalog_examples::describe_store(o);
+  const bool lmdb = o.lmdb_dir.has_value();
+  auto store = need(catalog_examples::open_store(std::move(o)), "opening " + where);
   auto admin = need(store.principal("admin"), "getting the admin principal");
-  std::cout << (existed ? "Opened the catalog in ./catalog-data (a previous run created it)\n"
-                        : "Created a new catalog in ./catalog-data\n")
-            << "Acting as " << admin.name << " (admin: " << std::boolalpha << admin.is_admin
+  if (!lmdb)
+    std::cout << "Opened the catalog in " << where << '\n';
+  else
+    std::cout << (existed ? "Opened the catalog in " + where + " (a previous run created it)\n"
+                          : "Created a new catalog in " + where + "\n");
+  std::cout << "Acting as " << admin.name << " (admin: " << std::boolalpha << admin.is_admin
             << ")\n";
 
   heading("1. Users and teams");
@@ -435,9 +443,21 @@ int run() {
 
 }  // namespace
 
-int main() {
+constexpr std::string_view usage =
+    "usage: catalog-tour [--store lmdb:<dir> | --store postgresql:<conninfo> | --store memory]\n"
+    "                    [--postgres-schema <name>]\n"
+    "Walks through the catalog in ./catalog-data (LMDB), or in the store named. Run it twice.\n";
+
+int main(int argc, char** argv) {
+  catalog_examples::Options options;
   try {
-    return run();
+    options = catalog_examples::parse_options(argc, argv, usage);
+  } catch (const catalog_examples::BadOption& bad) {
+    std::cerr << bad.message << '\n' << usage;
+    return 2;
+  }
+  try {
+    return run(std::move(options));
   } catch (const TourFailure& f) {
     std::cerr << "tour failed while " << f.doing << ": " << f.error.message() << " ("
               << type_name(f.error.kind()) << ", HTTP " << f.error.status() << ")\n";

@@ -5,13 +5,17 @@
 // token keys and claims, which admins, which clock. A program adds its own flags (catalog-serve's
 // `--port`) through `extra`.
 //
-//   [--store memory | --store lmdb:<dir>]
+//   [--store memory | --store lmdb:<dir> | --store postgresql:<conninfo>]
+//   [--postgres-schema <name>]
 //   [--jwt-hs256-secret-file <file>]... [--jwt-rs256-public-key-file <pem>]...
 //   [--jwt-issuer <iss>] [--jwt-audience <aud>] [--jwt-allow-no-exp]
 //   [--jwt-leeway <seconds>] [--jwt-principal-claim <claim>]...
 //   [--admin <name>]... [--base-url <url>] [--now <epoch-seconds>]
 //
 // `--flag value` and `--flag=value` both work; single-valued flags may be given once.
+// `postgresql:<conninfo>` is libpq's (keywords such as "host=db.example port=5432 dbname=meta
+// user=catalog", or a postgresql:// URI); `--postgres-schema` names the schema of the catalog in
+// that database (default "catalog"). PostgreSQL needs a build with catalog::postgres (libpq).
 
 #include <catalog/store.hpp>
 
@@ -37,7 +41,10 @@ struct BadOption {
 };
 
 struct Options {
-  std::optional<std::filesystem::path> lmdb_dir;  // nullopt: memory
+  bool store_given = false;                       // --store was on the command line
+  std::optional<std::filesystem::path> lmdb_dir;  // nullopt: memory (or PostgreSQL)
+  std::optional<std::string> postgres;            // the conninfo of --store postgresql:
+  std::string postgres_schema = "catalog";
   catalog::StoreOptions store;
 };
 
@@ -98,13 +105,20 @@ inline Options parse_options(int argc, char** argv, std::string_view usage,
     } else if (arg == "--store") {
       once(arg);
       auto v = value();
+      o.store_given = true;
       if (v == "memory") {
         o.lmdb_dir.reset();
       } else if (v.starts_with("lmdb:") && v.size() > 5) {
         o.lmdb_dir = v.substr(5);
+      } else if (v.starts_with("postgresql:") && v.size() > 11) {
+        o.postgres = v.substr(11);
       } else {
-        throw BadOption{"--store: expected memory or lmdb:<dir>, not " + v};
+        throw BadOption{"--store: expected memory, lmdb:<dir> or postgresql:<conninfo>, not " + v};
       }
+    } else if (arg == "--postgres-schema") {
+      once(arg);
+      o.postgres_schema = value();
+      if (o.postgres_schema.empty()) throw BadOption{"--postgres-schema needs a schema name"};
     } else if (arg == "--jwt-hs256-secret-file") {
       // The file's exact bytes are the secret: no trimming of a final newline.
       jwt.hs256_keys.push_back({read_file(value(), arg), std::nullopt});
@@ -147,14 +161,34 @@ inline Options parse_options(int argc, char** argv, std::string_view usage,
       once(arg);  // a program's own flags are single-valued
     }
   }
+#ifndef CATALOG_EXAMPLES_POSTGRES
+  if (o.postgres)
+    throw BadOption{"--store postgresql: this build has no PostgreSQL support (catalog::postgres "
+                    "is built when libpq is found; Debian: libpq-dev)"};
+#endif
   return o;
 }
 
 // Opens the store the options name. Errors: storage, and the keys, leeway or admin names the
 // store refuses (bad_request: report them as bad options, exit 2).
 inline catalog::Result<catalog::Store> open_store(Options options) {
+#ifdef CATALOG_EXAMPLES_POSTGRES
+  if (options.postgres) {
+    catalog::storage::PostgresOptions postgres;
+    postgres.schema = options.postgres_schema;
+    return catalog::Store::open_postgres(*options.postgres, std::move(options.store),
+                                         std::move(postgres));
+  }
+#endif
   return options.lmdb_dir ? catalog::Store::open_lmdb(*options.lmdb_dir, std::move(options.store))
                           : catalog::Store::in_memory(std::move(options.store));
+}
+
+// The store the options name, for messages: "memory", "LMDB in <dir>", "PostgreSQL schema <s>".
+inline std::string describe_store(const Options& options) {
+  if (options.postgres) return "PostgreSQL schema " + options.postgres_schema;
+  if (options.lmdb_dir) return "LMDB in " + options.lmdb_dir->string();
+  return "memory";
 }
 
 }  // namespace catalog_examples

@@ -78,7 +78,7 @@ void check_shards(storage::Backend& backend) {
 }  // namespace
 
 TEMPLATE_TEST_CASE("a total is the sum of its shards and equals its list", "[counters]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto admin = s.principal("admin").value();

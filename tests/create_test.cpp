@@ -35,7 +35,7 @@ World build(Store& s) {
 }  // namespace
 
 TEMPLATE_TEST_CASE("create returns the entity at 0.1 with all fields", "[create]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto w = build(s);
@@ -154,7 +154,7 @@ TEMPLATE_TEST_CASE("create returns the entity at 0.1 with all fields", "[create]
 }
 
 TEMPLATE_TEST_CASE("refused creates leave the store unchanged", "[create][errors]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto w = build(s);
@@ -210,8 +210,7 @@ TEMPLATE_TEST_CASE("refused creates leave the store unchanged", "[create][errors
   // A soft-deleted container is treated as missing; that needs delete, tested with lifecycle.
 }
 
-TEMPLATE_TEST_CASE("get by id and FQN with fields and include", "[get]", test::MemoryFixture,
-                   test::LmdbFixture) {
+TEMPLATE_TEST_CASE("get by id and FQN with fields and include", "[get]", CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto w = build(s);

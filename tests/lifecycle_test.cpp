@@ -58,7 +58,7 @@ std::uint64_t event_count(Store& s, const Principal& admin) {
 }  // namespace
 
 TEMPLATE_TEST_CASE("soft delete, restore, hard delete: the seed's state table", "[lifecycle]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
@@ -104,7 +104,7 @@ TEMPLATE_TEST_CASE("soft delete, restore, hard delete: the seed's state table", 
 }
 
 TEMPLATE_TEST_CASE("recursive delete and restore bring back exactly what the delete took",
-                   "[lifecycle]", test::MemoryFixture, test::LmdbFixture) {
+                   "[lifecycle]", CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
@@ -149,7 +149,7 @@ TEMPLATE_TEST_CASE("recursive delete and restore bring back exactly what the del
 }
 
 TEMPLATE_TEST_CASE("teams: recursive delete takes child teams; restore needs live parents",
-                   "[lifecycle]", test::MemoryFixture, test::LmdbFixture) {
+                   "[lifecycle]", CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
@@ -166,7 +166,7 @@ TEMPLATE_TEST_CASE("teams: recursive delete takes child teams; restore needs liv
 }
 
 TEMPLATE_TEST_CASE("hard delete removes the subtree and every edge both ways", "[lifecycle]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
@@ -198,8 +198,7 @@ TEMPLATE_TEST_CASE("hard delete removes the subtree and every edge both ways", "
   CHECK(s.get_json(f.admin, Kind::glossary, uuid_of(g2), {{"owners"}}).value().at("owners").as_array().empty());
 }
 
-TEMPLATE_TEST_CASE("delete with an expected version", "[lifecycle]", test::MemoryFixture,
-                   test::LmdbFixture) {
+TEMPLATE_TEST_CASE("delete with an expected version", "[lifecycle]", CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
@@ -212,7 +211,7 @@ TEMPLATE_TEST_CASE("delete with an expected version", "[lifecycle]", test::Memor
 }
 
 TEMPLATE_TEST_CASE("patch: merge patch and JSON Patch, versions and change descriptions",
-                   "[patch]", test::MemoryFixture, test::LmdbFixture) {
+                   "[patch]", CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
@@ -260,7 +259,7 @@ TEMPLATE_TEST_CASE("patch: merge patch and JSON Patch, versions and change descr
 }
 
 TEMPLATE_TEST_CASE("refused patches leave the store unchanged", "[patch][errors]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
@@ -310,7 +309,7 @@ TEMPLATE_TEST_CASE("refused patches leave the store unchanged", "[patch][errors]
 }
 
 TEMPLATE_TEST_CASE("concurrent patches with expected versions: exactly one wins", "[patch]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
@@ -329,8 +328,7 @@ TEMPLATE_TEST_CASE("concurrent patches with expected versions: exactly one wins"
   CHECK(version_of(s.get_json(f.admin, Kind::team, uuid_of(f.team)).value()) == "0.2");
 }
 
-TEMPLATE_TEST_CASE("history and version reads", "[history]", test::MemoryFixture,
-                   test::LmdbFixture) {
+TEMPLATE_TEST_CASE("history and version reads", "[history]", CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
@@ -363,7 +361,7 @@ TEMPLATE_TEST_CASE("history and version reads", "[history]", test::MemoryFixture
 }
 
 TEMPLATE_TEST_CASE("events: dense offsets, subscribers after commit only", "[events]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);

@@ -193,7 +193,7 @@ ListOptions options(Include include, std::optional<std::string> service = {}) {
 }  // namespace
 
 TEMPLATE_TEST_CASE("list walks visit every entity once, in order, for every limit", "[list]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto c = build(s);
@@ -218,7 +218,7 @@ TEMPLATE_TEST_CASE("list walks visit every entity once, in order, for every limi
 }
 
 TEMPLATE_TEST_CASE("list pages: rendering, fields, limit 0, empty pages, typed lists", "[list]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto c = build(s);
@@ -340,7 +340,7 @@ TEMPLATE_TEST_CASE("list pages: rendering, fields, limit 0, empty pages, typed l
 }
 
 TEMPLATE_TEST_CASE("the service filter: equal names, unknown and soft-deleted services", "[list]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto c = build(s);
@@ -399,7 +399,7 @@ TEMPLATE_TEST_CASE("the service filter: equal names, unknown and soft-deleted se
 }
 
 TEMPLATE_TEST_CASE("writes between page reads never skip or repeat a surviving entity", "[list]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto c = build(s);
@@ -471,7 +471,7 @@ TEMPLATE_TEST_CASE("writes between page reads never skip or repeat a surviving e
 }
 
 TEMPLATE_TEST_CASE("refused list requests: the exact error, nothing changed", "[list][errors]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto c = build(s);

@@ -100,7 +100,7 @@ bj::object get_all(Store& s, const Principal& p, Kind k, const bj::object& e) {
 }  // namespace
 
 TEMPLATE_TEST_CASE("follow and unfollow: idempotent, sorted, no version, one event per change",
-                   "[social][followers]", test::MemoryFixture, test::LmdbFixture) {
+                   "[social][followers]", CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto w = build(s);
@@ -204,7 +204,7 @@ TEMPLATE_TEST_CASE("follow and unfollow: idempotent, sorted, no version, one eve
 }
 
 TEMPLATE_TEST_CASE("refused follows, unfollows and votes leave the store unchanged",
-                   "[social][errors]", test::MemoryFixture, test::LmdbFixture) {
+                   "[social][errors]", CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto w = build(s);
@@ -268,7 +268,7 @@ TEMPLATE_TEST_CASE("refused follows, unfollows and votes leave the store unchang
 }
 
 TEMPLATE_TEST_CASE("votes: one per user, moved, removed, counted; no version, no repeats",
-                   "[social][votes]", test::MemoryFixture, test::LmdbFixture) {
+                   "[social][votes]", CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto w = build(s);
@@ -344,7 +344,7 @@ TEMPLATE_TEST_CASE("votes: one per user, moved, removed, counted; no version, no
 }
 
 TEMPLATE_TEST_CASE("followers and votes through soft delete, restore and hard delete",
-                   "[social][lifecycle]", test::MemoryFixture, test::LmdbFixture) {
+                   "[social][lifecycle]", CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto w = build(s);
@@ -484,7 +484,7 @@ TEST_CASE("the default policy: following oneself and voting are open, others nee
 }
 
 TEMPLATE_TEST_CASE("events: admins only, pages after an offset, total, subscribers", "[events]",
-                   test::MemoryFixture, test::LmdbFixture) {
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   auto& s = f.store;
   auto w = build(s);

@@ -6,6 +6,10 @@
 #include <catalog/json.hpp>
 #include <catalog/store.hpp>
 
+#ifdef CATALOG_TEST_ON_POSTGRES
+#include "postgres/pg_support.hpp"
+#endif
+
 #include <boost/json.hpp>
 
 #include <atomic>
@@ -68,6 +72,24 @@ struct LmdbFixture {
   TempDir dir;
   catalog::Store store = catalog::Store::open_lmdb(dir.path(), test_options()).value();
 };
+
+#ifdef CATALOG_TEST_ON_POSTGRES
+/// A store in a fresh schema of the test cluster (postgres/pg_support.hpp), dropped at the end.
+struct PostgresFixture {
+  static constexpr const char* name = "postgres";
+  pg::Schema schema;  // declared first: dropped after the store closes
+  catalog::Store store =
+      catalog::Store::open_postgres(pg::conninfo(), test_options(), schema.options()).value();
+};
+#endif
+
+/// The fixtures the Store suites run on: memory and LMDB; PostgreSQL alone in their second build
+/// (tests/postgres/CMakeLists.txt compiles them again with CATALOG_TEST_ON_POSTGRES).
+#ifdef CATALOG_TEST_ON_POSTGRES
+#define CATALOG_STORE_FIXTURES test::PostgresFixture
+#else
+#define CATALOG_STORE_FIXTURES test::MemoryFixture, test::LmdbFixture
+#endif
 
 /// The id of an entity document, as text and as a Uuid; its version as the wire writes it.
 inline std::string id_of(const json::object& o) { return std::string(o.at("id").as_string()); }

@@ -53,20 +53,21 @@ struct Statement {
   const char* sql;  // "%s" is the table
   int params;
   bool limit_last;  // the last parameter is an integer
+  bool writes;      // prepared by the first transaction that sends writes (see prepare)
 };
 
 enum StatementId { s_get, s_exists, s_put, s_erase, s_fwd, s_fwd_to, s_rev, s_rev_from, s_count };
 
 constexpr Statement statements[s_count] = {
-    {"g", "SELECT v FROM %s WHERE k = $1", 1, false},
-    {"x", "SELECT 1 FROM %s WHERE k = $1", 1, false},
+    {"g", "SELECT v FROM %s WHERE k = $1", 1, false, false},
+    {"x", "SELECT 1 FROM %s WHERE k = $1", 1, false, false},
     {"p", "INSERT INTO %s (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v", 2,
-     false},
-    {"d", "DELETE FROM %s WHERE k = $1", 1, false},
-    {"f", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k LIMIT $2", 2, true},
-    {"ft", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3", 3, true},
-    {"r", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k DESC LIMIT $2", 2, true},
-    {"rf", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k DESC LIMIT $3", 3, true},
+     false, true},
+    {"d", "DELETE FROM %s WHERE k = $1", 1, false, true},
+    {"f", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k LIMIT $2", 2, true, false},
+    {"ft", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3", 3, true, false},
+    {"r", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k DESC LIMIT $2", 2, true, false},
+    {"rf", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k DESC LIMIT $3", 3, true, false},
 };
 
 constexpr unsigned bytea_oid = 17;
@@ -138,10 +139,12 @@ Result<PgResult> exec(PGconn* conn, const std::string& sql, ExecStatusType want)
 // reads those results first.
 struct Connection {
   PGconn* pg = nullptr;
-  int queued = 0;           // statements queued since the last sync
-  std::vector<int> unread;  // rounds not read yet, oldest first
-  bool broken = false;      // the protocol state is unknown: never reuse
-  bool reused = false;      // taken from the pool (the server may have ended it meanwhile)
+  int queued = 0;                 // statements queued since the last sync
+  std::vector<int> unread;        // rounds not read yet, oldest first
+  bool broken = false;            // the protocol state is unknown: never reuse
+  bool reused = false;            // taken from the pool (the server may have ended it meanwhile)
+  bool writes_prepared = false;   // the write statements are prepared on the server
+  bool preparing_writes = false;  // ... or queued in the round being sent
 
   Connection() = default;
   Connection(const Connection&) = delete;
@@ -162,6 +165,9 @@ struct PgShared {
   pid_t pid = ::getpid();
   std::atomic<std::uint64_t> round_trips{0};
   std::atomic<std::uint64_t> connections{0};
+  std::atomic<std::uint64_t> conflicts{0};
+  std::atomic<std::uint64_t> exclusive{0};
+  std::string lock_sql;  // LOCK TABLE ... IN EXCLUSIVE MODE
 
   std::mutex mutex;
   std::vector<std::unique_ptr<Connection>> idle;
@@ -293,7 +299,34 @@ Result<std::vector<PgResult>> round(Connection& c, std::atomic<std::uint64_t>& c
     }
   }
   c.unread.clear();
-  return read_round(c, n);
+  auto results = read_round(c, n);
+  if (c.preparing_writes) {
+    // Whether the preparations ran is known only if the whole round did: after a failure the
+    // connection is not reused, rather than guess.
+    c.preparing_writes = false;
+    if (results)
+      c.writes_prepared = true;
+    else
+      c.broken = true;
+  }
+  return results;
+}
+
+// Queues the preparation of the statements of one kind: the reads when a connection opens,
+// the writes with the first writes sent on it. Preparing an INSERT or DELETE takes the table's
+// write lock (ROW EXCLUSIVE), which a transaction run alone holds off: readers, and new
+// connections, must not wait for that.
+bool queue_prepares(Connection& c, const std::string& table, bool writes) {
+  for (const auto& st : statements) {
+    if (st.writes != writes) continue;
+    char sql[256];
+    std::snprintf(sql, sizeof sql, st.sql, table.c_str());
+    unsigned types[3] = {bytea_oid, bytea_oid, bytea_oid};
+    if (st.limit_last) types[st.params - 1] = int4_oid;
+    if (!PQsendPrepare(c.pg, st.name, sql, st.params, types)) return false;
+    ++c.queued;
+  }
+  return true;
 }
 
 // ---- the pool ----
@@ -311,16 +344,9 @@ Result<std::unique_ptr<Connection>> PgShared::open_connection() {
   if (!PQenterPipelineMode(c->pg))
     return storage_error("PostgreSQL: cannot enter pipeline mode: " +
                          trimmed(PQerrorMessage(c->pg)));
-  // Prepared once per connection, all in one round trip.
-  for (const auto& st : statements) {
-    char sql[256];
-    std::snprintf(sql, sizeof sql, st.sql, table.c_str());
-    unsigned types[3] = {bytea_oid, bytea_oid, bytea_oid};
-    if (st.limit_last) types[st.params - 1] = int4_oid;
-    if (!PQsendPrepare(c->pg, st.name, sql, st.params, types))
-      return storage_error("PostgreSQL: cannot prepare: " + trimmed(PQerrorMessage(c->pg)));
-    ++c->queued;
-  }
+  // The reads are prepared once per connection, all in one round trip.
+  if (!queue_prepares(*c, table, false))
+    return storage_error("PostgreSQL: cannot prepare: " + trimmed(PQerrorMessage(c->pg)));
   if (!options.synchronous_commit && !queue_text(*c, "SET synchronous_commit = off"))
     return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
   auto done = round(*c, round_trips);
@@ -457,11 +483,23 @@ class PgCursor final : public Cursor {
   int limit_ = first_batch;
 };
 
+// The conflicts in a row of this thread's write transactions, and the backend they were on.
+struct ConflictStreak {
+  const PgShared* backend = nullptr;
+  unsigned conflicts = 0;
+};
+thread_local ConflictStreak streak;
+
 class PgTransaction final : public Transaction,
                             public detail::TransactionState<PgTransaction, PgCursor> {
  public:
   PgTransaction(std::shared_ptr<PgShared> shared, Mode mode)
-      : TransactionState(mode), shared_(std::move(shared)) {}
+      : TransactionState(mode), shared_(std::move(shared)) {
+    const unsigned after = shared_->options.exclusive_after_conflicts;
+    exclusive_ = mode_ == Mode::read_write && after > 0 && streak.backend == shared_.get() &&
+                 streak.conflicts >= after;
+    if (exclusive_) shared_->exclusive.fetch_add(1, std::memory_order_relaxed);
+  }
   ~PgTransaction() override { end(); }
   PgTransaction(const PgTransaction&) = delete;
   PgTransaction& operator=(const PgTransaction&) = delete;
@@ -486,10 +524,15 @@ class PgTransaction final : public Transaction,
   Result<std::vector<PgResult>> exchange(Queue&& statements, bool commits = false) {
     for (;;) {
       const bool first = !begun_;
-      if ((first && !queue_text(*conn_, mode_ == Mode::read_only
-                                            ? "BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY"
-                                            : "BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE")) ||
-          !statements(*conn_)) {
+      // A transaction run alone locks out other writers before its first query takes the
+      // snapshot (LOCK takes none), so it sees every write that can ever meet it.
+      const bool ok =
+          (!first || (queue_text(*conn_, mode_ == Mode::read_only
+                                             ? "BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY"
+                                             : "BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE") &&
+                      (!exclusive_ || queue_text(*conn_, shared_->lock_sql.c_str())))) &&
+          statements(*conn_);
+      if (!ok) {
         conn_->broken = true;  // half queued: the session cannot be trusted
         return lost_error();
       }
@@ -497,9 +540,11 @@ class PgTransaction final : public Transaction,
       auto results = round(*conn_, shared_->round_trips);
       if (results) {
         begun_ = true;
-        if (first) results->erase(results->begin());  // BEGIN's
+        if (first)  // BEGIN's result, and LOCK's
+          results->erase(results->begin(), results->begin() + (exclusive_ ? 2 : 1));
         return results;
       }
+      if (results.error().code() == Errc::storage_conflict) note_conflict();
       if (!first || commits || !conn_->broken || !conn_->reused) return results.error();
       conn_.reset();
       auto fresh = shared_->open_connection();
@@ -576,6 +621,7 @@ class PgTransaction final : public Transaction,
     auto results =
         exchange([&](Connection& c) { return queue_pending(c) && queue_text(c, "COMMIT"); }, true);
     if (!results) return die(results.error());
+    if (streak.backend == shared_.get()) streak.conflicts = 0;
     pending_.clear();
     release();
     committed();
@@ -590,6 +636,13 @@ class PgTransaction final : public Transaction,
   friend class detail::TransactionState<PgTransaction, PgCursor>;
 
   static Error lost_error() { return storage_error("PostgreSQL: cannot send a statement"); }
+
+  void note_conflict() noexcept {
+    shared_->conflicts.fetch_add(1, std::memory_order_relaxed);
+    if (mode_ != Mode::read_write) return;
+    if (streak.backend != shared_.get()) streak = {shared_.get(), 0};
+    ++streak.conflicts;
+  }
 
   void remember(std::string_view key, const std::optional<std::string>& value) {
     const std::size_t size = key.size() + (value ? value->size() : 0);
@@ -614,8 +667,13 @@ class PgTransaction final : public Transaction,
     return PQntuples(results->back().get()) > 0;
   }
 
-  // Queues every pending write (order does not matter: each key is there once).
+  // Queues every pending write (order does not matter: each key is there once), after the
+  // preparation of the write statements if this connection never sent writes.
   bool queue_pending(Connection& c) {
+    if (!pending_.empty() && !c.writes_prepared && !c.preparing_writes) {
+      if (!queue_prepares(c, shared_->table, true)) return false;
+      c.preparing_writes = true;
+    }
     for (const auto& [key, value] : pending_) {
       const bool ok = value ? queue(c, s_put, {key, *value}) : queue(c, s_erase, {key});
       if (!ok) return false;
@@ -659,6 +717,7 @@ class PgTransaction final : public Transaction,
 
   std::shared_ptr<PgShared> shared_;
   std::unique_ptr<Connection> conn_;  // null once ended
+  bool exclusive_ = false;            // runs alone (exclusive_after_conflicts)
   bool begun_ = false;                // BEGIN was sent and succeeded
   bool sent_ = false;                 // something was sent: end with a rollback
   Pending pending_;
@@ -812,6 +871,7 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string
   auto shared = std::make_shared<detail::PgShared>();
   shared->conninfo = conninfo;
   shared->table = table;
+  shared->lock_sql = "LOCK TABLE " + table + " IN EXCLUSIVE MODE";
   shared->options = std::move(options);
   return std::unique_ptr<PostgresBackend>(new PostgresBackend(std::move(shared)));
 }
@@ -835,7 +895,9 @@ Result<std::unique_ptr<Transaction>> PostgresBackend::begin(Mode mode) {
 
 PostgresStats PostgresBackend::stats() const noexcept {
   return {shared_->round_trips.load(std::memory_order_relaxed),
-          shared_->connections.load(std::memory_order_relaxed)};
+          shared_->connections.load(std::memory_order_relaxed),
+          shared_->conflicts.load(std::memory_order_relaxed),
+          shared_->exclusive.load(std::memory_order_relaxed)};
 }
 
 }  // namespace catalog::storage

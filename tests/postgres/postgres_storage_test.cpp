@@ -415,3 +415,47 @@ TEST_CASE("postgres: another process shares the catalog", "[postgres]") {
   held.reset();
   CHECK(read(*db, "child") == "2"s);
 }
+
+TEST_CASE("postgres: after conflicts in a row a thread's next write transaction runs alone",
+          "[postgres]") {
+  test::pg::Schema schema;
+  auto options = schema.options();
+  options.exclusive_after_conflicts = 2;
+  auto db = open_pg(options);
+  write(*db, {{"x", "0"}});
+  const std::string table = "\"" + schema.name() + "\".entries";
+  // Two conflicts: each time another session changes x after this transaction read it.
+  for (int i = 1; i <= 2; ++i) {
+    auto txn = begin(*db, Mode::read_write);
+    CHECK(must(txn->get("x")) == numbered("", i - 1));
+    sql("UPDATE " + table + " SET v = '" + std::to_string(i) + "'::bytea WHERE k = 'x'::bytea");
+    must(txn->put("x", "mine"));
+    CHECK(error_of(txn->commit()) == Errc::storage_conflict);
+  }
+  CHECK(db->stats().conflicts == 2);
+  CHECK(db->stats().exclusive == 0);
+
+  // The third runs alone: another session's write waits for it, a reader does not.
+  auto alone = begin(*db, Mode::read_write);
+  CHECK(db->stats().exclusive == 1);
+  CHECK(must(alone->get("x")) == "2"s);
+  std::thread other(
+      [&] { sql("UPDATE " + table + " SET v = 'other'::bytea WHERE k = 'x'::bytea"); });
+  bool waiting = false;
+  for (int i = 0; i < 1000 && !waiting; ++i) {
+    waiting = sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+                  "query LIKE 'UPDATE " +
+                  table + "%'") == "1";
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(waiting);
+  CHECK(read(*db, "x") == "2"s);  // readers go on
+  must(alone->put("x", "alone"));
+  must(alone->commit());
+  other.join();
+  CHECK(read(*db, "x") == "other"s);  // it waited, then went after
+
+  // Its success ended the streak: the next one is not run alone.
+  write(*db, {{"y", "1"}});
+  CHECK(db->stats().exclusive == 1);
+}

@@ -2,7 +2,8 @@
 # and checks every output line against <script>.expected.jsonl (same line count; per line the
 # status, the errorType of error bodies, given headers, and substrings of the line).
 #
-#   cmake -DREPLAY=<catalog-replay> -DSOURCE_DIR=<this dir> -DWORK_DIR=<scratch> -P run.cmake
+#   cmake -DREPLAY=<catalog-replay> -DSOURCE_DIR=<this dir> -DWORK_DIR=<scratch>
+#         [-DSTORE=<store> [-DSTORE_ARGS=<options>]] -P run.cmake
 #
 # Scripts use placeholders: @admin@, @bob@, ... are the tokens of tokens.json (HS256, signed
 # with the exact bytes of hs256.secret, final newline included; see README.md); @bob_id@,
@@ -142,7 +143,13 @@ function(check_lines name)
 endfunction()
 
 set(secret "--jwt-hs256-secret-file" "${SOURCE_DIR}/hs256.secret")
-set(store "--store" "lmdb:${WORK_DIR}/store")
+# STORE (e.g. postgresql:<conninfo>, with STORE_ARGS such as --postgres-schema;<name>) replaces
+# the LMDB store of setup and followup: the same answers are expected of every store.
+if(DEFINED STORE)
+  set(store "--store" "${STORE}" ${STORE_ARGS})
+else()
+  set(store "--store" "lmdb:${WORK_DIR}/store")
+endif()
 set(common ${secret} --admin admin --base-url http://catalog.test --now 1767225600)
 
 # 1. setup: creates, every status, malformed and blank lines.

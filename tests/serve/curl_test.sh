@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # catalog-serve driven with curl over 127.0.0.1 (ctest: catalog_serve_curl).
 #
-#   tests/serve/curl_test.sh <path to catalog-serve>
+#   tests/serve/curl_test.sh <path to catalog-serve> [store options...]
+#
+# The store options (e.g. --store postgresql:<conninfo> --postgres-schema <name>) go to
+# catalog-serve; without them it serves a memory store.
 #
 # Signs its own HS256 tokens with openssl, starts the server on a free port, and walks through
 # the REST surface (REST.md) as an HTTP client sees it: 401 without a token; users, an ML model
@@ -15,11 +18,13 @@
 
 set -euo pipefail
 
-if [[ $# -ne 1 || ! -x $1 ]]; then
-  echo "usage: $0 <catalog-serve>" >&2
+if [[ $# -lt 1 || ! -x $1 ]]; then
+  echo "usage: $0 <catalog-serve> [store options...]" >&2
   exit 2
 fi
 SERVE=$1
+shift
+STORE_OPTIONS=("$@")
 for tool in curl openssl; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
 done
@@ -63,7 +68,7 @@ ALICE=$(token_of alice)
 
 # ---- the server ----
 
-"$SERVE" --port 0 --admin admin --jwt-hs256-secret-file "$TMP/secret" \
+"$SERVE" --port 0 --admin admin --jwt-hs256-secret-file "$TMP/secret" "${STORE_OPTIONS[@]}" \
   >"$TMP/stdout" 2>"$TMP/stderr" &
 SERVER_PID=$!
 PORT=

@@ -32,6 +32,12 @@ struct PostgresOptions {
   /// hold more bytes than this, they are sent at once (the transaction still sees them).
   /// Default: 4 MiB.
   std::size_t write_buffer_bytes = std::size_t{4} << 20;
+  /// A thread whose write transactions failed with storage_conflict this many times in a row
+  /// runs its next one alone: before its snapshot it locks the table against other writers
+  /// (LOCK TABLE ... IN EXCLUSIVE MODE: readers go on), so that one cannot conflict, and a retried
+  /// operation ends after a bounded number of attempts however busy the catalog is. 0: never.
+  /// Default: 2.
+  unsigned exclusive_after_conflicts = 2;
 };
 
 /// What a backend has sent: requests waited for (each carries any number of statements) and
@@ -39,6 +45,8 @@ struct PostgresOptions {
 struct PostgresStats {
   std::uint64_t round_trips = 0;
   std::uint64_t connections = 0;
+  std::uint64_t conflicts = 0;   // transactions failed with storage_conflict
+  std::uint64_t exclusive = 0;   // write transactions run alone (exclusive_after_conflicts)
 };
 
 namespace detail {
@@ -52,7 +60,8 @@ struct PgShared;
 /// are READ ONLY and take their snapshot in `begin`. Write transactions run concurrently, in this
 /// process and in others: when the server cannot serialize one against the others (SQLSTATE
 /// 40001) or finds a deadlock (40P01), its next call fails with Errc::storage_conflict and the
-/// transaction is dead: run it again from the start (the Store does).
+/// transaction is dead: run it again from the start (the Store does). After a few conflicts in a
+/// row a thread's next write transaction runs alone (PostgresOptions::exclusive_after_conflicts).
 ///
 /// Round trips: statements are prepared once per connection and sent in pipelines. A write
 /// transaction's begin goes with its first statement; its puts and erases stay in the
@@ -66,8 +75,10 @@ struct PgShared;
 /// ends the transaction, even a get or a scan. A failure of the server or of the connection is
 /// Errc::storage.
 ///
-/// Thread safety and processes: as Backend. A child created by fork() must not use its parent's
-/// backends or transactions; it may open its own. Transactions may outlive the backend.
+/// Thread safety and processes: as Backend. A thread must not begin a write transaction while it
+/// holds another of the same catalog (one run alone would wait for the other). A child created by
+/// fork() must not use its parent's backends or transactions; it may open its own. Transactions
+/// may outlive the backend.
 class PostgresBackend final : public Backend {
  public:
   /// The version of the table layout this library writes; open refuses a newer one.

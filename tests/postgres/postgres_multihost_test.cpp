@@ -1,0 +1,395 @@
+// Several hosts on one PostgreSQL catalog (issue 11, point 6): processes, each with its own
+// Store and several threads, patch, follow, vote on and create the same entities at once. Each
+// thread keeps what was acknowledged to it; after the processes end, the parent checks the
+// catalog against those acknowledgements:
+// - every patched entity's versions are contiguous (+0.1 for each acknowledged patch, each
+//   acknowledged version exactly once, holding what that patch wrote);
+// - of the concurrent creates of one name exactly one won, every other got 409;
+// - followers and votes are what each user's last acknowledged operation left;
+// - list totals equal full list walks and the acknowledged creates;
+// - store.verify() finds nothing wrong.
+//
+// Environment (longer runs): CATALOG_MULTIHOST_PROCESSES (default 3), CATALOG_MULTIHOST_THREADS
+// (default 3), CATALOG_MULTIHOST_OPS operations per thread (default 60), CATALOG_MULTIHOST_SEED
+// (default 1).
+#include <catalog/json.hpp>
+#include <catalog/store.hpp>
+
+#include "../support.hpp"
+#include "pg_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace catalog;
+namespace bj = boost::json;
+
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+struct Config {
+  int processes = env_int("CATALOG_MULTIHOST_PROCESSES", 3);
+  int threads = env_int("CATALOG_MULTIHOST_THREADS", 3);
+  int ops = env_int("CATALOG_MULTIHOST_OPS", 60);
+  unsigned seed = static_cast<unsigned>(env_int("CATALOG_MULTIHOST_SEED", 1));
+  int race_names = 12;  // glossary terms "Race.r<k>" every thread tries to create
+};
+
+// The entities every thread patches, follows and votes on.
+struct Hot {
+  Kind kind;
+  const char* fqn;
+};
+constexpr Hot hot[] = {{Kind::glossary, "Hot"},
+                       {Kind::glossary_term, "Hot.t"},
+                       {Kind::mlmodel, "ml.hot"},
+                       {Kind::search_index, "es.hot"}};
+constexpr int hot_count = static_cast<int>(std::size(hot));
+
+std::string user_name(int p, int t) { return "u" + std::to_string(p) + "x" + std::to_string(t); }
+
+StoreOptions options() {
+  StoreOptions o;
+  o.admins = {"admin"};
+  return o;
+}
+
+// One acknowledged operation, as a line: tag, process, thread, then what it was.
+//   P <hot> <version tenths> <value>   a patch (description set to value)
+//   F <hot> <0|1>                      unfollow / follow by the thread's user
+//   V <hot> <vote type>                a vote by the thread's user
+//   C <k> <id>                         created Race.r<k>
+//   L <k>                              409 for Race.r<k>
+//   W <n>                              a list walk saw n terms, in order, none twice
+//   X <message>                        anything unexpected
+void run_thread(Store& s, const Config& c, int p, int t, std::vector<std::string>& out) {
+  auto say = [&](std::string line) {
+    out.push_back(std::to_string(p) + " " + std::to_string(t) + " " + std::move(line));
+  };
+  auto admin = s.principal("admin");
+  auto me = s.principal(user_name(p, t));
+  if (!admin || !me) return say("X principals: cannot read them");
+  std::mt19937 rng(c.seed * 7919u + static_cast<unsigned>(p * 131 + t));
+  auto below = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::vector<Uuid> ids;
+  for (const auto& h : hot) {
+    auto e = s.get_json(*admin, h.kind, EntityKey::by_fqn(h.fqn));
+    if (!e) return say("X reading " + std::string(h.fqn) + ": " + e.error().message());
+    ids.push_back(test::uuid_of(*e));
+  }
+  int next_race = below(c.race_names);
+  for (int i = 0; i < c.ops; ++i) {
+    const int roll = below(100);
+    const int j = below(hot_count);
+    const Kind kind = hot[j].kind;
+    if (roll < 20) {
+      // Race for a name: every thread tries every name, in a different order.
+      const int k = next_race;
+      next_race = (next_race + 1 + below(3)) % c.race_names;
+      auto made = s.create_json(*admin, Kind::glossary_term,
+                                test::parse(R"({"glossary":"Race","name":"r)" + std::to_string(k) +
+                                            R"(","description":"raced"})"));
+      if (made)
+        say("C " + std::to_string(k) + " " + test::id_of(*made));
+      else if (made.error().code() == Errc::already_exists && made.error().status() == 409)
+        say("L " + std::to_string(k));
+      else
+        say("X create r" + std::to_string(k) + ": " + made.error().message());
+    } else if (roll < 55) {
+      const auto value =
+          "p" + std::to_string(p) + "t" + std::to_string(t) + "i" + std::to_string(i);
+      auto patched = s.patch_json(*admin, kind, ids[static_cast<std::size_t>(j)],
+                                  bj::object{{"description", value}});
+      if (!patched)
+        say("X patch " + std::string(hot[j].fqn) + ": " + patched.error().message());
+      else
+        say("P " + std::to_string(j) + " " +
+            std::to_string(Version::parse(test::version_of(*patched)).value().tenths()) + " " +
+            value);
+    } else if (roll < 80) {
+      const bool follow = below(3) != 0;
+      const auto& id = ids[static_cast<std::size_t>(j)];
+      auto done =
+          follow ? s.follow_json(*me, kind, id, me->id) : s.unfollow_json(*me, kind, id, me->id);
+      if (!done)
+        say("X follow " + std::string(hot[j].fqn) + ": " + done.error().message());
+      else
+        say("F " + std::to_string(j) + " " + (follow ? "1" : "0"));
+    } else if (roll < 96) {
+      const auto v = static_cast<VoteType>(below(3));
+      auto done = s.vote_json(*me, kind, ids[static_cast<std::size_t>(j)], v);
+      if (!done)
+        say("X vote " + std::string(hot[j].fqn) + ": " + done.error().message());
+      else
+        say("V " + std::to_string(j) + " " + std::to_string(static_cast<int>(v)));
+    } else {
+      // A list walk while others write: in (name, id) order, nothing twice.
+      ListOptions o;
+      o.limit = 3;
+      std::set<std::string> seen;
+      std::string last;
+      bool ordered = true;
+      for (;;) {
+        auto page = s.list_json(*admin, Kind::glossary_term, o);
+        if (!page) {
+          say("X list: " + page.error().message());
+          break;
+        }
+        for (const auto& e : page->data) {
+          const auto& o = e.as_object();
+          const auto key = std::string(o.at("name").as_string()) + "/" + test::id_of(o);
+          ordered = ordered && key > last && seen.insert(key).second;
+          last = key;
+        }
+        if (!page->after) break;
+        o.after = page->after;
+      }
+      if (!ordered) say("X a list walk repeated an entity or went out of order");
+      say("W " + std::to_string(seen.size()));
+    }
+  }
+}
+
+// A host: its own Store on the catalog, `threads` threads. Writes what was acknowledged to
+// `file`. Runs in a child process; returns its exit status.
+int host(const std::string& schema, const Config& c, int p, const std::string& file) {
+  storage::PostgresOptions pg;
+  pg.schema = schema;
+  auto store = Store::open_postgres(test::pg::conninfo(), options(), pg);
+  std::vector<std::vector<std::string>> lines(static_cast<std::size_t>(c.threads));
+  if (!store) {
+    lines[0].push_back(std::to_string(p) + " 0 X open: " + store.error().message());
+  } else {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < c.threads; ++t)
+      threads.emplace_back(
+          [&, t] { run_thread(*store, c, p, t, lines[static_cast<std::size_t>(t)]); });
+    for (auto& th : threads) th.join();
+  }
+  std::ofstream out(file);
+  for (const auto& per_thread : lines)
+    for (const auto& line : per_thread) out << line << '\n';
+  if (store) {
+    const auto stats = dynamic_cast<storage::PostgresBackend&>(store->backend()).stats();
+    out << p << " 0 S " << stats.conflicts << " " << stats.exclusive << '\n';
+  }
+  out.flush();
+  return out ? 0 : 3;
+}
+
+}  // namespace
+
+TEST_CASE("multi-host: processes x threads on one PostgreSQL catalog lose nothing and agree",
+          "[postgres][multihost]") {
+  const Config c;
+  REQUIRE(c.processes >= 2);
+  test::pg::Schema schema;
+  test::TempDir dir;
+  {
+    // The catalog every host starts from: the users, the hot entities, the race's glossary.
+    storage::PostgresOptions pg = schema.options();
+    auto s = Store::open_postgres(test::pg::conninfo(), options(), pg).value();
+    auto admin = s.principal("admin").value();
+    auto create = [&](Kind kind, const std::string& body) {
+      s.create_json(admin, kind, test::parse(body)).value();
+    };
+    for (int p = 0; p < c.processes; ++p)
+      for (int t = 0; t < c.threads; ++t)
+        create(Kind::user, R"({"name":")" + user_name(p, t) + R"(","email":")" + user_name(p, t) +
+                               R"(@example.com"})");
+    create(Kind::mlmodel_service, R"({"name":"ml","serviceType":"Mlflow"})");
+    create(Kind::search_service, R"({"name":"es","serviceType":"ElasticSearch"})");
+    create(Kind::glossary, R"({"name":"Hot","description":"h"})");
+    create(Kind::glossary_term, R"({"glossary":"Hot","name":"t","description":"t"})");
+    create(Kind::mlmodel, R"({"name":"hot","service":"ml","algorithm":"xgboost"})");
+    create(Kind::search_index,
+           R"({"name":"hot","service":"es","fields":[{"name":"f","dataType":"TEXT"}]})");
+    create(Kind::glossary, R"({"name":"Race","description":"r"})");
+  }
+
+  // The hosts, each a process of its own (leaving with _exit: nothing of the test runner runs
+  // twice, and the parent's connections are not touched).
+  std::vector<pid_t> pids;
+  for (int p = 0; p < c.processes; ++p) {
+    const auto file = (dir.path() / ("host" + std::to_string(p))).string();
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      int code = 99;
+      try {
+        code = host(schema.name(), c, p, file);
+      } catch (...) {
+        code = 98;
+      }
+      ::_exit(code);
+    }
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+
+  // What was acknowledged, per host and thread in order.
+  struct Patch {
+    std::uint32_t tenths;
+    std::string value;
+  };
+  std::vector<std::vector<Patch>> patches(hot_count);
+  std::vector<std::map<std::string, bool>> following(hot_count);  // user -> follows
+  std::vector<std::map<std::string, int>> votes(hot_count);       // user -> VoteType
+  std::map<int, std::vector<std::string>> winners;                // race name -> ids
+  std::map<int, int> losers;
+  std::int64_t conflicts = 0, exclusive = 0, acknowledged = 0;
+  for (int p = 0; p < c.processes; ++p) {
+    std::ifstream in(dir.path() / ("host" + std::to_string(p)));
+    REQUIRE(in);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream l(line);
+      int lp = 0, lt = 0;
+      std::string tag;
+      l >> lp >> lt >> tag;
+      const auto user = user_name(lp, lt);
+      if (tag == "X") FAIL_CHECK("host " << lp << " thread " << lt << ": " << line);
+      if (tag != "S") ++acknowledged;
+      if (tag == "P") {
+        int j = 0;
+        Patch patch;
+        l >> j >> patch.tenths >> patch.value;
+        patches[static_cast<std::size_t>(j)].push_back(patch);
+      } else if (tag == "F") {
+        int j = 0, f = 0;
+        l >> j >> f;
+        following[static_cast<std::size_t>(j)][user] = f == 1;
+      } else if (tag == "V") {
+        int j = 0, v = 0;
+        l >> j >> v;
+        votes[static_cast<std::size_t>(j)][user] = v;
+      } else if (tag == "C") {
+        int k = 0;
+        std::string id;
+        l >> k >> id;
+        winners[k].push_back(id);
+      } else if (tag == "L") {
+        int k = 0;
+        l >> k;
+        ++losers[k];
+      } else if (tag == "S") {
+        std::int64_t a = 0, b = 0;
+        l >> a >> b;
+        conflicts += a;
+        exclusive += b;
+      }
+    }
+  }
+  CHECK(acknowledged == static_cast<std::int64_t>(c.processes) * c.threads * c.ops);
+  // For the report: how often hosts collided (the Store ran those operations again).
+  WARN("multi-host: " << acknowledged << " operations, " << conflicts
+                      << " transactions conflicted, " << exclusive << " ran alone");
+
+  auto s = Store::open_postgres(test::pg::conninfo(), options(), schema.options()).value();
+  auto admin = s.principal("admin").value();
+  for (int j = 0; j < hot_count; ++j) {
+    const auto& h = hot[j];
+    INFO(type_name(h.kind) << " " << h.fqn);
+    auto entity = s.get_json(admin, h.kind, EntityKey::by_fqn(h.fqn), {{"*"}}).value();
+    const auto id = test::uuid_of(entity);
+    // Versions: each acknowledged patch made one, +0.1, and got that version alone.
+    const auto& mine = patches[static_cast<std::size_t>(j)];
+    const auto n = static_cast<std::uint32_t>(mine.size());
+    CHECK(Version::parse(test::version_of(entity)).value().tenths() == 1 + n);
+    std::map<std::uint32_t, std::string> by_version;
+    for (const auto& patch : mine) by_version.emplace(patch.tenths, patch.value);
+    CHECK(by_version.size() == n);
+    if (n > 0) {
+      CHECK(by_version.begin()->first == 2);
+      CHECK(by_version.rbegin()->first == 1 + n);
+    }
+    // The history holds every version once, each with what its patch wrote.
+    auto history = s.history_json(admin, h.kind, id).value();
+    CHECK(history.versions.size() == 1 + n);
+    for (const auto& text : history.versions) {
+      auto v = bj::parse(text).as_object();
+      const auto tenths =
+          Version::parse(catalog::json::serialize(v.at("version"))).value().tenths();
+      if (tenths == 1) continue;
+      auto it = by_version.find(tenths);
+      REQUIRE(it != by_version.end());
+      CHECK(v.at("description").as_string() == it->second);
+    }
+    // Followers and votes: what each user's last acknowledged operation left.
+    std::set<std::string> followers;
+    for (const auto& f : entity.at("followers").as_array())
+      followers.emplace(f.at("name").as_string());
+    std::set<std::string> expected_followers;
+    for (const auto& [user, on] : following[static_cast<std::size_t>(j)])
+      if (on) expected_followers.insert(user);
+    CHECK(followers == expected_followers);
+    if (info(h.kind).has_votes) {
+      std::set<std::string> up, down, expected_up, expected_down;
+      const auto& v = entity.at("votes").as_object();
+      for (const auto& u : v.at("upVoters").as_array()) up.emplace(u.at("name").as_string());
+      for (const auto& u : v.at("downVoters").as_array()) down.emplace(u.at("name").as_string());
+      for (const auto& [user, vote] : votes[static_cast<std::size_t>(j)]) {
+        if (vote == static_cast<int>(VoteType::voted_up)) expected_up.insert(user);
+        if (vote == static_cast<int>(VoteType::voted_down)) expected_down.insert(user);
+      }
+      CHECK(up == expected_up);
+      CHECK(down == expected_down);
+      CHECK(v.at("upVotes").to_number<std::int64_t>() == static_cast<std::int64_t>(up.size()));
+      CHECK(v.at("downVotes").to_number<std::int64_t>() == static_cast<std::int64_t>(down.size()));
+    }
+  }
+
+  // Races: exactly one create of each name won, and it is the one stored; the rest got 409.
+  std::int64_t created = 0;
+  for (const auto& [k, ids] : winners) {
+    INFO("Race.r" << k);
+    CHECK(ids.size() == 1);
+    auto stored =
+        s.get_json(admin, Kind::glossary_term, EntityKey::by_fqn("Race.r" + std::to_string(k)));
+    REQUIRE(stored.has_value());
+    CHECK(test::id_of(*stored) == ids.front());
+    ++created;
+  }
+  for (const auto& [k, n] : losers) CHECK(winners.count(k) == 1);
+
+  // Totals: the counters agree with full list walks and with what was acknowledged.
+  auto walk = [&](Kind kind) {
+    ListOptions o;
+    o.limit = 5;
+    std::int64_t n = 0;
+    for (;;) {
+      auto page = s.list_json(admin, kind, o).value();
+      n += static_cast<std::int64_t>(page.data.size());
+      if (!page.after) return std::pair{n, page.total};
+      o.after = page.after;
+    }
+  };
+  const auto [terms, terms_total] = walk(Kind::glossary_term);
+  CHECK(terms == terms_total);
+  CHECK(terms == 1 + created);
+  const auto [users, users_total] = walk(Kind::user);
+  CHECK(users == users_total);
+  CHECK(users == 1 + c.processes * c.threads);
+  CHECK(s.verify().value().empty());
+}
