@@ -1,121 +1,573 @@
 // catalog-admin: the maintenance tools of a store, one subcommand each (like the sqlite3 shell's
-// integrity_check, or LMDB's mdb_stat and mdb_dump):
+// integrity_check, .backup and .dump, or LMDB's mdb_stat, mdb_copy, mdb_dump and mdb_load). Each
+// is a function of catalog::admin (<catalog/admin.hpp>) that hosts can call themselves.
 //
-//   catalog-admin verify STORE    the integrity check (Store::verify): prints each problem as
-//                                 `<key>: <message>`, one per line, or `ok` when there is none
+//   catalog-admin verify STORE            the integrity check: prints each problem as
+//                                         `<key>: <message>`, one per line, or `ok`
+//   catalog-admin backup STORE DEST       a consistent copy in a new LMDB directory DEST, taken
+//                                         while others write; then DEST is opened and verified
+//   catalog-admin export STORE [FILE]     the store as JSON lines (docs/EXPORT_FORMAT.md), to
+//                                         FILE or stdout
+//   catalog-admin import STORE [FILE]     an export (from FILE or stdin) into an empty STORE
+//   catalog-admin stats STORE [--json]    what the store holds, and LMDB's figures
+//   catalog-admin events STORE [--after N] [--follow]
+//                                         change events as JSON lines; --follow keeps printing
+//                                         new ones until SIGINT or SIGTERM
 //
-// STORE names an existing store: `lmdb:DIR`. An in-memory store would be empty, so `memory` is
-// refused. Exit status: 0 done (verify: the store is clean); 1 verify found problems; 2 a bad
-// command line, a store that cannot be opened, or a check that could not finish (the message
-// goes to stderr).
+// STORE is `lmdb:DIR` or `postgresql:CONNINFO` (libpq keywords or a postgresql:// URI; with
+// `--postgres-schema NAME`, anywhere on the line, for a schema other than "catalog"). Every
+// command but import needs a store that exists; import creates an LMDB directory. An in-memory
+// store would be empty, so `memory` is refused.
 //
-// A subcommand is one function over its arguments in the table `commands`; add new ones there
-// (backup, export, import, stats, events).
+// Progress: export, import and verify print a progress line on stderr (entities done, rate, time
+// left) when stderr is a terminal, and nothing extra otherwise.
+//
+// Exit status: 0 done; 1 problems: verify (or backup's check) found some, or import refused its
+// input or a store that is not empty; 2 a bad command line, a store that cannot be opened, or
+// work that could not finish (the message goes to stderr).
 
+#include <catalog/admin.hpp>
+#include <catalog/json.hpp>
 #include <catalog/store.hpp>
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iomanip>
 #include <iostream>
+#include <optional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace {
+
+namespace admin = catalog::admin;
+namespace fs = std::filesystem;
 
 constexpr int exit_ok = 0;
 constexpr int exit_problems = 1;
 constexpr int exit_usage = 2;
 
 // A command line that cannot be carried out: the message goes to stderr (with the usage when
-// the command line itself is wrong), the status is 2.
+// the command line itself is wrong), the status is 2 unless said otherwise.
 struct Refusal {
   std::string message;
   bool show_usage = false;
+  int status = exit_usage;
 };
 
-using Args = std::span<char* const>;
+using Args = std::vector<std::string_view>;
+
+// Options that apply to every command.
+struct Global {
+  std::string postgres_schema = "catalog";
+};
+Global global;
 
 // ---- STORE ----
 
-// Opens the store `spec` names; it must exist already (opening an LMDB directory would create
-// one, and checking an empty new store says nothing about the one meant).
-catalog::Store open_existing(std::string_view spec) {
+// Opens the store `spec` names. It must exist already unless `create` (opening an LMDB
+// directory would make one, and checking an empty new store says nothing about the one meant).
+// Opened with no admins, so opening writes nothing (but the key schema of a new store).
+catalog::Store open_store(std::string_view spec, bool create = false) {
   if (spec == "memory")
-    throw Refusal{"memory: an in-memory store starts empty; name a store as lmdb:DIR"};
+    throw Refusal{"memory: an in-memory store starts empty; name a store as lmdb:DIR or "
+                  "postgresql:CONNINFO"};
+  if (spec.starts_with("postgresql:") && spec.size() > 11) {
+#ifdef CATALOG_EXAMPLES_POSTGRES
+    catalog::storage::PostgresOptions postgres;
+    postgres.schema = global.postgres_schema;
+    auto store = catalog::Store::open_postgres(std::string(spec.substr(11)), {}, postgres);
+    if (!store)
+      throw Refusal{"cannot open PostgreSQL schema " + global.postgres_schema + ": " +
+                    store.error().message()};
+    return std::move(*store);
+#else
+    throw Refusal{"postgresql: this build has no PostgreSQL support (catalog::postgres is built "
+                  "when libpq is found; Debian: libpq-dev)"};
+#endif
+  }
   if (!spec.starts_with("lmdb:") || spec.size() == 5)
-    throw Refusal{"expected a store as lmdb:DIR, not " + std::string(spec), true};
-  const std::filesystem::path dir(spec.substr(5));
+    throw Refusal{"expected a store as lmdb:DIR or postgresql:CONNINFO, not " + std::string(spec),
+                  true};
+  const fs::path dir(spec.substr(5));
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(dir / "data.mdb", ec))
+  if (!create && !fs::is_regular_file(dir / "data.mdb", ec))
     throw Refusal{"no LMDB store in " + dir.string() + " (no data.mdb)"};
-  // No admins, so opening writes nothing.
   auto store = catalog::Store::open_lmdb(dir, catalog::StoreOptions{});
   if (!store) throw Refusal{"cannot open " + dir.string() + ": " + store.error().message()};
   return std::move(*store);
 }
 
+// ---- progress on stderr ----
+
+std::string grouped(std::uint64_t n) {
+  auto digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string clock_text(double seconds) {
+  auto s = static_cast<std::uint64_t>(seconds + 0.5);
+  std::ostringstream o;
+  if (s >= 3600)
+    o << s / 3600 << ':' << std::setw(2) << std::setfill('0') << s / 60 % 60;
+  else
+    o << s / 60;
+  o << ':' << std::setw(2) << std::setfill('0') << s % 60;
+  return o.str();
+}
+
+// One line on stderr, rewritten in place, when stderr is a terminal: "export: 120,000 entities,
+// 41%, 52,301 entities/s, 0:07 left". Nothing at all otherwise.
+class ProgressLine {
+ public:
+  ProgressLine() : on_(::isatty(STDERR_FILENO) == 1) {}
+  ~ProgressLine() { end_line(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  admin::ProgressFn fn() {
+    if (!on_) return {};
+    return [this](const admin::Progress& p) { show(p); };
+  }
+
+  // Ends a line left open (before an error message).
+  void end_line() {
+    if (open_) std::cerr << '\n' << std::flush;
+    open_ = false;
+  }
+
+ private:
+  void show(const admin::Progress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!p.finished && open_ && now - shown_ < std::chrono::milliseconds(100)) return;
+    shown_ = now;
+    std::string text = std::string(p.phase) + ": " + grouped(p.entities) + " entities";
+    if (p.total > 0)
+      text += ", " + std::to_string(std::min<std::uint64_t>(100, p.done * 100 / p.total)) + "%";
+    if (p.seconds > 0)
+      text += ", " +
+              grouped(static_cast<std::uint64_t>(static_cast<double>(p.entities) / p.seconds)) +
+              " entities/s";
+    if (p.finished)
+      text += ", done in " + clock_text(p.seconds);
+    else if (p.total > p.done && p.done > 0)
+      text += ", " +
+              clock_text(p.seconds * static_cast<double>(p.total - p.done) /
+                         static_cast<double>(p.done)) +
+              " left";
+    std::cerr << "\r\033[K" << text << std::flush;
+    open_ = true;
+    if (p.finished) end_line();
+  }
+
+  bool on_;
+  bool open_ = false;
+  std::chrono::steady_clock::time_point shown_{};
+};
+
 // ---- subcommands ----
 
-int verify(Args args) {
+void print_problems(const std::vector<catalog::IntegrityProblem>& problems) {
+  for (const auto& p : problems) {
+    if (!p.key.empty()) std::cout << p.key << ": ";
+    std::cout << p.message << '\n';
+  }
+}
+
+int verify(const Args& args) {
   if (args.size() != 1) throw Refusal{"verify takes one STORE", true};
-  auto store = open_existing(args[0]);
-  auto problems = store.verify();
+  auto store = open_store(args[0]);
+  ProgressLine progress;
+  auto problems = admin::verify(store, progress.fn());
+  progress.end_line();
   if (!problems) throw Refusal{"verify could not read the store: " + problems.error().message()};
   if (problems->empty()) {
     std::cout << "ok\n";
     return exit_ok;
   }
-  for (const auto& p : *problems) {
-    if (!p.key.empty()) std::cout << p.key << ": ";
-    std::cout << p.message << '\n';
-  }
+  print_problems(*problems);
   return exit_problems;
+}
+
+int backup(const Args& args) {
+  if (args.size() != 2) throw Refusal{"backup takes a STORE and a DEST directory", true};
+  const fs::path dest(args[1]);
+  {
+    auto store = open_store(args[0]);
+    auto made = admin::backup(store, dest);
+    if (!made) throw Refusal{"backup failed: " + made.error().message()};
+    std::cout << "backup of " << args[0] << " written to " << dest.string() << ": "
+              << grouped(made->bytes) << " bytes ("
+              << (made->lmdb_copy ? "LMDB's compacting copy" : "copied key by key") << ")\n";
+  }
+  // The backup must open as a store and pass the integrity check.
+  auto copy = catalog::Store::open_lmdb(dest, catalog::StoreOptions{});
+  if (!copy) throw Refusal{"the backup does not open: " + copy.error().message()};
+  auto problems = admin::verify(*copy);
+  if (!problems) throw Refusal{"the backup cannot be read: " + problems.error().message()};
+  if (!problems->empty()) {
+    std::cout << "the backup does not verify:\n";
+    print_problems(*problems);
+    return exit_problems;
+  }
+  std::cout << "the backup opens and verifies clean\n";
+  return exit_ok;
+}
+
+int export_(const Args& args) {
+  if (args.empty() || args.size() > 2) throw Refusal{"export takes a STORE and a FILE", true};
+  auto store = open_store(args[0]);
+  std::ofstream file;
+  std::ostream* out = &std::cout;
+  if (args.size() == 2) {
+    file.open(std::string(args[1]), std::ios::binary | std::ios::trunc);
+    if (!file) throw Refusal{"cannot write " + std::string(args[1])};
+    out = &file;
+  }
+  ProgressLine progress;
+  auto exported = admin::export_store(store, *out, progress.fn());
+  progress.end_line();
+  if (!exported) {
+    if (file.is_open()) {
+      // An incomplete export is refused by import anyway (no end line); do not leave one.
+      file.close();
+      std::error_code ec;
+      fs::remove(std::string(args[1]), ec);
+    }
+    throw Refusal{"export failed: " + exported.error().message()};
+  }
+  if (exported->skipped_keys > 0)
+    std::cerr << "catalog-admin: warning: " << grouped(exported->skipped_keys)
+              << " snapshots or edges of entities that do not exist were left out (verify "
+                 "names them)\n";
+  return exit_ok;
+}
+
+// Stdin as a stream an import can start over from (an LMDB map that fills makes it): a regular
+// file is opened again; a pipe is copied to an unlinked temporary file first, on disk, not in
+// memory. Sets `bytes` to the input's size.
+std::unique_ptr<std::istream> seekable_stdin(std::uint64_t& bytes) {
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+    const auto at = ::lseek(STDIN_FILENO, 0, SEEK_CUR);
+    auto in = std::make_unique<std::ifstream>("/dev/stdin", std::ios::binary);
+    if (*in && at > 0) in->seekg(at);
+    if (*in) {
+      bytes = static_cast<std::uint64_t>(st.st_size - std::max<off_t>(at, 0));
+      return in;
+    }
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/catalog-admin-import-XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) throw Refusal{"cannot create a temporary file for stdin in " + path};
+  ::close(fd);
+  {
+    std::ofstream spool(path, std::ios::binary | std::ios::trunc);
+    spool << std::cin.rdbuf();
+    spool.flush();
+    if (!spool) {
+      std::remove(path.c_str());
+      throw Refusal{"cannot copy stdin to " + path + " (disk full?)"};
+    }
+  }
+  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
+  std::remove(path.c_str());  // unlinked: the open stream keeps it until the end
+  if (!*in) throw Refusal{"cannot read back " + path};
+  in->seekg(0, std::ios::end);
+  bytes = static_cast<std::uint64_t>(in->tellg());
+  in->seekg(0);
+  return in;
+}
+
+int import(const Args& args) {
+  if (args.empty() || args.size() > 2) throw Refusal{"import takes a STORE and a FILE", true};
+  auto store = open_store(args[0], true);
+  admin::ImportOptions options;
+  std::unique_ptr<std::istream> owned;
+  std::istream* in = &std::cin;
+  if (args.size() == 2) {
+    owned = std::make_unique<std::ifstream>(std::string(args[1]), std::ios::binary);
+    if (!*owned) throw Refusal{"cannot read " + std::string(args[1])};
+    std::error_code ec;
+    options.input_bytes = fs::file_size(std::string(args[1]), ec);
+    in = owned.get();
+  } else if (dynamic_cast<catalog::storage::LmdbBackend*>(&store.backend())) {
+    // Only an LMDB map can fill and make the import start over.
+    owned = seekable_stdin(options.input_bytes);
+    in = owned.get();
+  }
+  ProgressLine progress;
+  options.progress = progress.fn();
+  auto imported = admin::import_store(store, *in, options);
+  progress.end_line();
+  if (!imported) {
+    const auto code = imported.error().code();
+    const bool refused = code == catalog::Errc::invalid_request ||
+                         code == catalog::Errc::invalid_value ||
+                         code == catalog::Errc::already_exists;
+    throw Refusal{"import refused, nothing imported: " + imported.error().message(), false,
+                  refused ? exit_problems : exit_usage};
+  }
+  std::cout << "imported " << grouped(imported->entities) << " entities, "
+            << grouped(imported->snapshots) << " snapshots, " << grouped(imported->edges)
+            << " edges, " << grouped(imported->events) << " events into " << args[0] << '\n';
+  return exit_ok;
+}
+
+boost::json::object stats_json(const admin::StoreStats& s) {
+  boost::json::object o;
+  boost::json::object kinds;
+  for (const auto& k : s.kinds)
+    kinds[catalog::type_name(k.kind)] = {{"live", k.live}, {"deleted", k.deleted}};
+  o["entities"] = {{"live", s.live}, {"deleted", s.deleted}, {"kinds", std::move(kinds)}};
+  o["snapshots"] = s.snapshots;
+  boost::json::object relations;
+  for (const auto& r : s.relations) relations[r.relation] = r.edges;
+  o["edges"] = {{"total", s.edges}, {"relations", std::move(relations)}};
+  o["events"] = s.events;
+  boost::json::object families;
+  for (const auto& f : s.families) families[f.name] = {{"keys", f.keys}, {"bytes", f.bytes}};
+  o["keys"] = {{"total", s.keys}, {"bytes", s.bytes}, {"families", std::move(families)}};
+  if (s.lmdb) {
+    const auto& l = *s.lmdb;
+    o["lmdb"] = {{"mapSize", l.map_size},
+                 {"pageSize", l.page_size},
+                 {"pagesInUse", l.pages_in_use},
+                 {"freePages", l.free_pages},
+                 {"depth", l.depth},
+                 {"branchPages", l.branch_pages},
+                 {"leafPages", l.leaf_pages},
+                 {"overflowPages", l.overflow_pages},
+                 {"entries", l.entries},
+                 {"lastTransaction", l.last_transaction},
+                 {"readers", l.readers},
+                 {"readerSlotsUsed", l.reader_slots_used},
+                 {"maxReaders", l.max_readers}};
+  }
+  return o;
+}
+
+std::string mib(std::uint64_t bytes) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / (1024.0 * 1024.0)
+    << " MiB";
+  return o.str();
+}
+
+int stats(const Args& args) {
+  bool json = false;
+  Args rest;
+  for (auto a : args) {
+    if (a == "--json")
+      json = true;
+    else
+      rest.push_back(a);
+  }
+  if (rest.size() != 1) throw Refusal{"stats takes one STORE (and --json)", true};
+  auto store = open_store(rest[0]);
+  auto s = admin::stats(store);
+  if (!s) throw Refusal{"stats could not read the store: " + s.error().message()};
+  if (json) {
+    std::cout << catalog::json::serialize(stats_json(*s)) << '\n';
+    return exit_ok;
+  }
+  auto& out = std::cout;
+  out << "entities: " << grouped(static_cast<std::uint64_t>(s->live)) << " live, "
+      << grouped(static_cast<std::uint64_t>(s->deleted)) << " soft-deleted\n";
+  for (const auto& k : s->kinds)
+    out << "  " << std::left << std::setw(16) << catalog::type_name(k.kind) << std::right
+        << std::setw(12) << grouped(static_cast<std::uint64_t>(k.live)) << " live" << std::setw(12)
+        << grouped(static_cast<std::uint64_t>(k.deleted)) << " soft-deleted\n";
+  out << "versions: " << grouped(s->snapshots) << " snapshots\n";
+  out << "edges: " << grouped(s->edges) << '\n';
+  for (const auto& r : s->relations)
+    out << "  " << std::left << std::setw(16) << r.relation << std::right << std::setw(12)
+        << grouped(r.edges) << '\n';
+  out << "events: " << grouped(s->events) << '\n';
+  out << "keys: " << grouped(s->keys) << ", " << grouped(s->bytes) << " bytes of keys and values ("
+      << mib(s->bytes) << ")\n";
+  for (const auto& f : s->families)
+    out << "  " << f.tag << " " << std::left << std::setw(14) << f.name << std::right
+        << std::setw(12) << grouped(f.keys) << " keys" << std::setw(16) << grouped(f.bytes)
+        << " bytes\n";
+  if (s->lmdb) {
+    const auto& l = *s->lmdb;
+    out << "lmdb map size: " << grouped(l.map_size) << " bytes (" << mib(l.map_size) << ")\n";
+    out << "lmdb page size: " << l.page_size << " bytes\n";
+    out << "lmdb pages in use: " << grouped(l.pages_in_use) << " ("
+        << mib(l.pages_in_use * l.page_size) << "), free pages: " << grouped(l.free_pages) << '\n';
+    out << "lmdb tree: depth " << l.depth << ", " << grouped(l.branch_pages) << " branch, "
+        << grouped(l.leaf_pages) << " leaf, " << grouped(l.overflow_pages) << " overflow pages, "
+        << grouped(l.entries) << " entries\n";
+    out << "lmdb readers: " << l.readers << " active, " << l.reader_slots_used << " slots used of "
+        << l.max_readers << "\n";
+    out << "lmdb last transaction: " << l.last_transaction << '\n';
+  }
+  return exit_ok;
+}
+
+std::atomic<bool> interrupted{false};
+extern "C" void on_interrupt(int) { interrupted.store(true); }
+
+int events(const Args& args) {
+  std::optional<std::uint64_t> after;
+  bool follow = false;
+  Args rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto a = args[i];
+    if (a == "--follow") {
+      follow = true;
+    } else if (a == "--after" || a.starts_with("--after=")) {
+      std::string_view text;
+      if (a == "--after") {
+        if (i + 1 == args.size()) throw Refusal{"--after needs an event offset", true};
+        text = args[++i];
+      } else {
+        text = a.substr(8);
+      }
+      std::uint64_t n = 0;
+      for (char c : text) {
+        if (c < '0' || c > '9' || n > (UINT64_MAX - static_cast<unsigned>(c - '0')) / 10)
+          throw Refusal{"--after: " + std::string(text) + " is not an event offset", true};
+        n = n * 10 + static_cast<unsigned>(c - '0');
+      }
+      if (text.empty() || after) throw Refusal{"--after takes one event offset", true};
+      after = n;
+    } else {
+      rest.push_back(a);
+    }
+  }
+  if (rest.size() != 1) throw Refusal{"events takes one STORE (and --after N, --follow)", true};
+  auto store = open_store(rest[0]);
+  const admin::EventSink print = [](std::uint64_t, std::string_view event) {
+    std::cout << event << '\n';
+    return static_cast<bool>(std::cout);
+  };
+  if (!follow) {
+    auto last = admin::events(store, after.value_or(0), print);
+    std::cout.flush();
+    if (!last) throw Refusal{"events could not be read: " + last.error().message()};
+    return exit_ok;
+  }
+  // Ends cleanly on SIGINT or SIGTERM: the handler only sets a flag, which the follow reads
+  // between looks for new events.
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  admin::FollowOptions options;
+  options.stop = [] {
+    std::cout.flush();  // asked after every look: what was printed reaches a pipe now
+    return interrupted.load();
+  };
+  auto last = admin::follow_events(store, after.value_or(0), print, options);
+  std::cout.flush();
+  if (!last) throw Refusal{"events could not be read: " + last.error().message()};
+  return exit_ok;
 }
 
 struct Command {
   std::string_view name;
   std::string_view arguments;
   std::string_view summary;
-  int (*run)(Args);
+  int (*run)(const Args&);
 };
 
 constexpr Command commands[] = {
     {"verify", "STORE",
      "checks every invariant of the store; prints each problem, or ok (exit 1 if any)", verify},
+    {"backup", "STORE DEST",
+     "copies the store, consistently while others write, into a new LMDB directory DEST, then "
+     "verifies the copy",
+     backup},
+    {"export", "STORE [FILE]",
+     "writes the whole store as JSON lines (docs/EXPORT_FORMAT.md) to FILE or stdout", export_},
+    {"import", "STORE [FILE]",
+     "reads an export from FILE or stdin into an empty STORE; all or nothing (exit 1 if refused)",
+     import},
+    {"stats", "STORE [--json]",
+     "entities per kind, versions, edges, events, bytes; for LMDB the map, pages and readers",
+     stats},
+    {"events", "STORE [--after N] [--follow]",
+     "prints change events as JSON lines after offset N; --follow waits for new ones until "
+     "SIGINT",
+     events},
 };
 
 std::string usage() {
-  std::string out = "usage: catalog-admin COMMAND ARGS...\n";
+  std::string out = "usage: catalog-admin [--postgres-schema NAME] COMMAND ARGS...\n";
   for (const auto& c : commands)
     out += "  catalog-admin " + std::string(c.name) + " " + std::string(c.arguments) + "\n      " +
            std::string(c.summary) + "\n";
-  out += "STORE is lmdb:DIR, an existing store.\n"
-         "Exit status: 0 done, 1 problems found, 2 bad usage or a store that cannot be read.\n";
+  out += "STORE is lmdb:DIR or postgresql:CONNINFO (schema \"catalog\" unless --postgres-schema).\n"
+         "Progress goes to stderr when it is a terminal.\n"
+         "Exit status: 0 done, 1 problems found or input refused, 2 bad usage or a store that\n"
+         "cannot be read.\n";
   return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args all(argv, static_cast<std::size_t>(argc));
-  if (all.size() < 2) {
-    std::cerr << usage();
-    return exit_usage;
-  }
-  const std::string_view name = all[1];
-  if (name == "--help" || name == "-h" || name == "help") {
-    std::cout << usage();
-    return exit_ok;
-  }
+  Args all;
   try {
+    // --postgres-schema applies to every command: take it out wherever it is.
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view a = argv[i];
+      if (a == "--postgres-schema" || a.starts_with("--postgres-schema=")) {
+        std::string_view value;
+        if (a == "--postgres-schema") {
+          if (i + 1 == argc) throw Refusal{"--postgres-schema needs a schema name", true};
+          value = argv[++i];
+        } else {
+          value = a.substr(18);
+        }
+        if (value.empty()) throw Refusal{"--postgres-schema needs a schema name", true};
+        global.postgres_schema = std::string(value);
+      } else {
+        all.push_back(a);
+      }
+    }
+    if (all.empty()) {
+      std::cerr << usage();
+      return exit_usage;
+    }
+    const std::string_view name = all[0];
+    if (name == "--help" || name == "-h" || name == "help") {
+      std::cout << usage();
+      return exit_ok;
+    }
     for (const auto& c : commands)
-      if (c.name == name) return c.run(all.subspan(2));
+      if (c.name == name) return c.run(Args(all.begin() + 1, all.end()));
     throw Refusal{"unknown command " + std::string(name), true};
   } catch (const Refusal& r) {
     std::cerr << "catalog-admin: " << r.message << '\n' << (r.show_usage ? usage() : "");
-    return exit_usage;
+    return r.status;
   } catch (const std::exception& e) {
     std::cerr << "catalog-admin: " << e.what() << '\n';
     return exit_usage;
