@@ -21,11 +21,13 @@ if(NOT seeds)
 endif()
 file(COPY ${seeds} DESTINATION ${WORK_DIR}/corpus)
 
+# -seed=1: every run mutates in the same order (libFuzzer picks a random seed otherwise), so a
+# CI failure is reproducible; only how far a run gets in its seconds depends on the machine.
 # -timeout: one input may take a minute (an 8 MiB body under ASan is slow, not hung);
 # -rss_limit_mb: the default 2 GB, also the largest single allocation (-malloc_limit_mb).
 separate_arguments(extra UNIX_COMMAND "${EXTRA_ARGS}")
 execute_process(
-  COMMAND ${FUZZER} -max_total_time=${SECONDS} -max_len=${MAX_LEN} -timeout=60
+  COMMAND ${FUZZER} -seed=1 -max_total_time=${SECONDS} -max_len=${MAX_LEN} -timeout=60
           -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=${WORK_DIR}/ ${extra}
           ${WORK_DIR}/corpus
   WORKING_DIRECTORY ${WORK_DIR}
