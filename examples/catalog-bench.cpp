@@ -3,6 +3,7 @@
 // exits 0 whenever every operation it runs succeeds, whatever the numbers are.
 //
 //   catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only <digits>]
+//                 [--admin-entities <n>]
 //
 //   --scale small  quick sizes, for the ctest smoke run (the default)
 //   --scale full   the sizes whose numbers we report
@@ -10,6 +11,14 @@
 //                  Default: a fresh directory under /tmp, removed at the end.
 //   --keep         do not remove the directory at the end
 //   --only <digits> run only the measurements named (e.g. --only 14); default all
+//   --store lmdb | postgresql:<conninfo>  where the catalogs go (default lmdb). On PostgreSQL
+//                  each measurement's catalog is a schema named after it (bench_<name>, dropped
+//                  first, and at the end unless --keep), measurement 1 compares with raw libpq
+//                  running the same statements (bench_postgres.hpp), `sync` and `no_sync` mean
+//                  synchronous_commit on and off, and 3 caps the followers at 1,000 (every
+//                  follower rendered costs a round trip there).
+//   --admin-entities <n>  the size of measurement 6's larger store (small: 2,000; full:
+//                  1,000,000)
 //
 // Measurements (each in its own LMDB directory under --dir):
 //   1. durable single operations (create a glossary term, patch its description, follow it),
@@ -20,7 +29,12 @@
 //   3. follow and vote on an entity with many followers against one with 10;
 //   4. recursive soft delete, restore, and hard delete of a glossary tree, at N and N/10 terms:
 //      time and memory;
-//   5. a list walk over every search index with limit 100: time and memory, at n and n/10.
+//   7. writers: 1, 2 and 4 processes creating in one collection and following one entity, each
+//      with its own Store on the same catalog: throughput and retries (bench_postgres.hpp);
+//   5. a list walk over every search index with limit 100: time and memory, at n and n/10;
+//   6. catalog-admin's export, import and verify (catalog::admin) of a store of N entities with
+//      histories and followers, at N/10 and N: time and memory, against mdb_dump and mdb_load of
+//      the same store (lmdb-utils) when they are installed.
 //
 // Memory: "peak RSS" is the growth of getrusage(RUSAGE_SELF).ru_maxrss over the RSS at the start
 // of the measurement, after resetting the high-water mark (writing 5 to /proc/self/clear_refs;
@@ -30,19 +44,23 @@
 // sampling /proc/self/statm every millisecond, minus the anonymous RSS at the start. Heap growth
 // is what "memory bounded by the page or batch" is about.
 
+#include <catalog/admin.hpp>
 #include <catalog/storage/backend.hpp>
 #include <catalog/storage/lmdb_backend.hpp>
 #include <catalog/store.hpp>
 
 #include <boost/json/object.hpp>
 
+#include <fcntl.h>
 #include <lmdb.h>
 #include <malloc.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -221,6 +239,16 @@ struct IoStats {
   std::uint64_t txns = 0, gets = 0, puts = 0, put_bytes = 0, erases = 0, scans = 0;
 };
 
+// One storage call of a catalog operation, kept (with `record` on) for the raw libpq baseline to
+// replay: a get, a scan of [key, end) (forward or reverse), a put of value, or an erase.
+struct StorageCall {
+  enum Kind { get, scan, put, erase } kind;
+  std::string key;
+  std::optional<std::string> end;
+  bool reverse = false;
+  std::string value;
+};
+
 class CountingBackend final : public storage::Backend {
  public:
   explicit CountingBackend(std::unique_ptr<storage::Backend> inner) : inner_(std::move(inner)) {}
@@ -230,6 +258,8 @@ class CountingBackend final : public storage::Backend {
   IoStats stats;
   bool record = false;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> put_sizes;  // key, value
+  std::vector<StorageCall> calls;                                   // with `record` on
+  storage::Backend* inner() const noexcept { return inner_.get(); }
 
  private:
   std::unique_ptr<storage::Backend> inner_;
@@ -241,23 +271,30 @@ class CountingTransaction final : public storage::Transaction {
       : inner_(std::move(inner)), owner_(owner) {}
   Result<std::optional<std::string>> get(std::string_view key) override {
     ++owner_.stats.gets;
+    if (owner_.record) owner_.calls.push_back({StorageCall::get, std::string(key), {}, false, {}});
     return inner_->get(key);
   }
   Result<void> put(std::string_view key, std::string_view value) override {
     ++owner_.stats.puts;
     owner_.stats.put_bytes += key.size() + value.size();
-    if (owner_.record)
+    if (owner_.record) {
       owner_.put_sizes.emplace_back(static_cast<std::uint32_t>(key.size()),
                                     static_cast<std::uint32_t>(value.size()));
+      owner_.calls.push_back({StorageCall::put, std::string(key), {}, false, std::string(value)});
+    }
     return inner_->put(key, value);
   }
   Result<bool> erase(std::string_view key) override {
     ++owner_.stats.erases;
+    if (owner_.record) owner_.calls.push_back({StorageCall::erase, std::string(key), {}, false, {}});
     return inner_->erase(key);
   }
   Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
                                                 storage::Direction dir) override {
     ++owner_.stats.scans;
+    if (owner_.record)
+      owner_.calls.push_back(
+          {StorageCall::scan, range.begin, range.end, dir == storage::Direction::reverse, {}});
     return inner_->scan(range, dir);
   }
   Result<void> commit() override { return inner_->commit(); }
@@ -275,7 +312,35 @@ Result<std::unique_ptr<storage::Transaction>> CountingBackend::begin(storage::Mo
       std::make_unique<CountingTransaction>(std::move(*t), *this));
 }
 
-// A Store over a counting LMDB backend. The backend pointer stays valid while the store lives.
+// Where the catalogs go when not in LMDB: a PostgreSQL database (--store postgresql:<conninfo>),
+// one schema per measurement directory, named after it.
+struct PostgresTarget {
+  std::string conninfo;
+  std::set<std::string> made;  // schemas dropped at their first open, and at the end
+};
+std::optional<PostgresTarget> postgres_target;
+
+std::string schema_of(const fs::path& dir) {
+  std::string name = "bench_";
+  for (char c : dir.filename().string()) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
+// Drops a schema the run made (at the end). Errors are reported, not fatal.
+bool need_drop(const std::string& schema) {
+#ifdef CATALOG_EXAMPLES_POSTGRES
+  if (auto dropped = storage::PostgresBackend::drop_schema(postgres_target->conninfo, schema);
+      !dropped) {
+    std::cerr << "catalog-bench: cannot drop schema " << schema << ": "
+              << dropped.error().message() << '\n';
+    return false;
+  }
+#endif
+  return true;
+}
+
+// A Store over a counting LMDB (or PostgreSQL) backend. The backend pointer stays valid while the
+// store lives.
 struct Opened {
   std::optional<Store> store;
   CountingBackend* io = nullptr;
@@ -284,10 +349,24 @@ struct Opened {
 
 Opened open_store(const fs::path& dir, storage::Durability durability,
                   std::size_t map_size = std::size_t{64} << 20) {
-  storage::LmdbOptions lmdb;
-  lmdb.durability = durability;
-  lmdb.map_size = map_size;
-  auto backend = need(storage::LmdbBackend::open(dir, lmdb), "opening LMDB in " + dir.string());
+  std::unique_ptr<storage::Backend> backend;
+  if (postgres_target) {
+#ifdef CATALOG_EXAMPLES_POSTGRES
+    storage::PostgresOptions pg;
+    pg.schema = schema_of(dir);
+    pg.synchronous_commit = durability == storage::Durability::sync;
+    if (postgres_target->made.insert(pg.schema).second)
+      need(storage::PostgresBackend::drop_schema(postgres_target->conninfo, pg.schema),
+           "dropping schema " + pg.schema);
+    backend = need(storage::PostgresBackend::open(postgres_target->conninfo, pg),
+                   "opening PostgreSQL schema " + pg.schema);
+#endif
+  } else {
+    storage::LmdbOptions lmdb;
+    lmdb.durability = durability;
+    lmdb.map_size = map_size;
+    backend = need(storage::LmdbBackend::open(dir, lmdb), "opening LMDB in " + dir.string());
+  }
   auto counting = std::make_unique<CountingBackend>(std::move(backend));
   Opened o;
   o.io = counting.get();
@@ -386,7 +465,8 @@ struct Scale {
   std::int64_t followers = 500;  // followers of the "many" entity
   int social_reps = 10;
   std::int64_t tree_terms = 3'000;
-  std::int64_t tree_fanout = 30;  // children per root term
+  std::int64_t tree_fanout = 30;        // children per root term
+  std::int64_t admin_entities = 2'000;  // catalog-admin's store (and one a tenth of it)
 };
 
 Scale scale_of(std::string_view s) {
@@ -401,6 +481,7 @@ Scale scale_of(std::string_view s) {
   sc.social_reps = 20;
   sc.tree_terms = 100'000;
   sc.tree_fanout = 100;
+  sc.admin_entities = 1'000'000;
   return sc;
 }
 
@@ -936,12 +1017,273 @@ void trees(const fs::path& root, const Scale& sc) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 6. catalog-admin: export, import and verify at N/10 and N entities, against mdb_dump and
+// mdb_load of the same store
+
+struct AdminStore {
+  fs::path dir;
+  std::int64_t entities = 0;
+};
+
+// n entities: users (1 in 100), glossaries of 1,000 terms each, and terms, each term patched once
+// (two versions in its history) and followed by one user (every other one by two). Built with
+// no_sync.
+AdminStore build_admin_store(const fs::path& dir, std::int64_t n) {
+  auto o = open_store(dir, storage::Durability::no_sync, std::size_t{1} << 30);
+  auto& store = *o.store;
+  const auto& admin = o.admin;
+  auto t0 = Clock::now();
+  const std::int64_t users = std::max<std::int64_t>(10, n / 100);
+  std::vector<Uuid> user_ids;
+  for (std::int64_t i = 0; i < users; ++i) {
+    CreateUser u;
+    u.name = numbered("u", i);
+    u.email = u.name + "@example.com";
+    user_ids.push_back(need(store.create<User>(admin, u), "creating a user").id);
+  }
+  std::int64_t made = users + 1;  // and the admin
+  std::string glossary;
+  const auto progress_every = std::max<std::int64_t>(n / 10, 1);
+  for (std::int64_t t = 0, g = 0; made < n; ++t) {
+    if (t % 1000 == 0) {
+      glossary = numbered("g", g++);
+      CreateGlossary req;
+      req.name = glossary;
+      req.description = "terms";
+      need(store.create<Glossary>(admin, req), "creating a glossary");
+      if (++made == n) break;
+    }
+    CreateGlossaryTerm req;
+    req.glossary = glossary;
+    req.name = numbered("t", t);
+    req.description = "d";
+    const auto id =
+        need(store.create_json(admin, Kind::glossary_term, to_json(req)), "creating a term")
+            .at("id")
+            .as_string();
+    const auto term = *parse_uuid(id);
+    need(store.patch_json(admin, Kind::glossary_term, term,
+                          boost::json::value{{"description", "e"}}),
+         "patching a term");
+    need(store.follow_json(admin, Kind::glossary_term, term,
+                           user_ids[static_cast<std::size_t>(t % users)]),
+         "following a term");
+    if (t % 2 == 0)
+      need(store.follow_json(admin, Kind::glossary_term, term,
+                             user_ids[static_cast<std::size_t>((t * 7 + 1) % users)]),
+           "following a term");
+    if (++made % progress_every == 0)
+      std::cout << "  built " << made << " of " << n << " entities in " << human(seconds_since(t0))
+                << '\n'
+                << std::flush;
+  }
+  double t = seconds_since(t0);
+  line("build: users, glossaries, terms with 2 versions and 1-2 followers (no_sync)", made, t,
+       t / static_cast<double>(made));
+  return {dir, made};
+}
+
+bool on_path(const char* program) {
+  return std::system(("command -v " + std::string(program) + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// A child process's wall time and peak RSS: `argv` run with stdin from `in` and stdout to
+// `out` (when not empty), stderr dropped; it must exit 0.
+struct ChildRun {
+  double seconds = 0;
+  double max_rss = 0;
+};
+ChildRun run_child(const std::vector<std::string>& argv, const fs::path& in, const fs::path& out) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  auto t0 = Clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw BenchFailure("fork failed");
+  if (pid == 0) {
+    if (!in.empty()) ::dup2(::open(in.c_str(), O_RDONLY), 0);
+    if (!out.empty()) ::dup2(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
+    ::dup2(::open("/dev/null", O_WRONLY), 2);  // mdb_load warns of header keys it skips
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  ::wait4(pid, &status, 0, &usage);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw BenchFailure(argv[0] + " failed (status " + std::to_string(status) + ")");
+  return {seconds_since(t0), static_cast<double>(usage.ru_maxrss) * 1024.0};
+}
+
+bool same_files(const fs::path& a, const fs::path& b) {
+  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+  std::vector<char> bx(1 << 20), by(1 << 20);
+  while (x && y) {
+    x.read(bx.data(), static_cast<std::streamsize>(bx.size()));
+    y.read(by.data(), static_cast<std::streamsize>(by.size()));
+    if (x.gcount() != y.gcount() || !std::equal(bx.begin(), bx.begin() + x.gcount(), by.begin()))
+      return false;
+  }
+  return !x && !y;
+}
+
+struct AdminResult {
+  double export_s = 0, import_s = 0, verify_s = 0;
+  double export_anon = 0, import_anon = 0, verify_anon = 0;
+};
+
+AdminResult measure_admin(const AdminStore& a) {
+  AdminResult r;
+  const auto n = a.entities;
+  const auto per = [&](double s) { return s / static_cast<double>(n); };
+  const auto rate = [&](double s, double bytes) {
+    return fixed(static_cast<double>(n) / s, 0) + " entities/s, " + fixed(bytes / s / 1e6, 1) +
+           " MB/s";
+  };
+  const fs::path file = a.dir.string() + "-export.jsonl";
+  const fs::path imported = a.dir.string() + "-imported";
+  std::uint64_t store_bytes = 0, keys = 0;
+  {
+    auto s = need(Store::open_lmdb(a.dir), "opening the store");
+    auto st = need(admin::stats(s), "stats");
+    store_bytes = (st.lmdb->pages_in_use - st.lmdb->free_pages) * st.lmdb->page_size;
+    keys = st.keys;
+    std::cout << "  store: " << n << " entities, " << st.snapshots << " versions, " << st.edges
+              << " edges, " << st.events << " events, " << keys << " keys, " << mib(store_bytes)
+              << " of LMDB pages\n";
+  }
+  double export_bytes = 0;
+  {
+    ::malloc_trim(0);
+    auto s = need(Store::open_lmdb(a.dir), "opening the store");
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    MemoryProbe probe;
+    auto t0 = Clock::now();
+    auto info = need(admin::export_store(s, out), "exporting");
+    out.close();
+    r.export_s = seconds_since(t0);
+    probe.stop();
+    r.export_anon = probe.anon_growth();
+    export_bytes = static_cast<double>(info.bytes);
+    line("export (catalog-admin export)", n, r.export_s, per(r.export_s),
+         rate(r.export_s, export_bytes) + ", " + mib(export_bytes) + " | " + probe.text());
+  }
+  {
+    ::malloc_trim(0);
+    auto s = need(Store::open_lmdb(imported), "opening the import's store");
+    std::ifstream in(file, std::ios::binary);
+    admin::ImportOptions options;
+    options.input_bytes = static_cast<std::uint64_t>(export_bytes);
+    MemoryProbe probe;
+    auto t0 = Clock::now();
+    need(admin::import_store(s, in, options), "importing");
+    r.import_s = seconds_since(t0);
+    probe.stop();
+    r.import_anon = probe.anon_growth();
+    line("import, with its integrity check (one txn)", n, r.import_s, per(r.import_s),
+         rate(r.import_s, export_bytes) + " | " + probe.text());
+  }
+  {
+    ::malloc_trim(0);
+    auto s = need(Store::open_lmdb(imported), "opening the imported store");
+    MemoryProbe probe;
+    auto t0 = Clock::now();
+    auto problems = need(admin::verify(s), "verifying");
+    r.verify_s = seconds_since(t0);
+    probe.stop();
+    r.verify_anon = probe.anon_growth();
+    if (!problems.empty())
+      throw BenchFailure("the imported store does not verify: " + problems.front().key + ": " +
+                         problems.front().message);
+    line("verify (of the imported store)", n, r.verify_s, per(r.verify_s),
+         fixed(static_cast<double>(keys) / r.verify_s, 0) + " keys/s | " + probe.text());
+    const fs::path again = a.dir.string() + "-again.jsonl";
+    {
+      std::ofstream out(again, std::ios::binary | std::ios::trunc);
+      need(admin::export_store(s, out), "exporting the imported store");
+    }
+    const bool same = same_files(file, again);
+    std::cout << "  export of the imported store: " << (same ? "the same bytes" : "DIFFERENT")
+              << '\n';
+    if (!same) throw BenchFailure("the export of the imported store differs");
+    fs::remove(again);
+  }
+  fs::remove(file);
+  fs::remove_all(imported);
+  if (on_path("mdb_dump") && on_path("mdb_load")) {
+    const fs::path dump = a.dir.string() + ".mdb_dump";
+    const fs::path loaded = a.dir.string() + "-mdb_load";
+    auto d = run_child({"mdb_dump", a.dir.string()}, {}, dump);
+    const auto dump_bytes = static_cast<double>(fs::file_size(dump));
+    line("baseline: mdb_dump of the same store", n, d.seconds, per(d.seconds),
+         rate(d.seconds, dump_bytes) + ", " + mib(dump_bytes) + " | child peak RSS " +
+             mib(d.max_rss));
+    fs::create_directories(loaded);
+    auto l = run_child({"mdb_load", "-f", dump.string(), loaded.string()}, {}, {});
+    line("baseline: mdb_load of that dump", n, l.seconds, per(l.seconds),
+         rate(l.seconds, dump_bytes) + " | child peak RSS " + mib(l.max_rss));
+    std::cout << "  ratios: export / mdb_dump " << fixed(r.export_s / d.seconds)
+              << "x, import / mdb_load " << fixed(r.import_s / l.seconds) << "x\n";
+    fs::remove(dump);
+    fs::remove_all(loaded);
+  } else {
+    std::cout << "  (mdb_dump or mdb_load not found, Debian package lmdb-utils: no baseline)\n";
+  }
+  return r;
+}
+
+void admin_tools(const fs::path& root, std::int64_t n) {
+  heading(
+      "6. catalog-admin export, import and verify at N/10 and N entities, vs mdb_dump/mdb_load");
+  std::cout << "  Each entity of the terms has two versions and one or two followers; the export\n"
+               "  goes to a file, the import (from it) into a new LMDB directory, verify reads\n"
+               "  the imported store. Rates per entity; MB/s of the export file (or the dump).\n";
+  AdminResult results[2];
+  std::int64_t sizes[2] = {std::max<std::int64_t>(n / 10, 100), n};
+  for (int i = 0; i < 2; ++i) {
+    std::cout << "  -- " << sizes[i] << " entities\n";
+    auto store = build_admin_store(root / ("admin-" + std::to_string(i)), sizes[i]);
+    results[i] = measure_admin(store);
+    fs::remove_all(store.dir);
+  }
+  const double scale = static_cast<double>(sizes[1]) / static_cast<double>(sizes[0]);
+  auto linear = [&](std::string_view what, double small, double big) {
+    const double ratio = big / small;
+    verdict(ratio <= scale * 1.5, std::string(what) +
+                                      " time linear in the store: " + fixed(ratio, 1) +
+                                      "x the time for " + fixed(scale, 0) + "x the entities");
+  };
+  linear("export", results[0].export_s, results[1].export_s);
+  linear("import", results[0].import_s, results[1].import_s);
+  linear("verify", results[0].verify_s, results[1].verify_s);
+  auto flat = [&](std::string_view what, double small, double big) {
+    verdict(big <= small * 2 + 16.0 * 1024 * 1024,
+            std::string(what) + " heap flat: peak anon growth " + mib(small) + " at " +
+                std::to_string(sizes[0]) + " entities, " + mib(big) + " at " +
+                std::to_string(sizes[1]));
+  };
+  flat("export", results[0].export_anon, results[1].export_anon);
+  flat("import", results[0].import_anon, results[1].import_anon);
+  flat("verify", results[0].verify_anon, results[1].verify_anon);
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL's measurement 1, and measurement 7 (writers), in a file of their own.
+
+}  // namespace
+
+#include "bench_postgres.hpp"
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
 
 int run(int argc, char** argv) {
   std::string scale_name = "small";
   std::optional<fs::path> dir_flag;
   bool keep = false;
-  std::string only = "12345";
+  std::string only = "123456";
+  std::optional<std::int64_t> admin_entities;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     auto value = [&]() -> std::string {
@@ -951,7 +1293,8 @@ int run(int argc, char** argv) {
     };
     if (a == "--help" || a == "-h") {
       std::cout
-          << "usage: catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only 12345]\n";
+          << "usage: catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only 123456]\n"
+             "                     [--admin-entities <n>]\n";
       return 0;
     } else if (a.starts_with("--scale")) {
       scale_name = value();
@@ -961,11 +1304,31 @@ int run(int argc, char** argv) {
       keep = true;
     } else if (a.starts_with("--only")) {
       only = value();
+    } else if (a.starts_with("--store")) {
+      const auto v = value();
+      if (v.starts_with("postgresql:") && v.size() > 11) {
+#ifndef CATALOG_EXAMPLES_POSTGRES
+        throw BenchFailure("--store postgresql: this build has no PostgreSQL support");
+#endif
+        postgres_target = PostgresTarget{v.substr(11), {}};
+      } else if (v != "lmdb") {
+        throw BenchFailure("--store: expected lmdb or postgresql:<conninfo>, not " + v);
+      }
+    } else if (a.starts_with("--admin-entities")) {
+      const auto text = value();
+      char* end = nullptr;
+      const auto v = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || v < 100)
+        throw BenchFailure("--admin-entities: expected a number of at least 100, not " + text);
+      admin_entities = v;
     } else {
       throw BenchFailure("unknown option " + std::string(a));
     }
   }
   Scale sc = scale_of(scale_name);
+  // Every follower a follow renders is a get, one round trip on PostgreSQL: building 10,000
+  // followers (each follow rendering all before it) would take 50 million of them.
+  if (postgres_target) sc.followers = std::min<std::int64_t>(sc.followers, 1'000);
   fs::path root;
   bool made_root = false;
   if (dir_flag) {
@@ -996,10 +1359,15 @@ int run(int argc, char** argv) {
     }
   } cleanup{root, !keep, made_root};
 
-  std::cout << "catalog-bench --scale " << scale_name << " in " << root.string() << '\n';
+  std::cout << "catalog-bench --scale " << scale_name << " in "
+            << (postgres_target ? "PostgreSQL (schemas bench_*), scratch " : "") << root.string()
+            << '\n';
   auto t_all = Clock::now();
   auto wanted = [&](char c) { return only.find(c) != std::string::npos; };
-  if (wanted('1')) durable_ops(root, sc);
+#ifdef CATALOG_EXAMPLES_POSTGRES
+  if (wanted('1') && postgres_target) durable_ops_postgres(root, sc);
+#endif
+  if (wanted('1') && !postgres_target) durable_ops(root, sc);
   std::optional<ListStore> small, big;
   if (wanted('2') || wanted('5')) {
     heading("build: stores for 2 and 5");
@@ -1010,7 +1378,12 @@ int run(int argc, char** argv) {
   if (wanted('3')) social(root, sc);
   if (wanted('4')) trees(root, sc);
   if (wanted('5')) list_walk(*small, *big);
+  if (wanted('7')) writers(root, sc);
+  if (wanted('6')) admin_tools(root, admin_entities.value_or(sc.admin_entities));
 
+  if (postgres_target && !keep)
+    for (const auto& schema : postgres_target->made)
+      (void)need_drop(schema);
   heading("Cost model");
   for (const auto& v : verdicts) std::cout << "  " << v << '\n';
   std::cout << "\ncatalog-bench done in " << human(seconds_since(t_all)) << '\n';
