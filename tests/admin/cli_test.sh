@@ -126,7 +126,7 @@ has out "entities: 14 live, 4 soft-deleted"
 has out "versions: 40 snapshots"
 has out "edges: 20"
 has out "events: 57"
-has out "keys: 217, "
+has out " bytes of keys and values ("  # how many counter keys depends on the ids
 has out "lmdb map size: 67,108,864 bytes"
 has out "free pages: "
 has out "lmdb readers: 0 active"
