@@ -40,22 +40,6 @@ constexpr std::size_t id_size = 16;
 // Tag and id: the prefix every record, snapshot and reverse-edge key starts with.
 constexpr std::size_t id_prefix_size = 1 + id_size;
 
-std::string printable(std::string_view bytes) {
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (char ch : bytes) {
-    const auto b = static_cast<unsigned char>(ch);
-    if (b >= 0x20 && b < 0x7f && b != '\\') {
-      out += ch;
-    } else {
-      out += "\\x";
-      out += hex[b >> 4];
-      out += hex[b & 0xf];
-    }
-  }
-  return out;
-}
-
 std::string id_text(std::string_view bytes) { return to_string(keys::id_from_bytes(bytes)); }
 
 Result<bj::value> parse_stored(std::string_view bytes) {
@@ -87,7 +71,7 @@ class LineWriter {
 };
 
 Error corrupt(std::string_view key, std::string_view what) {
-  return fail(Errc::storage, std::string(what) + " at key " + printable(key) +
+  return fail(Errc::storage, std::string(what) + " at key " + keys::printable(key) +
                                  " does not decode (catalog-admin verify names the problem)");
 }
 
@@ -653,7 +637,7 @@ Result<void> check_empty(storage::Transaction& txn) {
       if (!entities) return entities.error();
       const std::string held = (*entities)->valid()
                                    ? "entities"
-                                   : "data (key " + printable(c->key().substr(0, 24)) + ")";
+                                   : "data (key " + keys::printable(c->key().substr(0, 24)) + ")";
       return fail(Errc::already_exists,
                   "the store is not empty: it holds " + held +
                       "; import goes into an empty store, so that nothing is mixed or lost");

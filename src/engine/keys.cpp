@@ -30,6 +30,23 @@ std::string tagged(char tag, std::string_view rest) {
 char kind_byte(Kind k) { return static_cast<char>('a' + static_cast<int>(k)); }
 }  // namespace
 
+std::string printable(std::string_view bytes) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size());
+  for (char ch : bytes) {
+    auto b = static_cast<unsigned char>(ch);
+    if (b >= 0x20 && b < 0x7f && b != '\\') {
+      out += ch;
+    } else {
+      out += "\\x";
+      out += hex[b >> 4];
+      out += hex[b & 0xf];
+    }
+  }
+  return out;
+}
+
 std::string encode_u64(std::uint64_t v) {
   std::string out(8, '\0');
   for (int i = 7; i >= 0; --i) {

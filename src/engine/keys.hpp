@@ -82,6 +82,10 @@ std::string event(std::uint64_t offset);
 std::string event_prefix();
 std::string meta(std::string_view name);
 
+/// Stored bytes (a key, or edge data) for a message: printable ASCII as is, every other byte and
+/// the backslash as \xNN.
+std::string printable(std::string_view bytes);
+
 std::string encode_u64(std::uint64_t v);
 std::uint64_t decode_u64(std::string_view bytes);  // REQUIRES: 8 bytes
 

@@ -47,23 +47,6 @@ constexpr std::size_t edge_key_size = 1 + id_size + 1 + id_size;
 constexpr std::string_view event_offset_meta = "event_offset";
 constexpr std::string_view key_schema_meta = "key_schema";
 
-std::string printable(std::string_view bytes) {
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size());
-  for (char ch : bytes) {
-    auto b = static_cast<unsigned char>(ch);
-    if (b >= 0x20 && b < 0x7f && b != '\\') {
-      out += ch;
-    } else {
-      out += "\\x";
-      out += hex[b >> 4];
-      out += hex[b & 0xf];
-    }
-  }
-  return out;
-}
-
 // The version in a history key: its tenths as 4 bytes, big-endian (keys::history).
 Version history_version(std::string_view bytes) {
   std::uint32_t tenths = 0;
@@ -297,7 +280,7 @@ class Verifier {
   bool full() const { return problems_.size() >= max_problems; }
 
   void problem(std::string_view key, std::string message) {
-    if (!full()) problems_.push_back({printable(key), std::move(message)});
+    if (!full()) problems_.push_back({keys::printable(key), std::move(message)});
   }
 
   Result<void> visit(std::string_view key, std::string_view value) {
@@ -717,14 +700,14 @@ class Verifier {
     const auto rel = static_cast<Rel>(key[1 + id_size]);
     const auto to = keys::id_from_bytes(key.substr(2 + id_size));
     if (rel == Rel::votes ? (value != "u" && value != "d") : !value.empty())
-      problem(key, "edge data " + printable(value) + " is not what its relation stores");
+      problem(key, "edge data " + keys::printable(value) + " is not what its relation stores");
     auto reverse_key = keys::reverse_edge(to, rel, from);
     auto reverse = txn_.get(reverse_key);
     if (!reverse) return reverse.error();
     if (!*reverse)
-      problem(reverse_key, "missing: reverse edge of " + printable(key));
+      problem(reverse_key, "missing: reverse edge of " + keys::printable(key));
     else if (**reverse != value)
-      problem(reverse_key, "reverse edge holds other data than its edge " + printable(key));
+      problem(reverse_key, "reverse edge holds other data than its edge " + keys::printable(key));
     // Hard delete removes every edge of an entity in both directions; soft delete keeps them.
     auto a = find(from);
     if (!a) return a.error();
@@ -750,7 +733,7 @@ class Verifier {
     auto forward_key = keys::edge(from, rel, to);
     auto forward = exists(forward_key);
     if (!forward) return forward.error();
-    if (!*forward) problem(forward_key, "missing: edge of reverse edge " + printable(key));
+    if (!*forward) problem(forward_key, "missing: edge of reverse edge " + keys::printable(key));
     return {};
   }
 
