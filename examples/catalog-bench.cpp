@@ -11,6 +11,12 @@
 //                  Default: a fresh directory under /tmp, removed at the end.
 //   --keep         do not remove the directory at the end
 //   --only <digits> run only the measurements named (e.g. --only 14); default all
+//   --store lmdb | postgresql:<conninfo>  where the catalogs go (default lmdb). On PostgreSQL
+//                  each measurement's catalog is a schema named after it (bench_<name>, dropped
+//                  first, and at the end unless --keep), measurement 1 compares with raw libpq
+//                  running the same statements (bench_postgres.hpp), `sync` and `no_sync` mean
+//                  synchronous_commit on and off, and 3 caps the followers at 1,000 (every
+//                  follower rendered costs a round trip there).
 //   --admin-entities <n>  the size of measurement 6's larger store (small: 2,000; full:
 //                  1,000,000)
 //
@@ -23,6 +29,8 @@
 //   3. follow and vote on an entity with many followers against one with 10;
 //   4. recursive soft delete, restore, and hard delete of a glossary tree, at N and N/10 terms:
 //      time and memory;
+//   7. writers: 1, 2 and 4 processes creating in one collection and following one entity, each
+//      with its own Store on the same catalog: throughput and retries (bench_postgres.hpp);
 //   5. a list walk over every search index with limit 100: time and memory, at n and n/10;
 //   6. catalog-admin's export, import and verify (catalog::admin) of a store of N entities with
 //      histories and followers, at N/10 and N: time and memory, against mdb_dump and mdb_load of
@@ -53,6 +61,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -65,6 +74,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -231,6 +241,16 @@ struct IoStats {
   std::uint64_t txns = 0, gets = 0, puts = 0, put_bytes = 0, erases = 0, scans = 0;
 };
 
+// One storage call of a catalog operation, kept (with `record` on) for the raw libpq baseline to
+// replay: a get, a scan of [key, end) (forward or reverse), a put of value, or an erase.
+struct StorageCall {
+  enum Kind { get, scan, put, erase } kind;
+  std::string key;
+  std::optional<std::string> end;
+  bool reverse = false;
+  std::string value;
+};
+
 class CountingBackend final : public storage::Backend {
  public:
   explicit CountingBackend(std::unique_ptr<storage::Backend> inner) : inner_(std::move(inner)) {}
@@ -240,6 +260,8 @@ class CountingBackend final : public storage::Backend {
   IoStats stats;
   bool record = false;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> put_sizes;  // key, value
+  std::vector<StorageCall> calls;                                   // with `record` on
+  storage::Backend* inner() const noexcept { return inner_.get(); }
 
  private:
   std::unique_ptr<storage::Backend> inner_;
@@ -251,23 +273,30 @@ class CountingTransaction final : public storage::Transaction {
       : inner_(std::move(inner)), owner_(owner) {}
   Result<std::optional<std::string>> get(std::string_view key) override {
     ++owner_.stats.gets;
+    if (owner_.record) owner_.calls.push_back({StorageCall::get, std::string(key), {}, false, {}});
     return inner_->get(key);
   }
   Result<void> put(std::string_view key, std::string_view value) override {
     ++owner_.stats.puts;
     owner_.stats.put_bytes += key.size() + value.size();
-    if (owner_.record)
+    if (owner_.record) {
       owner_.put_sizes.emplace_back(static_cast<std::uint32_t>(key.size()),
                                     static_cast<std::uint32_t>(value.size()));
+      owner_.calls.push_back({StorageCall::put, std::string(key), {}, false, std::string(value)});
+    }
     return inner_->put(key, value);
   }
   Result<bool> erase(std::string_view key) override {
     ++owner_.stats.erases;
+    if (owner_.record) owner_.calls.push_back({StorageCall::erase, std::string(key), {}, false, {}});
     return inner_->erase(key);
   }
   Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
                                                 storage::Direction dir) override {
     ++owner_.stats.scans;
+    if (owner_.record)
+      owner_.calls.push_back(
+          {StorageCall::scan, range.begin, range.end, dir == storage::Direction::reverse, {}});
     return inner_->scan(range, dir);
   }
   Result<void> commit() override { return inner_->commit(); }
@@ -285,7 +314,36 @@ Result<std::unique_ptr<storage::Transaction>> CountingBackend::begin(storage::Mo
       std::make_unique<CountingTransaction>(std::move(*t), *this));
 }
 
-// A Store over a counting LMDB backend. The backend pointer stays valid while the store lives.
+// Where the catalogs go when not in LMDB: a PostgreSQL database (--store postgresql:<conninfo>),
+// one schema per measurement directory, named after it.
+struct PostgresTarget {
+  std::string conninfo;
+  std::set<std::string> made;  // schemas dropped at their first open, and at the end
+  bool concurrent_writers = false;  // PostgresOptions::concurrent_writers (measurement 7)
+};
+std::optional<PostgresTarget> postgres_target;
+
+std::string schema_of(const fs::path& dir) {
+  std::string name = "bench_";
+  for (char c : dir.filename().string()) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
+// Drops a schema the run made (at the end). Errors are reported, not fatal.
+bool need_drop(const std::string& schema) {
+#ifdef CATALOG_EXAMPLES_POSTGRES
+  if (auto dropped = storage::PostgresBackend::drop_schema(postgres_target->conninfo, schema);
+      !dropped) {
+    std::cerr << "catalog-bench: cannot drop schema " << schema << ": "
+              << dropped.error().message() << '\n';
+    return false;
+  }
+#endif
+  return true;
+}
+
+// A Store over a counting LMDB (or PostgreSQL) backend. The backend pointer stays valid while the
+// store lives.
 struct Opened {
   std::optional<Store> store;
   CountingBackend* io = nullptr;
@@ -294,10 +352,24 @@ struct Opened {
 
 Opened open_store(const fs::path& dir, storage::Durability durability,
                   std::size_t map_size = std::size_t{64} << 20) {
-  storage::LmdbOptions lmdb;
-  lmdb.durability = durability;
-  lmdb.map_size = map_size;
-  auto backend = need(storage::LmdbBackend::open(dir, lmdb), "opening LMDB in " + dir.string());
+  std::unique_ptr<storage::Backend> backend;
+  if (postgres_target) {
+#ifdef CATALOG_EXAMPLES_POSTGRES
+    storage::PostgresOptions pg;
+    pg.schema = schema_of(dir);
+    pg.synchronous_commit = durability == storage::Durability::sync;
+    pg.concurrent_writers = postgres_target->concurrent_writers;
+    if (postgres_target->made.insert(pg.schema).second && !need_drop(pg.schema))
+      throw BenchFailure("cannot start from an empty schema " + pg.schema);
+    backend = need(storage::PostgresBackend::open(postgres_target->conninfo, pg),
+                   "opening PostgreSQL schema " + pg.schema);
+#endif
+  } else {
+    storage::LmdbOptions lmdb;
+    lmdb.durability = durability;
+    lmdb.map_size = map_size;
+    backend = need(storage::LmdbBackend::open(dir, lmdb), "opening LMDB in " + dir.string());
+  }
   auto counting = std::make_unique<CountingBackend>(std::move(backend));
   Opened o;
   o.io = counting.get();
@@ -1242,6 +1314,15 @@ void admin_tools(const fs::path& root, std::int64_t n) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// PostgreSQL's measurement 1, and measurement 7 (writers), in a file of their own.
+
+}  // namespace
+
+#include "bench_postgres.hpp"
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
 
 int run(int argc, char** argv) {
   std::string scale_name = "small";
@@ -1269,6 +1350,16 @@ int run(int argc, char** argv) {
       keep = true;
     } else if (a.starts_with("--only")) {
       only = value();
+    } else if (a.starts_with("--store")) {
+      const auto v = value();
+      if (v.starts_with("postgresql:") && v.size() > 11) {
+#ifndef CATALOG_EXAMPLES_POSTGRES
+        throw BenchFailure("--store postgresql: this build has no PostgreSQL support");
+#endif
+        postgres_target = PostgresTarget{v.substr(11), {}};
+      } else if (v != "lmdb") {
+        throw BenchFailure("--store: expected lmdb or postgresql:<conninfo>, not " + v);
+      }
     } else if (a.starts_with("--admin-entities")) {
       const auto text = value();
       char* end = nullptr;
@@ -1281,6 +1372,9 @@ int run(int argc, char** argv) {
     }
   }
   Scale sc = scale_of(scale_name);
+  // Every follower a follow renders is a get, one round trip on PostgreSQL: building 10,000
+  // followers (each follow rendering all before it) would take 50 million of them.
+  if (postgres_target) sc.followers = std::min<std::int64_t>(sc.followers, 1'000);
   fs::path root;
   bool made_root = false;
   if (dir_flag) {
@@ -1311,10 +1405,15 @@ int run(int argc, char** argv) {
     }
   } cleanup{root, !keep, made_root};
 
-  std::cout << "catalog-bench --scale " << scale_name << " in " << root.string() << '\n';
+  std::cout << "catalog-bench --scale " << scale_name << " in "
+            << (postgres_target ? "PostgreSQL (schemas bench_*), scratch " : "") << root.string()
+            << '\n';
   auto t_all = Clock::now();
   auto wanted = [&](char c) { return only.find(c) != std::string::npos; };
-  if (wanted('1')) durable_ops(root, sc);
+#ifdef CATALOG_EXAMPLES_POSTGRES
+  if (wanted('1') && postgres_target) durable_ops_postgres(root, sc);
+#endif
+  if (wanted('1') && !postgres_target) durable_ops(root, sc);
   std::optional<ListStore> small, big;
   if (wanted('2') || wanted('5')) {
     heading("build: stores for 2 and 5");
@@ -1325,8 +1424,12 @@ int run(int argc, char** argv) {
   if (wanted('3')) social(root, sc);
   if (wanted('4')) trees(root, sc);
   if (wanted('5')) list_walk(*small, *big);
+  if (wanted('7')) writers(root, sc);
   if (wanted('6')) admin_tools(root, admin_entities.value_or(sc.admin_entities));
 
+  if (postgres_target && !keep)
+    for (const auto& schema : postgres_target->made)
+      (void)need_drop(schema);
   heading("Cost model");
   for (const auto& v : verdicts) std::cout << "  " << v << '\n';
   std::cout << "\ncatalog-bench done in " << human(seconds_since(t_all)) << '\n';

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -34,7 +35,13 @@
 //
 // SERIALIZABLE: the server tracks what each transaction read (predicate locks) and fails one
 // whose reads and writes cannot be ordered with the others' (SQLSTATE 40001), or which is part
-// of a deadlock (40P01). Both become Errc::storage_conflict and end the transaction.
+// of a deadlock (40P01). Both become Errc::storage_conflict and end the transaction. A write
+// transaction that runs alone (writers taking turns, the default, or after conflicts in a row)
+// sends LOCK TABLE ... IN EXCLUSIVE MODE after BEGIN: LOCK takes no snapshot, so its snapshot,
+// taken by the next statement, sees every writer before it, and none runs beside it. Readers
+// take ACCESS SHARE only and go on; the write statements are prepared with a connection's first
+// writes (preparing an INSERT takes the table's ROW EXCLUSIVE lock, which would make a reader
+// opening a connection wait).
 
 namespace catalog::storage {
 
@@ -44,6 +51,8 @@ struct ResultDeleter {
   void operator()(PGresult* r) const noexcept { PQclear(r); }
 };
 using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
+// A batch of scanned rows, which a transaction may keep for later scans of the same range.
+using SharedResult = std::shared_ptr<const PGresult>;
 
 // The statements every connection prepares, by name. `$1` etc. are bytea, sent and received in
 // binary; limits are int4, sent as text. A continued forward scan passes the key it is on with a
@@ -80,9 +89,64 @@ constexpr int first_batch = 128;
 constexpr int max_batch = 1024;
 constexpr std::size_t batch_bytes = std::size_t{8} << 20;
 
-// Gets remembered per transaction, at most (then forgotten and started again).
+// Ranges remembered per transaction: each fetched whole in one batch taking at most this much
+// memory (PQresultMemorySize: a result costs kilobytes even for one small row), and all of them
+// at most this much and this many (the oldest are forgotten first). A recursive delete scans
+// hundreds of thousands of small ranges in one transaction.
+constexpr std::size_t range_limit_bytes = std::size_t{64} << 10;
+constexpr std::size_t ranges_limit_bytes = std::size_t{4} << 20;
+constexpr std::size_t ranges_limit_entries = 1024;
+
+// Gets remembered per transaction, at most (the oldest are forgotten first).
 constexpr std::size_t known_limit_entries = 4096;
-constexpr std::size_t known_limit_bytes = std::size_t{16} << 20;
+constexpr std::size_t known_limit_bytes = std::size_t{8} << 20;
+
+// What a transaction remembers of what it read: a map bounded in entries and bytes that forgets
+// its oldest entries first, so that what the current step of an operation read stays when the
+// whole operation reads far more than the bound.
+template <class Key, class Value>
+class Remembered {
+ public:
+  Remembered(std::size_t max_entries, std::size_t max_bytes)
+      : max_entries_(max_entries), max_bytes_(max_bytes) {}
+
+  template <class K>
+  const Value* find(const K& key) const {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second.first;
+  }
+
+  // Keeps `value` (replacing what `key` had), then forgets the oldest entries past the bounds.
+  void insert(Key key, Value value, std::size_t bytes) {
+    if (bytes > max_bytes_) return;
+    auto [it, fresh] = map_.try_emplace(std::move(key), std::move(value), bytes);
+    if (fresh) {
+      order_.push_back(it);
+    } else {
+      bytes_ -= it->second.second;
+      it->second = {std::move(value), bytes};
+    }
+    bytes_ += bytes;
+    while (map_.size() > max_entries_ || bytes_ > max_bytes_) {
+      bytes_ -= order_.front()->second.second;
+      map_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+
+  void clear() noexcept {
+    map_.clear();
+    order_.clear();
+    bytes_ = 0;
+  }
+
+ private:
+  using Map = std::map<Key, std::pair<Value, std::size_t>, std::less<>>;
+  Map map_;
+  std::deque<typename Map::iterator> order_;  // oldest first (map iterators stay valid)
+  std::size_t bytes_ = 0;
+  std::size_t max_entries_, max_bytes_;
+};
 // Pending writes sent early past this many, whatever their size.
 constexpr std::size_t pending_limit_entries = 10000;
 
@@ -476,7 +540,7 @@ class PgCursor final : public Cursor {
   std::string_view value_;
   bool on_entry_ = false;
   // The last batch from the server and the first row of it not yet passed.
-  PgResult batch_;
+  SharedResult batch_;
   int rows_ = 0;
   int idx_ = 0;
   bool more_ = true;  // the server may hold rows ahead of the batch
@@ -495,9 +559,11 @@ class PgTransaction final : public Transaction,
  public:
   PgTransaction(std::shared_ptr<PgShared> shared, Mode mode)
       : TransactionState(mode), shared_(std::move(shared)) {
-    const unsigned after = shared_->options.exclusive_after_conflicts;
-    exclusive_ = mode_ == Mode::read_write && after > 0 && streak.backend == shared_.get() &&
-                 streak.conflicts >= after;
+    const auto& o = shared_->options;
+    const unsigned after = o.exclusive_after_conflicts;
+    exclusive_ = mode_ == Mode::read_write &&
+                 (!o.concurrent_writers ||
+                  (after > 0 && streak.backend == shared_.get() && streak.conflicts >= after));
     if (exclusive_) shared_->exclusive.fetch_add(1, std::memory_order_relaxed);
   }
   ~PgTransaction() override { end(); }
@@ -557,7 +623,7 @@ class PgTransaction final : public Transaction,
     if (auto ok = alive(); !ok) return ok.error();
     if (auto checked = check_key(key); !checked) return checked.error();
     if (auto it = pending_.find(key); it != pending_.end()) return it->second;
-    if (auto it = known_.find(key); it != known_.end()) return it->second;
+    if (const auto* known = known_.find(key)) return *known;
     auto results = exchange([&](Connection& c) { return queue(c, s_get, {key}); });
     if (!results) return die(results.error());
     const PGresult* r = results->back().get();
@@ -630,6 +696,18 @@ class PgTransaction final : public Transaction,
 
   // For cursors.
   const Pending& pending() const noexcept { return pending_; }
+
+  // A range this transaction already fetched whole, if it kept it (see ranges_).
+  SharedResult range(const Range& range, Direction dir) const {
+    const auto* kept = ranges_.find(RangeKey{range.begin, range.end, dir == Direction::reverse});
+    return kept ? *kept : nullptr;
+  }
+  void keep_range(const Range& range, Direction dir, SharedResult rows) {
+    const std::size_t bytes = PQresultMemorySize(rows.get());
+    if (bytes > range_limit_bytes) return;
+    ranges_.insert(RangeKey{range.begin, range.end, dir == Direction::reverse}, std::move(rows),
+                   bytes);
+  }
   Error fail_cursor(Error e) { return die(std::move(e)); }
 
  private:
@@ -645,21 +723,16 @@ class PgTransaction final : public Transaction,
   }
 
   void remember(std::string_view key, const std::optional<std::string>& value) {
-    const std::size_t size = key.size() + (value ? value->size() : 0);
-    if (known_.size() >= known_limit_entries || known_bytes_ + size > known_limit_bytes) {
-      known_.clear();
-      known_bytes_ = 0;
-    }
-    if (size > known_limit_bytes) return;
-    known_.insert_or_assign(std::string(key), value);
-    known_bytes_ += size;
+    // With what a map node costs beside the bytes.
+    const std::size_t size = key.size() + (value ? value->size() : 0) + 96;
+    known_.insert(std::string(key), value, size);
   }
 
   // Whether `key` exists as the transaction sees it, asking the server only when neither the
   // pending writes, the gets so far, nor an open cursor standing on it can tell.
   Result<bool> exists(std::string_view key) {
     if (auto it = pending_.find(key); it != pending_.end()) return it->second.has_value();
-    if (auto it = known_.find(key); it != known_.end()) return it->second.has_value();
+    if (const auto* known = known_.find(key)) return known->has_value();
     for (const PgCursor* c : cursors())
       if (c->on(key)) return true;
     auto results = exchange([&](Connection& c) { return queue(c, s_exists, {key}); });
@@ -692,6 +765,7 @@ class PgTransaction final : public Transaction,
     for (auto& [key, value] : pending_) remember(key, value);
     pending_.clear();
     pending_bytes_ = 0;
+    ranges_.clear();  // the server's rows changed
     for (PgCursor* c : cursors()) c->server_changed();
     return {};
   }
@@ -705,6 +779,7 @@ class PgTransaction final : public Transaction,
     close_cursors();
     pending_.clear();
     known_.clear();
+    ranges_.clear();
     if (!conn_) return;
     if (!sent_) {
       release();  // nothing was sent
@@ -717,13 +792,19 @@ class PgTransaction final : public Transaction,
 
   std::shared_ptr<PgShared> shared_;
   std::unique_ptr<Connection> conn_;  // null once ended
-  bool exclusive_ = false;            // runs alone (exclusive_after_conflicts)
+  bool exclusive_ = false;            // runs alone (taking turns, or after conflicts)
   bool begun_ = false;                // BEGIN was sent and succeeded
   bool sent_ = false;                 // something was sent: end with a rollback
   Pending pending_;
   std::size_t pending_bytes_ = 0;
-  std::map<std::string, std::optional<std::string>, std::less<>> known_;
-  std::size_t known_bytes_ = 0;
+  Remembered<std::string, std::optional<std::string>> known_{known_limit_entries,
+                                                             known_limit_bytes};
+  // Small ranges fetched whole, by begin, end and direction: the snapshot does not change, and
+  // cursors merge the pending writes over them, so a range scanned again (the engine renders an
+  // entity's edges more than once in one operation) costs no round trip. Forgotten when pending
+  // writes go to the server, which changes its rows.
+  using RangeKey = std::tuple<std::string, std::optional<std::string>, bool>;
+  Remembered<RangeKey, SharedResult> ranges_{ranges_limit_entries, ranges_limit_bytes};
 };
 
 PgCursor::~PgCursor() {
@@ -733,6 +814,17 @@ PgCursor::~PgCursor() {
 Result<void> PgCursor::fetch() {
   // Forward: from the range's begin, then from just after the position; reverse: from below
   // the position (the range's end first), down to the range's begin.
+  // The first batch of a range this transaction already fetched whole comes from memory.
+  const bool first = forward() ? !at_ : at_ == range_.end;
+  if (first && !batch_) {
+    if (auto kept = txn_->range(range_, dir_)) {
+      batch_ = std::move(kept);
+      rows_ = PQntuples(batch_.get());
+      idx_ = 0;
+      more_ = false;
+      return {};
+    }
+  }
   std::string from;
   if (forward()) {
     if (at_) {
@@ -750,7 +842,7 @@ Result<void> PgCursor::fetch() {
                : queue(c, s_rev, {range_.begin}, limit_);
   });
   if (!results) return txn_->fail_cursor(results.error());
-  batch_ = std::move(results->back());
+  batch_ = SharedResult(results->back().release(), ResultDeleter());
   rows_ = PQntuples(batch_.get());
   idx_ = 0;
   more_ = rows_ == limit_;
@@ -760,6 +852,7 @@ Result<void> PgCursor::fetch() {
   for (int i = 0; i < rows_; ++i)
     largest = std::max(largest, static_cast<std::size_t>(PQgetlength(batch_.get(), i, 0)) +
                                     static_cast<std::size_t>(PQgetlength(batch_.get(), i, 1)));
+  if (first && !more_) txn_->keep_range(range_, dir_, batch_);
   const auto by_bytes = static_cast<int>(std::min<std::size_t>(batch_bytes / largest, max_batch));
   limit_ = std::max(1, std::min({limit_ * 2, max_batch, by_bytes}));
   return {};

@@ -1,5 +1,6 @@
 // Several hosts on one PostgreSQL catalog (issue 11, point 6): processes, each with its own
-// Store and several threads, patch, follow, vote on and create the same entities at once. Each
+// Store and several threads, patch, follow, vote on and create the same entities at once, with
+// writers taking turns (the default) and again running concurrently. Each
 // thread keeps what was acknowledged to it; after the processes end, the parent checks the
 // catalog against those acknowledgements:
 // - every patched entity's versions are contiguous (+0.1 for each acknowledged patch, each
@@ -168,9 +169,11 @@ void run_thread(Store& s, const Config& c, int p, int t, std::vector<std::string
 
 // A host: its own Store on the catalog, `threads` threads. Writes what was acknowledged to
 // `file`. Runs in a child process; returns its exit status.
-int host(const std::string& schema, const Config& c, int p, const std::string& file) {
+int host(const std::string& schema, bool concurrent, const Config& c, int p,
+         const std::string& file) {
   storage::PostgresOptions pg;
   pg.schema = schema;
+  pg.concurrent_writers = concurrent;
   auto store = Store::open_postgres(test::pg::conninfo(), options(), pg);
   std::vector<std::vector<std::string>> lines(static_cast<std::size_t>(c.threads));
   if (!store) {
@@ -199,6 +202,9 @@ TEST_CASE("multi-host: processes x threads on one PostgreSQL catalog lose nothin
           "[postgres][multihost]") {
   const Config c;
   REQUIRE(c.processes >= 2);
+  // Writers taking turns (the default), and running concurrently (conflicts retried).
+  const bool concurrent = GENERATE(false, true);
+  INFO((concurrent ? "concurrent writers" : "writers taking turns"));
   test::pg::Schema schema;
   test::TempDir dir;
   {
@@ -233,7 +239,7 @@ TEST_CASE("multi-host: processes x threads on one PostgreSQL catalog lose nothin
     if (pid == 0) {
       int code = 99;
       try {
-        code = host(schema.name(), c, p, file);
+        code = host(schema.name(), concurrent, c, p, file);
       } catch (...) {
         code = 98;
       }
@@ -303,8 +309,10 @@ TEST_CASE("multi-host: processes x threads on one PostgreSQL catalog lose nothin
   }
   CHECK(acknowledged == static_cast<std::int64_t>(c.processes) * c.threads * c.ops);
   // For the report: how often hosts collided (the Store ran those operations again).
-  WARN("multi-host: " << acknowledged << " operations, " << conflicts
+  WARN("multi-host, " << (concurrent ? "concurrent writers: " : "writers taking turns: ")
+                      << acknowledged << " operations, " << conflicts
                       << " transactions conflicted, " << exclusive << " ran alone");
+  if (!concurrent) CHECK(conflicts == 0);
 
   auto s = Store::open_postgres(test::pg::conninfo(), options(), schema.options()).value();
   auto admin = s.principal("admin").value();

@@ -32,11 +32,19 @@ struct PostgresOptions {
   /// hold more bytes than this, they are sent at once (the transaction still sees them).
   /// Default: 4 MiB.
   std::size_t write_buffer_bytes = std::size_t{4} << 20;
-  /// A thread whose write transactions failed with storage_conflict this many times in a row
-  /// runs its next one alone: before its snapshot it locks the table against other writers
-  /// (LOCK TABLE ... IN EXCLUSIVE MODE: readers go on), so that one cannot conflict, and a retried
-  /// operation ends after a bounded number of attempts however busy the catalog is. 0: never.
-  /// Default: 2.
+  /// How write transactions of all hosts meet. false: they take turns, as on LMDB: each locks
+  /// the table against other writers before its snapshot (LOCK TABLE ... IN EXCLUSIVE MODE, sent
+  /// with its first statement; readers go on), so no two conflict and none is retried. true:
+  /// they run concurrently and the server fails those it cannot serialize (storage_conflict; the
+  /// Store runs them again). Default: false, which is faster for the catalog as it is: every
+  /// operation appends to one event log (SEMANTICS S13: dense offsets, one counter key), so any
+  /// two concurrent writers conflict, and the server tracks reads by index page, so in a small
+  /// catalog even independent ones do (BENCHMARKS.md, "PostgreSQL").
+  bool concurrent_writers = false;
+  /// With concurrent_writers: a thread whose write transactions failed with storage_conflict
+  /// this many times in a row runs its next one alone (as when writers take turns), so that one
+  /// cannot conflict and a retried operation ends after a bounded number of attempts however
+  /// busy the catalog is. 0: never. Default: 2.
   unsigned exclusive_after_conflicts = 2;
 };
 
@@ -46,7 +54,7 @@ struct PostgresStats {
   std::uint64_t round_trips = 0;
   std::uint64_t connections = 0;
   std::uint64_t conflicts = 0;   // transactions failed with storage_conflict
-  std::uint64_t exclusive = 0;   // write transactions run alone (exclusive_after_conflicts)
+  std::uint64_t exclusive = 0;   // write transactions run alone (taking turns, or after conflicts)
 };
 
 namespace detail {
@@ -57,11 +65,11 @@ struct PgShared;
 /// v bytea)`, whose `bytea` order is memcmp order, beside `<schema>.schema_version`.
 ///
 /// Transactions: each runs on its own connection (from a pool) at SERIALIZABLE; read-only ones
-/// are READ ONLY and take their snapshot in `begin`. Write transactions run concurrently, in this
-/// process and in others: when the server cannot serialize one against the others (SQLSTATE
-/// 40001) or finds a deadlock (40P01), its next call fails with Errc::storage_conflict and the
-/// transaction is dead: run it again from the start (the Store does). After a few conflicts in a
-/// row a thread's next write transaction runs alone (PostgresOptions::exclusive_after_conflicts).
+/// are READ ONLY and take their snapshot in `begin`. Write transactions of every host take turns
+/// (by default) or run concurrently (PostgresOptions::concurrent_writers). A transaction the
+/// server cannot serialize with the others (SQLSTATE 40001) or that is part of a deadlock (40P01)
+/// fails at its next call with Errc::storage_conflict and is dead: run it again from the start
+/// (the Store does). Taking turns, write transactions never conflict.
 ///
 /// Round trips: statements are prepared once per connection and sent in pipelines. A write
 /// transaction's begin goes with its first statement; its puts and erases stay in the
