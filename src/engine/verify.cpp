@@ -1,4 +1,4 @@
-// Store::verify: the integrity check (like SQLite's `PRAGMA integrity_check`). It reads the
+// The integrity check (like SQLite's `PRAGMA integrity_check`). It reads the
 // whole store in one read transaction with one forward scan over every key; each key is checked
 // by the function of its family (its tag byte, keys.hpp), and what a key refers to is checked by
 // point lookups, never by loading a range. The state kept between keys is a few counters (the
@@ -13,7 +13,6 @@
 #include "verify.hpp"
 
 #include "engine.hpp"
-#include "store_impl.hpp"
 
 #include <catalog/detail/json_mapping.hpp>
 #include <catalog/fqn.hpp>
@@ -798,9 +797,5 @@ Result<std::vector<IntegrityProblem>> check_integrity(Tx& tx, const IntegrityPro
 }
 
 }  // namespace engine
-
-Result<std::vector<IntegrityProblem>> Store::verify() const {
-  return impl_->read([](engine::Tx& tx) { return engine::check_integrity(tx); });
-}
 
 }  // namespace catalog

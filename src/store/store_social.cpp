@@ -1,6 +1,6 @@
 // Store: follow, unfollow and vote (S4, S5), each one write transaction.
 
-#include "social.hpp"
+#include "../engine/social.hpp"
 #include "store_impl.hpp"
 
 namespace catalog {

@@ -1,6 +1,6 @@
 // Store::list_json (S8): the request is checked on its own, then read in one read transaction.
 
-#include "paging.hpp"
+#include "../engine/paging.hpp"
 #include "store_impl.hpp"
 
 namespace catalog {

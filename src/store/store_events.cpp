@@ -1,6 +1,6 @@
 // Store: reading change events and in-process subscriptions (S13).
 
-#include "paging.hpp"
+#include "../engine/paging.hpp"
 #include "store_impl.hpp"
 
 namespace catalog {
