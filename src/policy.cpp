@@ -1,8 +1,7 @@
 #include <catalog/policy.hpp>
 
-#include <catalog/json.hpp>
-
 #include <algorithm>
+#include <iterator>
 
 namespace catalog::policy {
 
@@ -187,20 +186,11 @@ Result<void> PolicyAuthorizer::authorize(const Principal& who,
   if (who.is_admin) return {};
   auto teams = what.teams_of(who.id);
   if (!teams) return teams.error();
-  auto documents = what.policies_of(*teams);
-  if (!documents) return documents.error();
+  auto team_rules = what.policies_of(*teams);
+  if (!team_rules) return team_rules.error();
   std::vector<PolicyRule> rules = organization_;
-  for (const auto& text : *documents) {
-    auto doc = json::parse(text, {4096});
-    if (!doc || !doc->is_object()) continue;
-    const auto& o = doc->as_object();
-    if (auto e = o.find("enabled"); e != o.end() && e->value().is_bool() && !e->value().as_bool())
-      continue;
-    auto r = o.find("rules");
-    if (r == o.end()) continue;
-    auto parsed = from_json<std::vector<PolicyRule>>(r->value());
-    if (parsed) rules.insert(rules.end(), parsed->begin(), parsed->end());
-  }
+  rules.insert(rules.end(), std::make_move_iterator(team_rules->begin()),
+               std::make_move_iterator(team_rules->end()));
   auto owners = what.owners();
   if (!owners) return owners.error();
   Facts facts;

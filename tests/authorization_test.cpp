@@ -5,6 +5,7 @@
 
 #include <catalog/detail/base64url.hpp>
 
+#include "../src/engine/keys.hpp"  // the key of a stored record, to break it
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
@@ -189,6 +190,40 @@ TEST_CASE("owners are inherited from the nearest container", "[authorization]") 
   auto lone = s.create_json(w.admin, Kind::domain, parse(R"({"name":"Lone","domainType":"Aggregate","description":"d"})")).value();
   auto me = R"({"owners":[{"id":")" + to_string(w.who.at("stranger").id) + R"(","type":"user"}]})";
   CHECK(s.patch_json(w.who.at("stranger"), Kind::domain, uuid_of(lone), parse(me)));
+}
+
+TEST_CASE("a stored policy that does not decode fails closed", "[authorization]") {
+  // Before, a policy that did not parse was skipped, and its deny rules with it: `denied` could
+  // then read G. Now the call fails with a storage error and decides nothing.
+  auto s = Store::in_memory(options()).value();
+  auto w = build(s);
+  auto policy = s.get_json(w.admin, Kind::policy, EntityKey::by_fqn("blocking")).value();
+  const std::string key = engine::keys::entity(uuid_of(policy));
+  {
+    auto txn = s.backend().begin(storage::Mode::read_write).value();
+    auto stored = txn->get(key).value().value();
+    const std::string from = R"("effect":"deny")";
+    auto at = stored.find(from);
+    REQUIRE(at != std::string::npos);
+    stored.replace(at, from.size(), R"("effect":"maybe")");
+    txn->put(key, stored).value();
+    txn->commit().value();
+  }
+  auto before = test::dump(s);
+  auto read = s.get_json(w.who.at("denied"), Kind::glossary, uuid_of(w.glossary));
+  REQUIRE_FALSE(read);
+  CHECK(read.error().code() == Errc::storage);
+  CHECK_THAT(read.error().message(), Catch::Contains("blocking"));
+  auto follow = s.follow_json(w.who.at("denied"), Kind::glossary, uuid_of(w.glossary), w.who.at("denied").id);
+  REQUIRE_FALSE(follow);
+  CHECK(follow.error().code() == Errc::storage);
+  CHECK(test::dump(s) == before);
+  // Users outside the teams of that policy are judged as before.
+  CHECK(s.get_json(w.who.at("stranger"), Kind::glossary, uuid_of(w.glossary)));
+  // A disabled policy is still left out.
+  auto disabled = s.get_json(w.admin, Kind::policy, EntityKey::by_fqn("editing")).value();
+  s.patch_json(w.admin, Kind::policy, uuid_of(disabled), parse(R"({"enabled":false})")).value();
+  CHECK(s.create_json(w.who.at("allowed"), Kind::glossary, parse(R"({"name":"N2","description":"n"})")).error().kind() == ErrorKind::forbidden);
 }
 
 TEST_CASE("authenticate: tokens to principals", "[authentication]") {

@@ -15,6 +15,8 @@
 
 namespace catalog {
 
+struct PolicyRule;  // entities.hpp
+
 /// The caller of an operation: a known, non-deleted user. From `Store::authenticate(token)` or
 /// `Store::principal(user_name)`. A plain value.
 struct Principal {
@@ -67,8 +69,10 @@ class Resource {
   virtual Result<std::vector<OwnerRef>> owners() const = 0;
   /// The teams `user` belongs to, with their ancestors. Errors: storage.
   virtual Result<std::vector<Uuid>> teams_of(const Uuid& user) const = 0;
-  /// The policy documents (JSON text of each policy entity) of `teams`. Errors: storage.
-  virtual Result<std::vector<std::string>> policies_of(std::span<const Uuid> teams) const = 0;
+  /// The rules of the enabled, live policies of `teams`, typed (entities.hpp). A stored policy
+  /// that does not decode is an error, never skipped: skipping it would drop its deny rules.
+  /// Errors: storage.
+  virtual Result<std::vector<PolicyRule>> policies_of(std::span<const Uuid> teams) const = 0;
 };
 
 /// Decides whether a principal may perform operations on a resource. Called once per operation,

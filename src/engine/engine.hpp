@@ -156,7 +156,7 @@ class RecordResource final : public Resource {
   Kind kind() const noexcept override { return kind_; }
   Result<std::vector<OwnerRef>> owners() const override;
   Result<std::vector<Uuid>> teams_of(const Uuid& user) const override;
-  Result<std::vector<std::string>> policies_of(std::span<const Uuid> teams) const override;
+  Result<std::vector<PolicyRule>> policies_of(std::span<const Uuid> teams) const override;
 
  private:
   Tx& tx_;

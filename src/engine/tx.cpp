@@ -525,8 +525,8 @@ Result<std::vector<Uuid>> RecordResource::teams_of(const Uuid& user) const {
   return out;
 }
 
-Result<std::vector<std::string>> RecordResource::policies_of(std::span<const Uuid> teams) const {
-  std::vector<std::string> out;
+Result<std::vector<PolicyRule>> RecordResource::policies_of(std::span<const Uuid> teams) const {
+  std::vector<PolicyRule> out;
   std::vector<Uuid> seen;
   for (const auto& t : teams) {
     auto ps = tx_.edges(t, Rel::policy, false);
@@ -536,7 +536,15 @@ Result<std::vector<std::string>> RecordResource::policies_of(std::span<const Uui
       seen.push_back(p.other);
       auto rec = tx_.find(p.other);
       if (!rec) return rec.error();
-      if (*rec && !(*rec)->deleted()) out.push_back(catalog::json::serialize((*rec)->doc));
+      if (!*rec || (*rec)->deleted()) continue;
+      // Decoded straight from the stored document; one that does not decode fails the call
+      // (fail closed) instead of being skipped with its deny rules.
+      auto policy = from_json<Policy>(boost::json::value((*rec)->doc));
+      if (!policy)
+        return fail(Errc::storage, "stored policy " + std::string((*rec)->fqn()) +
+                                       " does not decode: " + policy.error().message());
+      if (!policy->enabled) continue;
+      std::move(policy->rules.begin(), policy->rules.end(), std::back_inserter(out));
     }
   }
   return out;
