@@ -197,7 +197,8 @@ Result<void> PolicyAuthorizer::authorize(const Principal& who,
   facts.no_owner = owners->empty();
   for (const auto& o : *owners)
     if (o.id == who.id ||
-        (o.kind == Kind::team && std::find(teams->begin(), teams->end(), o.id) != teams->end()))
+        (info(o.kind).members_own &&
+         std::find(teams->begin(), teams->end(), o.id) != teams->end()))
       facts.is_owner = true;
   auto decision = decide(rules, what.kind(), operations, facts);
   if (!decision) return fail(Errc::forbidden, who.name + " is " + decision.error().message());

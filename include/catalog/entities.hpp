@@ -15,6 +15,7 @@
 #include <boost/describe/class.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <boost/mp11/list.hpp>
 
 #include <array>
 #include <cstdint>
@@ -213,6 +214,33 @@ struct User : EntityBase {
   std::vector<EntityReference> domains{};
 };
 BOOST_DESCRIBE_STRUCT(User, (EntityBase), (email, is_admin, is_bot, teams, follows, owns, domains))
+template <>
+struct KindTraits<User> {
+  static constexpr std::string_view extras[] = {"teams", "follows", "owns", "domains"};
+  static constexpr RelationField relations[] = {
+      {"teams", Relation::member, true, {Kind::team}},
+      {"follows",
+       Relation::follows,
+       false,
+       {Kind::mlmodel, Kind::glossary, Kind::glossary_term, Kind::domain, Kind::search_index}},
+      {"owns",
+       Relation::owns,
+       false,
+       {Kind::team, Kind::policy, Kind::mlmodel_service, Kind::search_service, Kind::mlmodel,
+        Kind::glossary, Kind::glossary_term, Kind::domain, Kind::search_index}},
+      {"domains", Relation::domain, false, {Kind::domain}}};
+  static constexpr std::string_view required[] = {"email"};
+  static constexpr std::string_view admin_only[] = {"isAdmin", "isBot"};
+  static constexpr KindInfo info{.kind = User::kind,
+                                 .type = "user",
+                                 .collection = "users",
+                                 .extra_fields = extras,
+                                 .relations = relations,
+                                 .required = required,
+                                 .admin_only = admin_only,
+                                 .may_own = true,
+                                 .principal = true};
+};
 
 struct Team : EntityBase {
   static constexpr Kind kind = Kind::team;
@@ -232,6 +260,38 @@ struct Team : EntityBase {
 BOOST_DESCRIBE_STRUCT(Team, (EntityBase),
                       (team_type, email, is_joinable, parents, users, owners, domains, children,
                        policies, user_count, children_count))
+template <>
+struct KindTraits<Team> {
+  static constexpr std::string_view extras[] = {"parents",   "users",        "owners",
+                                                "domains",   "children",     "policies",
+                                                "userCount", "childrenCount"};
+  static constexpr RelationField relations[] = {
+      {"parents", Relation::contains, true, {Kind::team}},
+      {"users", Relation::member, false, {Kind::user}},
+      {"owners", Relation::owns, true, {Kind::user, Kind::team}},
+      {"domains", Relation::domain, false, {Kind::domain}},
+      {"children", Relation::contains, false, {Kind::team}},
+      {"policies", Relation::policy, false, {Kind::policy}}};
+  static constexpr std::string_view required[] = {"teamType"};
+  static constexpr std::string_view rule_fields[] = {"teamType", "parents"};
+  static constexpr CountField counts[] = {{"userCount", Relation::member, false},
+                                          {"childrenCount", Relation::contains, false}};
+  static constexpr OwnerRule owner_rule{"Team", "teamType", "Group",
+                                        "cannot own entities: only Group teams can"};
+  static constexpr KindInfo info{.kind = Team::kind,
+                                 .type = "team",
+                                 .collection = "teams",
+                                 .extra_fields = extras,
+                                 .relations = relations,
+                                 .required = required,
+                                 .rule_fields = rule_fields,
+                                 .counts = counts,
+                                 .containers = {Kind::team},
+                                 .may_own = true,
+                                 .owner_rule = &owner_rule,
+                                 .members_own = true,
+                                 .domain_by_fqn = true};
+};
 
 struct Policy : EntityBase {
   static constexpr Kind kind = Kind::policy;
@@ -242,6 +302,22 @@ struct Policy : EntityBase {
   std::vector<EntityReference> teams{};
 };
 BOOST_DESCRIBE_STRUCT(Policy, (EntityBase), (rules, enabled, owners, teams))
+template <>
+struct KindTraits<Policy> {
+  static constexpr std::string_view extras[] = {"owners", "teams"};
+  static constexpr RelationField relations[] = {
+      {"owners", Relation::owns, true, {Kind::user, Kind::team}},
+      {"teams", Relation::policy, true, {Kind::team}}};
+  static constexpr std::string_view read_only[] = {"teams"};  // a team names its policies
+  static constexpr std::string_view required[] = {"rules"};
+  static constexpr KindInfo info{.kind = Policy::kind,
+                                 .type = "policy",
+                                 .collection = "policies",
+                                 .extra_fields = extras,
+                                 .relations = relations,
+                                 .read_only = read_only,
+                                 .required = required};
+};
 
 /// Fields of both service kinds.
 struct ServiceBase : EntityBase {
@@ -251,18 +327,44 @@ struct ServiceBase : EntityBase {
   std::vector<EntityReference> domains{};
 };
 BOOST_DESCRIBE_STRUCT(ServiceBase, (EntityBase), (service_type, owners, tags, domains))
+/// What both service kinds share.
+struct ServiceTraits {
+  static constexpr std::string_view extras[] = {"owners", "tags", "domains"};
+  static constexpr RelationField relations[] = {
+      {"owners", Relation::owns, true, {Kind::user, Kind::team}},
+      {"domains", Relation::domain, false, {Kind::domain}}};
+  static constexpr std::string_view required[] = {"serviceType"};
+};
 
 struct MlModelService : ServiceBase {
   static constexpr Kind kind = Kind::mlmodel_service;
   using create_type = CreateService;
 };
 BOOST_DESCRIBE_STRUCT(MlModelService, (ServiceBase), ())
+template <>
+struct KindTraits<MlModelService> : ServiceTraits {
+  static constexpr KindInfo info{.kind = MlModelService::kind,
+                                 .type = "mlmodelService",
+                                 .collection = "services/mlmodelServices",
+                                 .extra_fields = extras,
+                                 .relations = relations,
+                                 .required = required};
+};
 
 struct SearchService : ServiceBase {
   static constexpr Kind kind = Kind::search_service;
   using create_type = CreateService;
 };
 BOOST_DESCRIBE_STRUCT(SearchService, (ServiceBase), ())
+template <>
+struct KindTraits<SearchService> : ServiceTraits {
+  static constexpr KindInfo info{.kind = SearchService::kind,
+                                 .type = "searchService",
+                                 .collection = "services/searchServices",
+                                 .extra_fields = extras,
+                                 .relations = relations,
+                                 .required = required};
+};
 
 struct MlModel : EntityBase {
   static constexpr Kind kind = Kind::mlmodel;
@@ -284,6 +386,33 @@ struct MlModel : EntityBase {
 BOOST_DESCRIBE_STRUCT(MlModel, (EntityBase),
                       (algorithm, service, service_type, target, server, ml_features,
                        ml_hyper_parameters, owners, followers, votes, tags, domains, extension))
+template <>
+struct KindTraits<MlModel> {
+  static constexpr std::string_view extras[] = {"owners", "followers", "votes",
+                                                "tags",   "domains",   "extension"};
+  static constexpr RelationField relations[] = {
+      {"owners", Relation::owns, true, {Kind::user, Kind::team}},
+      {"followers", Relation::follows, true, {Kind::user}},
+      {"domains", Relation::domain, false, {Kind::domain}}};
+  static constexpr std::string_view read_only[] = {"serviceType"};  // the service's
+  static constexpr std::string_view required[] = {"algorithm"};
+  static constexpr std::string_view major_fields[] = {"algorithm", "server", "target"};
+  static constexpr KindInfo info{.kind = MlModel::kind,
+                                 .type = "mlmodel",
+                                 .collection = "mlmodels",
+                                 .extra_fields = extras,
+                                 .has_followers = true,
+                                 .has_votes = true,
+                                 .relations = relations,
+                                 .read_only = read_only,
+                                 .required = required,
+                                 .major_fields = major_fields,
+                                 .service = Kind::mlmodel_service,
+                                 .placement = Placement::in_container,
+                                 .containers = {Kind::mlmodel_service},
+                                 .container_field = "service",
+                                 .container_type = "serviceType"};
+};
 
 struct Glossary : EntityBase {
   static constexpr Kind kind = Kind::glossary;
@@ -300,6 +429,26 @@ struct Glossary : EntityBase {
 BOOST_DESCRIBE_STRUCT(Glossary, (EntityBase),
                       (mutually_exclusive, owners, tags, domains, reviewers, followers, votes,
                        term_count))
+template <>
+struct KindTraits<Glossary> {
+  static constexpr std::string_view extras[] = {"owners",    "tags",  "domains",  "reviewers",
+                                                "followers", "votes", "termCount"};
+  static constexpr RelationField relations[] = {
+      {"owners", Relation::owns, true, {Kind::user, Kind::team}},
+      {"domains", Relation::domain, false, {Kind::domain}},
+      {"reviewers", Relation::reviews, false, {Kind::user}},
+      {"followers", Relation::follows, true, {Kind::user}}};
+  static constexpr CountField counts[] = {{"termCount", Relation::contains, true}};
+  static constexpr KindInfo info{.kind = Glossary::kind,
+                                 .type = "glossary",
+                                 .collection = "glossaries",
+                                 .extra_fields = extras,
+                                 .has_followers = true,
+                                 .has_votes = true,
+                                 .relations = relations,
+                                 .counts = counts,
+                                 .glossary_root = true};
+};
 
 struct GlossaryTerm : EntityBase {
   static constexpr Kind kind = Kind::glossary_term;
@@ -321,6 +470,29 @@ struct GlossaryTerm : EntityBase {
 BOOST_DESCRIBE_STRUCT(GlossaryTerm, (EntityBase),
                       (glossary, parent, synonyms, status, mutually_exclusive, owners, tags,
                        children, reviewers, related_terms, followers, votes, domains))
+template <>
+struct KindTraits<GlossaryTerm> {
+  static constexpr std::string_view extras[] = {
+      "owners", "tags", "children", "reviewers", "relatedTerms", "followers", "votes", "domains"};
+  static constexpr RelationField relations[] = {
+      {"owners", Relation::owns, true, {Kind::user, Kind::team}},
+      {"children", Relation::contains, false, {Kind::glossary_term}},
+      {"reviewers", Relation::reviews, false, {Kind::user}},
+      {"relatedTerms", Relation::related, false, {Kind::glossary_term}},
+      {"followers", Relation::follows, true, {Kind::user}},
+      {"domains", Relation::domain, false, {Kind::domain}}};
+  static constexpr KindInfo info{.kind = GlossaryTerm::kind,
+                                 .type = "glossaryTerm",
+                                 .collection = "glossaryTerms",
+                                 .extra_fields = extras,
+                                 .has_followers = true,
+                                 .has_votes = true,
+                                 .relations = relations,
+                                 .placement = Placement::in_container,
+                                 .containers = {Kind::glossary, Kind::glossary_term},
+                                 .container_field = "parent",
+                                 .in_glossary = true};
+};
 
 struct SearchIndex : EntityBase {
   static constexpr Kind kind = Kind::search_index;
@@ -340,6 +512,30 @@ struct SearchIndex : EntityBase {
 BOOST_DESCRIBE_STRUCT(SearchIndex, (EntityBase),
                       (service, service_type, fields, index_type, owners, tags, domains,
                        followers, votes, extension, source_hash))
+template <>
+struct KindTraits<SearchIndex> {
+  static constexpr std::string_view extras[] = {"followers", "votes", "extension", "sourceHash"};
+  static constexpr RelationField relations[] = {
+      {"owners", Relation::owns, true, {Kind::user, Kind::team}},
+      {"domains", Relation::domain, false, {Kind::domain}},
+      {"followers", Relation::follows, true, {Kind::user}}};
+  static constexpr std::string_view read_only[] = {"serviceType"};  // the service's
+  static constexpr std::string_view required[] = {"fields"};
+  static constexpr KindInfo info{.kind = SearchIndex::kind,
+                                 .type = "searchIndex",
+                                 .collection = "searchIndexes",
+                                 .extra_fields = extras,
+                                 .has_followers = true,
+                                 .has_votes = true,
+                                 .relations = relations,
+                                 .read_only = read_only,
+                                 .required = required,
+                                 .service = Kind::search_service,
+                                 .placement = Placement::in_container,
+                                 .containers = {Kind::search_service},
+                                 .container_field = "service",
+                                 .container_type = "serviceType"};
+};
 
 struct Domain : EntityBase {
   static constexpr Kind kind = Kind::domain;
@@ -353,6 +549,30 @@ struct Domain : EntityBase {
 };
 BOOST_DESCRIBE_STRUCT(Domain, (EntityBase),
                       (domain_type, parent, owners, children, experts, followers))
+template <>
+struct KindTraits<Domain> {
+  static constexpr std::string_view extras[] = {"owners", "children", "experts", "followers"};
+  static constexpr RelationField relations[] = {
+      {"owners", Relation::owns, true, {Kind::user, Kind::team}},
+      {"children", Relation::contains, false, {Kind::domain}},
+      {"experts", Relation::expert, false, {Kind::user}},
+      {"followers", Relation::follows, true, {Kind::user}}};
+  static constexpr std::string_view required[] = {"domainType"};
+  static constexpr KindInfo info{.kind = Domain::kind,
+                                 .type = "domain",
+                                 .collection = "domains",
+                                 .extra_fields = extras,
+                                 .has_followers = true,
+                                 .relations = relations,
+                                 .required = required,
+                                 .placement = Placement::optional_container,
+                                 .containers = {Kind::domain},
+                                 .container_field = "parent"};
+};
+
+/// Every entity struct, in the order of `Kind` (kind_traits.hpp checks it).
+using entity_types = boost::mp11::mp_list<User, Team, Policy, MlModelService, SearchService,
+                                          MlModel, Glossary, GlossaryTerm, Domain, SearchIndex>;
 
 // ---- create requests (REST.md "Create request shapes") ----
 // Containers are named by FQN; users, teams and policies by id; domain experts by user name.

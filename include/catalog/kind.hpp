@@ -1,10 +1,14 @@
 #ifndef CATALOG_KIND_HPP
 #define CATALOG_KIND_HPP
 
-// The entity kinds of SEMANTICS.md S1 and what the catalog knows about each: its reference
-// type, its REST collection, the extra fields `fields` may ask for, and whether it has
-// followers and votes.
+// The entity kinds of SEMANTICS.md S1 and what the catalog knows about each (`KindInfo`): its
+// reference type, its REST collection, the extra fields `fields` may ask for, its relationship
+// fields, containers, read-only and required fields, and the other rules that differ between
+// kinds. Each kind states them once, in its `KindTraits` next to its struct in entities.hpp;
+// kind_traits.hpp gathers them into the table `info()` reads and visits kinds by type.
 
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -29,15 +33,138 @@ inline constexpr Kind all_kinds[] = {Kind::user,          Kind::team,           
                                      Kind::glossary,      Kind::glossary_term,  Kind::domain,
                                      Kind::search_index};
 
-/// What the catalog knows about one kind. Static data; thread-safe.
-struct KindInfo {
-  Kind kind;
-  std::string_view type;        // reference `type` and `entityType`, e.g. "glossaryTerm"
-  std::string_view collection;  // REST collection path after /v1/, e.g. "glossaryTerms"
-  std::span<const std::string_view> extra_fields;  // S2 "extra" column
-  bool has_followers;
-  bool has_votes;
+/// A set of kinds. A plain value.
+class KindSet {
+ public:
+  constexpr KindSet() noexcept = default;
+  constexpr KindSet(std::initializer_list<Kind> kinds) noexcept {
+    for (auto k : kinds) bits_ |= bit(k);
+  }
+  constexpr bool contains(Kind k) const noexcept { return (bits_ & bit(k)) != 0; }
+  constexpr bool empty() const noexcept { return bits_ == 0; }
+
+ private:
+  static constexpr std::uint32_t bit(Kind k) noexcept {
+    return std::uint32_t{1} << static_cast<unsigned>(k);
+  }
+  std::uint32_t bits_ = 0;
 };
+
+/// Relationships between entities, stored as one byte in edge keys (the engine's key schema).
+enum class Relation : char {
+  owns = 'o',      // owner (user/team) -> entity
+  follows = 'f',   // user -> entity
+  votes = 'v',     // user -> entity; data "u" or "d"
+  reviews = 'r',   // entity -> reviewer user
+  expert = 'x',    // domain -> expert user
+  contains = 'c',  // container -> child (glossary->term, term->term, service->asset,
+                   // domain->sub-domain, team->child team)
+  member = 'm',    // team -> user
+  policy = 'p',    // team -> policy
+  domain = 'd',    // entity -> domain it is assigned to
+  related = 't',   // term -> related term
+};
+
+/// A relationship field of a kind (S2): rendered from the edges of `rel` from the entity (or to
+/// it, when `reverse`); `others` are the kinds at the other end.
+struct RelationField {
+  std::string_view field;
+  Relation rel;
+  bool reverse;
+  KindSet others;
+};
+
+/// A count shown as an extra field: the edges of `rel` from the entity, or with `deep` every
+/// entity of the containment tree below it.
+struct CountField {
+  std::string_view field;
+  Relation rel;
+  bool deep;
+};
+
+/// Whether an entity of a kind lives in a container (S1): `Record::container`, rendered as the
+/// kind's `container_field`.
+enum class Placement { top_level, optional_container, in_container };
+
+/// An entity of the kind may own others only when its `field` is `value` (S5). A refusal reads
+/// "<what> <name> of type <actual> <refusal>".
+struct OwnerRule {
+  std::string_view what;
+  std::string_view field;
+  std::string_view value;
+  std::string_view refusal;
+};
+
+/// What the catalog knows about one kind: every rule that differs between kinds. Static data;
+/// thread-safe. Each kind's is `KindTraits<E>::info` (entities.hpp); omitted members keep the
+/// defaults below.
+struct KindInfo {
+  Kind kind = Kind::user;
+  std::string_view type{};        // reference `type` and `entityType`, e.g. "glossaryTerm"
+  std::string_view collection{};  // REST collection path after /v1/, e.g. "glossaryTerms"
+  std::span<const std::string_view> extra_fields{};  // S2 "extra" column
+  bool has_followers = false;                        // followable (S4)
+  bool has_votes = false;                            // votable (S4)
+  /// Relationship fields, in the order they are rendered.
+  std::span<const RelationField> relations{};
+  /// Read-only beyond the fields read-only in every kind (`common_read_only`).
+  std::span<const std::string_view> read_only{};
+  /// Own fields an entity of the kind always has: a patch may not remove them.
+  std::span<const std::string_view> required{};
+  /// Fields whose change makes a major version (+1.0) rather than a minor one (S3).
+  std::span<const std::string_view> major_fields{};
+  /// Fields only an admin may change (S11).
+  std::span<const std::string_view> admin_only{};
+  /// Fields whose change re-checks the kind's structural rules (the team rules of S9).
+  std::span<const std::string_view> rule_fields{};
+  /// Counted extra fields, rendered in this order after votes.
+  std::span<const CountField> counts{};
+  /// The service kind an entity belongs to: lists filter by it (S8), a create names it, and
+  /// its `serviceType` is the service's (read-only).
+  std::optional<Kind> service{};
+  Placement placement = Placement::top_level;
+  /// The kinds whose containment edges may point at an entity of this kind; a delete cascades
+  /// along them (S6) and a restore needs the containers live (S7).
+  KindSet containers{};
+  /// The member rendering the container (`service`, `parent`); with `container_type` the member
+  /// copied from it (`serviceType`).
+  std::string_view container_field{};
+  std::string_view container_type{};
+  bool in_glossary = false;    // has a `glossary` beside its container (terms)
+  bool glossary_root = false;  // the glossary its terms name
+  bool may_own = false;        // owners may be of this kind (S5)
+  const OwnerRule* owner_rule = nullptr;
+  bool members_own = false;  // its members count as owners where it owns (teams, S5)
+  bool principal = false;    // callers are of this kind: they follow and vote (users)
+  /// A merge patch may name the one domain by FQN in `domain` instead of `domains` (teams).
+  bool domain_by_fqn = false;
+};
+
+/// Fields read-only in every kind that has them (S9); `KindInfo::read_only` adds the kind's own.
+inline constexpr std::string_view common_read_only[] = {"id",
+                                                        "name",
+                                                        "fullyQualifiedName",
+                                                        "version",
+                                                        "updatedAt",
+                                                        "updatedBy",
+                                                        "href",
+                                                        "changeDescription",
+                                                        "deleted",
+                                                        "followers",
+                                                        "votes",
+                                                        "children",
+                                                        "service",
+                                                        "glossary",
+                                                        "parent",
+                                                        "follows",
+                                                        "owns",
+                                                        "termCount",
+                                                        "userCount",
+                                                        "childrenCount"};
+
+/// The traits of entity struct `E` (entities.hpp): `static constexpr KindInfo info`.
+template <class E>
+struct KindTraits;
 
 /// The description of `k`.
 const KindInfo& info(Kind k) noexcept;

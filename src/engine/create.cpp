@@ -8,7 +8,10 @@
 
 #include <catalog/entities.hpp>
 #include <catalog/fqn.hpp>
+#include <catalog/kind_traits.hpp>
 #include <catalog/policy.hpp>
+
+#include <type_traits>
 
 namespace catalog::engine {
 
@@ -29,6 +32,7 @@ struct Draft {
   std::optional<Record> parent;  // the container record, for owner inheritance
   std::vector<Link> links;       // `record.id` is filled in before they are written
   std::vector<OwnerRef> owners;  // as the request names them: isOwner() before they resolve
+  bool admin_only = false;       // only an admin may create it (an admin user, S11)
 };
 
 // Placeholder for the new entity's id in links, replaced once the id is known.
@@ -45,7 +49,7 @@ Result<T> read_request(Kind kind, const json::value& body, Draft& d) {
   if constexpr (requires { request->owners; })
     if (request)
       for (const auto& ref : request->owners)
-        d.owners.push_back(OwnerRef{ref.id, ref.type == "team" ? Kind::team : Kind::user});
+        d.owners.push_back(OwnerRef{ref.id, kind_from_type(ref.type).value_or(Kind::user)});
   return request;
 }
 
@@ -121,8 +125,9 @@ Result<void> link_ids(Tx& tx, Draft& d, Kind kind, Rel rel, const std::vector<Uu
   return {};
 }
 
-// Each prepare_* validates the request alone (400), resolves its container (404) and returns a
-// draft; references are resolved after authorization, by `resolve_*` callbacks.
+// How a create request becomes an entity, one `prepare` per request type: it validates the
+// request alone (400), resolves its container (404) and fills in the draft; references are
+// resolved after authorization, by the `resolve` callback it leaves.
 using Resolver = std::function<Result<void>(Tx&, Draft&)>;
 
 struct Prepared {
@@ -130,19 +135,18 @@ struct Prepared {
   Resolver resolve;  // references (after authorization)
 };
 
-Result<void> prepare_user([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
-                          Prepared& p) {
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateUser& r,
+                     Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateUser>(kind, body, d);
-  if (!r) return r.error();
-  if (auto c = check_name(r->name); !c) return c.error();
-  if (auto e = validate_email(r->email); !e) return e.error();
-  base_doc(doc, r->name, r->display_name, r->description);
-  doc["email"] = r->email;
-  doc["isAdmin"] = r->is_admin.value_or(false);
-  doc["isBot"] = r->is_bot.value_or(false);
-  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (auto e = validate_email(r.email); !e) return e.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["email"] = r.email;
+  doc["isAdmin"] = r.is_admin.value_or(false);
+  d.admin_only = r.is_admin.value_or(false);
+  doc["isBot"] = r.is_bot.value_or(false);
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     auto teams = resolve_ids(tx, Kind::team, req.teams);
     if (!teams) return teams.error();
     for (const auto& t : *teams) d.links.push_back({t.id, Rel::member, self});
@@ -151,21 +155,19 @@ Result<void> prepare_user([[maybe_unused]] Tx& tx, Kind kind, const json::value&
   return {};
 }
 
-Result<void> prepare_team([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
-                          Prepared& p) {
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateTeam& r,
+                     Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateTeam>(kind, body, d);
-  if (!r) return r.error();
-  if (auto c = check_name(r->name); !c) return c.error();
-  if (r->email)
-    if (auto e = validate_email(*r->email); !e) return e.error();
-  base_doc(doc, r->name, r->display_name, r->description);
-  auto type = r->team_type.value_or(TeamType::group);
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (r.email)
+    if (auto e = validate_email(*r.email); !e) return e.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  auto type = r.team_type.value_or(TeamType::group);
   doc["teamType"] = detail::enum_name(type);
-  if (r->email) doc["email"] = *r->email;
-  doc["isJoinable"] = r->is_joinable.value_or(true);
-  p.resolve = [req = *r, type](Tx& tx, Draft& d) -> Result<void> {
+  if (r.email) doc["email"] = *r.email;
+  doc["isJoinable"] = r.is_joinable.value_or(true);
+  p.resolve = [req = r, type](Tx& tx, Draft& d) -> Result<void> {
     auto parents = resolve_ids(tx, Kind::team, req.parents);
     if (!parents) return parents.error();
     if (auto rules = check_team_rules(type, *parents, {}); !rules) return rules.error();
@@ -177,125 +179,115 @@ Result<void> prepare_team([[maybe_unused]] Tx& tx, Kind kind, const json::value&
   return {};
 }
 
-Result<void> prepare_policy([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
-                            Prepared& p) {
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreatePolicy& r,
+                     Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreatePolicy>(kind, body, d);
-  if (!r) return r.error();
-  if (auto c = check_name(r->name); !c) return c.error();
-  if (auto v = policy::validate_rules(r->rules); !v) return v.error();
-  base_doc(doc, r->name, r->display_name, r->description);
-  doc["rules"] = detail::to_json(r->rules);
-  doc["enabled"] = r->enabled.value_or(true);
-  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (auto v = policy::validate_rules(r.rules); !v) return v.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["rules"] = detail::to_json(r.rules);
+  doc["enabled"] = r.enabled.value_or(true);
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
     return {};
   };
   return {};
 }
 
-Result<void> prepare_service([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
-                             Prepared& p) {
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateService& r,
+                     Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateService>(kind, body, d);
-  if (!r) return r.error();
-  if (auto c = check_name(r->name); !c) return c.error();
-  if (r->service_type.empty())
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (r.service_type.empty())
     return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
-  auto tags = normalize_tags(r->tags);
+  auto tags = normalize_tags(r.tags);
   if (!tags) return tags.error();
-  base_doc(doc, r->name, r->display_name, r->description);
-  doc["serviceType"] = r->service_type;
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["serviceType"] = r.service_type;
   doc["tags"] = std::move(*tags);
-  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
   return {};
 }
 
-Result<void> prepare_mlmodel(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
+Result<void> prepare(Tx& tx, Kind kind, const CreateMlModel& r, Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateMlModel>(kind, body, d);
-  if (!r) return r.error();
-  if (auto c = check_name(r->name); !c) return c.error();
-  if (r->server)
-    if (auto u = validate_uri(*r->server, "server"); !u) return u.error();
-  auto tags = normalize_tags(r->tags);
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (r.server)
+    if (auto u = validate_uri(*r.server, "server"); !u) return u.error();
+  auto tags = normalize_tags(r.tags);
   if (!tags) return tags.error();
-  base_doc(doc, r->name, r->display_name, r->description);
-  doc["algorithm"] = r->algorithm;
-  if (r->target) doc["target"] = *r->target;
-  if (r->server) doc["server"] = *r->server;
-  doc["mlFeatures"] = detail::to_json(r->ml_features);
-  doc["mlHyperParameters"] = detail::to_json(r->ml_hyper_parameters);
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["algorithm"] = r.algorithm;
+  if (r.target) doc["target"] = *r.target;
+  if (r.server) doc["server"] = *r.server;
+  doc["mlFeatures"] = detail::to_json(r.ml_features);
+  doc["mlHyperParameters"] = detail::to_json(r.ml_hyper_parameters);
   doc["tags"] = std::move(*tags);
-  if (r->extension) doc["extension"] = *r->extension;
-  if (auto in = place_in_service(tx, d, kind, r->service); !in) return in.error();
-  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+  if (r.extension) doc["extension"] = *r.extension;
+  if (auto in = place_in_service(tx, d, kind, r.service); !in) return in.error();
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
   return {};
 }
 
-Result<void> prepare_glossary([[maybe_unused]] Tx& tx, Kind kind, const json::value& body,
-                              Prepared& p) {
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossary& r,
+                     Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateGlossary>(kind, body, d);
-  if (!r) return r.error();
-  if (auto c = check_name(r->name); !c) return c.error();
-  auto tags = normalize_tags(r->tags);
+  if (auto c = check_name(r.name); !c) return c.error();
+  auto tags = normalize_tags(r.tags);
   if (!tags) return tags.error();
-  base_doc(doc, r->name, r->display_name, r->description);
-  doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["mutuallyExclusive"] = r.mutually_exclusive.value_or(false);
   doc["tags"] = std::move(*tags);
-  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
     return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
   return {};
 }
 
-Result<void> prepare_term(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
+Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossaryTerm& r, Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateGlossaryTerm>(kind, body, d);
-  if (!r) return r.error();
-  if (auto c = check_name(r->name); !c) return c.error();
-  if (auto f = fqn::canonical(r->glossary); !f) return f.error();
-  if (r->parent)
-    if (auto f = fqn::canonical(*r->parent); !f) return f.error();
-  for (const auto& s : r->synonyms)
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (auto f = fqn::canonical(r.glossary); !f) return f.error();
+  if (r.parent)
+    if (auto f = fqn::canonical(*r.parent); !f) return f.error();
+  for (const auto& s : r.synonyms)
     if (s.empty()) return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
-  auto tags = normalize_tags(r->tags);
+  auto tags = normalize_tags(r.tags);
   if (!tags) return tags.error();
-  auto glossary = tx.live_by_fqn(Kind::glossary, r->glossary);
+  auto glossary = tx.live_by_fqn(Kind::glossary, r.glossary);
   if (!glossary) return glossary.error();
   d.record.glossary = glossary->id;
-  if (r->parent) {
-    auto parent = tx.live_by_fqn(Kind::glossary_term, *r->parent);
+  if (r.parent) {
+    auto parent = tx.live_by_fqn(Kind::glossary_term, *r.parent);
     if (!parent) return parent.error();
     if (parent->glossary != glossary->id)
       return fail(Errc::invalid_value,
-                  "Invalid parent " + *r->parent + ": the term belongs to another glossary");
+                  "Invalid parent " + *r.parent + ": the term belongs to another glossary");
     place_under(d, std::move(*parent));
   } else {
     place_under(d, *glossary);
   }
   auto glossary_reviewers = tx.edges(glossary->id, Rel::reviews, false);
   if (!glossary_reviewers) return glossary_reviewers.error();
-  base_doc(doc, r->name, r->display_name, r->description);
+  base_doc(doc, r.name, r.display_name, r.description);
   json::array synonyms;
-  for (const auto& s : r->synonyms) synonyms.push_back(json::string(s));
+  for (const auto& s : r.synonyms) synonyms.push_back(json::string(s));
   doc["synonyms"] = std::move(synonyms);
-  bool reviewed = !glossary_reviewers->empty() || !r->reviewers.empty();
+  bool reviewed = !glossary_reviewers->empty() || !r.reviewers.empty();
   doc["status"] = reviewed ? "Draft" : "Approved";
-  doc["mutuallyExclusive"] = r->mutually_exclusive.value_or(false);
+  doc["mutuallyExclusive"] = r.mutually_exclusive.value_or(false);
   doc["tags"] = std::move(*tags);
-  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
     if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
     if (auto l = link_fqns(tx, d, Kind::glossary_term, Rel::related, req.related_terms); !l)
@@ -305,21 +297,19 @@ Result<void> prepare_term(Tx& tx, Kind kind, const json::value& body, Prepared& 
   return {};
 }
 
-Result<void> prepare_domain(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
+Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateDomain& r, Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateDomain>(kind, body, d);
-  if (!r) return r.error();
-  if (auto c = check_name(r->name); !c) return c.error();
-  if (r->parent) {
-    if (auto f = fqn::canonical(*r->parent); !f) return f.error();
-    auto parent = tx.live_by_fqn(Kind::domain, *r->parent);
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (r.parent) {
+    if (auto f = fqn::canonical(*r.parent); !f) return f.error();
+    auto parent = tx.live_by_fqn(Kind::domain, *r.parent);
     if (!parent) return parent.error();
     place_under(d, std::move(*parent));
   }
-  base_doc(doc, r->name, r->display_name, r->description);
-  doc["domainType"] = detail::enum_name(r->domain_type);
-  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["domainType"] = detail::enum_name(r.domain_type);
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     // Experts are user names, not FQNs: a name with a dot is one part ("john.doe").
     std::vector<std::string> expert_fqns;
     for (const auto& name : req.experts) expert_fqns.push_back(fqn::quote(name));
@@ -330,49 +320,37 @@ Result<void> prepare_domain(Tx& tx, Kind kind, const json::value& body, Prepared
   return {};
 }
 
-Result<void> prepare_search_index(Tx& tx, Kind kind, const json::value& body, Prepared& p) {
+Result<void> prepare(Tx& tx, Kind kind, const CreateSearchIndex& r, Prepared& p) {
   Draft& d = p.draft;
   auto& doc = d.record.doc;
-  auto r = read_request<CreateSearchIndex>(kind, body, d);
-  if (!r) return r.error();
-  if (auto c = check_name(r->name); !c) return c.error();
-  if (auto v = validate_index_fields(r->fields); !v) return v.error();
-  if (r->source_hash)
-    if (auto v = validate_source_hash(*r->source_hash); !v) return v.error();
-  auto tags = normalize_tags(r->tags);
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (auto v = validate_index_fields(r.fields); !v) return v.error();
+  if (r.source_hash)
+    if (auto v = validate_source_hash(*r.source_hash); !v) return v.error();
+  auto tags = normalize_tags(r.tags);
   if (!tags) return tags.error();
-  base_doc(doc, r->name, r->display_name, r->description);
-  doc["fields"] = detail::to_json(r->fields);
-  doc["indexType"] = detail::enum_name(r->index_type.value_or(IndexType::index));
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["fields"] = detail::to_json(r.fields);
+  doc["indexType"] = detail::enum_name(r.index_type.value_or(IndexType::index));
   doc["tags"] = std::move(*tags);
-  if (r->extension) doc["extension"] = *r->extension;
-  if (r->source_hash) doc["sourceHash"] = *r->source_hash;
-  if (auto in = place_in_service(tx, d, kind, r->service); !in) return in.error();
-  p.resolve = [req = *r](Tx& tx, Draft& d) -> Result<void> {
+  if (r.extension) doc["extension"] = *r.extension;
+  if (r.source_hash) doc["sourceHash"] = *r.source_hash;
+  if (auto in = place_in_service(tx, d, kind, r.service); !in) return in.error();
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
   return {};
 }
 
-// Validates the request alone (400) and resolves its container (404), by kind.
+// Reads the create request of the kind's type (`E::create_type`) and prepares it.
 Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
   Prepared p;
   p.draft.record.kind = kind;
-  Result<void> r = [&]() -> Result<void> {
-    switch (kind) {
-    case Kind::user: return prepare_user(tx, kind, body, p);
-    case Kind::team: return prepare_team(tx, kind, body, p);
-    case Kind::policy: return prepare_policy(tx, kind, body, p);
-    case Kind::mlmodel_service:
-    case Kind::search_service: return prepare_service(tx, kind, body, p);
-    case Kind::mlmodel: return prepare_mlmodel(tx, kind, body, p);
-    case Kind::glossary: return prepare_glossary(tx, kind, body, p);
-    case Kind::glossary_term: return prepare_term(tx, kind, body, p);
-    case Kind::domain: return prepare_domain(tx, kind, body, p);
-    case Kind::search_index: return prepare_search_index(tx, kind, body, p);
-    }
-    return {};
-  }();
+  auto r = visit_kind(kind, [&]<class E>(std::type_identity<E>) -> Result<void> {
+    auto request = read_request<typename E::create_type>(kind, body, p.draft);
+    if (!request) return request.error();
+    return prepare(tx, kind, *request, p);
+  });
   if (!r) return r.error();
   return p;
 }
@@ -395,7 +373,7 @@ Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json:
                           "a new " + std::string(type_name(kind)));
   Operation op = Operation::create;
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
-  if (kind == Kind::user && d.record.doc.at("isAdmin").as_bool() && !who.is_admin)
+  if (d.admin_only && !who.is_admin)
     return fail(Errc::forbidden, "Only an admin may create an admin user");
   if (auto r = prepared->resolve(tx, d); !r) return r.error();
   return write_new(tx, who, d);

@@ -126,13 +126,9 @@ class Tx {
 // ---- rendering ----
 
 /// A relationship field of a kind: the edge relation and whether the entity is its target.
-struct RelField {
-  std::string_view field;
-  Rel rel;
-  bool reverse;
-};
-/// Relationship fields per kind, in the order they are rendered.
-std::vector<RelField> relation_fields(Kind k);
+using RelField = RelationField;
+/// Relationship fields per kind, in the order they are rendered (the kind's traits).
+inline std::span<const RelField> relation_fields(Kind k) { return info(k).relations; }
 
 /// `{id, type, name, fullyQualifiedName, displayName?, deleted}` of a record.
 boost::json::object reference(const Record& r);

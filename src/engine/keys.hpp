@@ -35,20 +35,8 @@
 
 namespace catalog::engine::keys {
 
-/// Relationship kinds, stored as one byte.
-enum class Rel : char {
-  owns = 'o',      // owner (user/team) -> entity
-  follows = 'f',   // user -> entity
-  votes = 'v',     // user -> entity; data "u" or "d"
-  reviews = 'r',   // entity -> reviewer user
-  expert = 'x',    // domain -> expert user
-  contains = 'c',  // container -> child (glossary->term, term->term, service->asset,
-                   // domain->sub-domain, team->child team)
-  member = 'm',    // team -> user
-  policy = 'p',    // team -> policy
-  domain = 'd',    // entity -> domain it is assigned to
-  related = 't',   // term -> related term
-};
+/// Relationship kinds, stored as one byte (kind.hpp: kinds name their relationship fields).
+using Rel = catalog::Relation;
 
 inline constexpr Uuid all_scope{};  // 16 zero bytes: the collection as a whole
 

@@ -245,12 +245,14 @@ Result<json::object> restore(Tx& tx, const Principal& who, Kind kind, const Uuid
   Operation op = Operation::edit_all;
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
   if (r->deleted()) {
-    // Containers (S7): service, glossary, parent term or domain; for teams, every parent team.
+    // Containers (S7): service, glossary, parent term or domain; and the entities a relation
+    // field names by containment edges to it (every parent team of a team).
     std::vector<Uuid> containers;
     for (const auto& c : {r->container, r->glossary})
       if (c) containers.push_back(*c);
-    if (kind == Kind::team) {
-      auto parents = tx.edges(r->id, Rel::contains, true);
+    for (const auto& rf : relation_fields(kind)) {
+      if (rf.rel != Rel::contains || !rf.reverse) continue;
+      auto parents = tx.edges(r->id, rf.rel, true);
       if (!parents) return parents.error();
       for (const auto& p : *parents) containers.push_back(p.other);
     }

@@ -7,9 +7,12 @@
 
 #include <catalog/entities.hpp>
 #include <catalog/json.hpp>
+#include <catalog/kind_traits.hpp>
 #include <catalog/policy.hpp>
 
 #include <algorithm>
+#include <span>
+#include <type_traits>
 
 namespace catalog::engine {
 
@@ -17,34 +20,12 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view always_read_only[] = {"id",
-                                                 "name",
-                                                 "fullyQualifiedName",
-                                                 "version",
-                                                 "updatedAt",
-                                                 "updatedBy",
-                                                 "href",
-                                                 "changeDescription",
-                                                 "deleted",
-                                                 "followers",
-                                                 "votes",
-                                                 "children",
-                                                 "service",
-                                                 "glossary",
-                                                 "parent",
-                                                 "follows",
-                                                 "owns",
-                                                 "termCount",
-                                                 "userCount",
-                                                 "childrenCount"};
+bool listed(std::span<const std::string_view> fields, std::string_view field) {
+  return std::find(fields.begin(), fields.end(), field) != fields.end();
+}
 
 bool read_only(Kind kind, std::string_view field) {
-  if (std::find(std::begin(always_read_only), std::end(always_read_only), field) !=
-      std::end(always_read_only))
-    return true;
-  if (field == "serviceType" && service_kind(kind)) return true;  // it comes from the service
-  if (field == "teams" && kind == Kind::policy) return true;
-  return false;
+  return listed(common_read_only, field) || listed(info(kind).read_only, field);
 }
 
 std::optional<RelField> relation(Kind kind, std::string_view field) {
@@ -53,13 +34,11 @@ std::optional<RelField> relation(Kind kind, std::string_view field) {
   return std::nullopt;
 }
 
-/// The kind a patchable relation field refers to.
-Kind target_kind(Kind kind, std::string_view field) {
-  if (field == "policies") return Kind::policy;
-  if (field == "domains") return Kind::domain;
-  if (field == "parents" || (field == "teams" && kind == Kind::user)) return Kind::team;
-  if (field == "relatedTerms") return Kind::glossary_term;
-  return Kind::user;  // reviewers, experts, users (owners are users or teams)
+/// The kind a patchable relation field refers to (owners, users or teams, resolve apart).
+Kind target_kind(const RelField& rf) {
+  for (auto k : all_kinds)
+    if (rf.others.contains(k)) return k;
+  return Kind::user;
 }
 
 std::vector<std::string> ids_of(const json::value* v) {
@@ -119,47 +98,19 @@ Operation operation_for(std::string_view field) {
 
 /// Reads the patched document as the kind's struct: types, enumerations, unknown members.
 Result<void> check_shape(Kind kind, const json::value& doc) {
-  auto check = [&](auto tag) -> Result<void> {
-    using E = decltype(tag);
+  return visit_kind(kind, [&]<class E>(std::type_identity<E>) -> Result<void> {
     auto r = from_json<E>(doc);
     if (!r) return r.error();
     return {};
-  };
-  switch (kind) {
-  case Kind::user: return check(User{});
-  case Kind::team: return check(Team{});
-  case Kind::policy: return check(Policy{});
-  case Kind::mlmodel_service: return check(MlModelService{});
-  case Kind::search_service: return check(SearchService{});
-  case Kind::mlmodel: return check(MlModel{});
-  case Kind::glossary: return check(Glossary{});
-  case Kind::glossary_term: return check(GlossaryTerm{});
-  case Kind::domain: return check(Domain{});
-  case Kind::search_index: return check(SearchIndex{});
-  }
-  return {};
+  });
 }
 
-/// Values rules for changed own fields (S2).
+/// Values rules for changed own fields (S2). The shape check before has tied each field to
+/// the kind's struct, so a field name is enough to pick its rule.
 Result<void> check_value(Kind kind, std::string_view field, const json::value* v) {
-  auto missing = [&] {
-    return fail(Errc::invalid_request, "Missing required member " + std::string(field));
-  };
-  auto required = [&](std::initializer_list<std::pair<Kind, std::string_view>> list) {
-    for (auto [k, f] : list)
-      if (k == kind && f == field) return true;
-    return false;
-  };
   if (!v) {
-    if (required({{Kind::mlmodel, "algorithm"},
-                  {Kind::user, "email"},
-                  {Kind::domain, "domainType"},
-                  {Kind::team, "teamType"},
-                  {Kind::mlmodel_service, "serviceType"},
-                  {Kind::search_service, "serviceType"},
-                  {Kind::policy, "rules"},
-                  {Kind::search_index, "fields"}}))
-      return missing();
+    if (listed(info(kind).required, field))
+      return fail(Errc::invalid_request, "Missing required member " + std::string(field));
     return {};
   }
   if (field == "email") return validate_email(v->as_string());
@@ -167,12 +118,12 @@ Result<void> check_value(Kind kind, std::string_view field, const json::value* v
     return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
   if (field == "server") return validate_uri(v->as_string(), "server");
   if (field == "sourceHash") return validate_source_hash(v->as_string());
-  if (field == "fields" && kind == Kind::search_index) {
+  if (field == "fields") {
     auto f = from_json<std::vector<SearchIndexField>>(*v);
     if (!f) return f.error();
     return validate_index_fields(*f);
   }
-  if (field == "rules" && kind == Kind::policy) {
+  if (field == "rules") {
     auto rules = from_json<std::vector<PolicyRule>>(*v);
     if (!rules) return rules.error();
     return policy::validate_rules(*rules);
@@ -191,13 +142,12 @@ Result<void> check_value(Kind kind, std::string_view field, const json::value* v
 }
 
 /// Live records a relation field names. Errors: bad_request (wrong type), not_found.
-Result<std::vector<Record>> resolve_field(Tx& tx, Kind kind, std::string_view field,
-                                          const json::value* v) {
+Result<std::vector<Record>> resolve_field(Tx& tx, const RelField& rf, const json::value* v) {
   if (!v) return std::vector<Record>{};
   auto refs = from_json<std::vector<EntityReference>>(*v);
   if (!refs) return refs.error();
-  if (field == "owners") return resolve_owners(tx, *refs);
-  return resolve_refs(tx, target_kind(kind, field), *refs, field);
+  if (rf.rel == Rel::owns && rf.reverse) return resolve_owners(tx, *refs);
+  return resolve_refs(tx, target_kind(rf), *refs, rf.field);
 }
 
 /// Elements of `a` whose key (id, or tagFQN for tags) is not in `b`.
@@ -257,7 +207,7 @@ Result<PatchBody> read_body(Kind kind, const json::value& body, PatchFormat form
     return l.error();
   PatchBody out{format, body, std::nullopt};
   // The team field `domain` (a domain FQN, as the seed has it) is merge-patch only.
-  if (format == PatchFormat::merge && kind == Kind::team) {
+  if (format == PatchFormat::merge && info(kind).domain_by_fqn) {
     auto& o = out.body.as_object();
     if (auto d = o.find("domain"); d != o.end()) {
       if (o.contains("domains"))
@@ -356,21 +306,32 @@ Result<void> check_changes(Kind kind, const Principal& who, const json::value& p
   for (const auto& f : changed)
     if (!relation(kind, f))
       if (auto v = check_value(kind, f, member(after, f)); !v) return v.error();
-  if (kind == Kind::user && !who.is_admin &&
-      std::any_of(changed.begin(), changed.end(),
-                  [](const std::string& f) { return f == "isAdmin" || f == "isBot"; }))
-    return fail(Errc::forbidden, "Only an admin may change isAdmin or isBot");
+  const auto admin_only = info(kind).admin_only;
+  if (!who.is_admin && std::any_of(changed.begin(), changed.end(),
+                                   [&](const std::string& f) { return listed(admin_only, f); })) {
+    std::string fields;
+    for (auto f : admin_only) fields += (fields.empty() ? "" : " or ") + std::string(f);
+    return fail(Errc::forbidden, "Only an admin may change " + fields);
+  }
+  return {};
+}
+
+/// The structural rules of a kind, checked again when a patch changes one of its
+/// `rule_fields`: none but the team rules below.
+template <class E>
+Result<void> check_rules(std::type_identity<E>, Tx&, const Record&, const json::object&,
+                         const json::object&) {
   return {};
 }
 
 /// Team type rules for the type and parents the patch leaves (S9).
-Result<void> check_team_shape(Tx& tx, const Record& r, const json::object& before,
-                              const json::object& after) {
+Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
+                         const json::object& before, const json::object& after) {
   auto old_type = team_type_of(member(before, "teamType"));
   auto new_type = team_type_of(member(after, "teamType"));
   if (old_type == TeamType::group && new_type != TeamType::group)
     return fail(Errc::team_rule, "Team of type Group can't change its type");
-  auto parents = resolve_field(tx, Kind::team, "parents", member(after, "parents"));
+  auto parents = resolve_field(tx, *relation(r.kind, "parents"), member(after, "parents"));
   if (!parents) return parents.error();
   auto children = tx.edges(r.id, Rel::contains, false);
   if (!children) return children.error();
@@ -465,7 +426,7 @@ Result<json::object> write_changes(Tx& tx, const Principal& who, Kind kind, Reco
   std::vector<std::pair<RelField, std::vector<Record>>> relations;
   for (const auto& f : changed)
     if (auto rf = relation(kind, f)) {
-      auto records = resolve_field(tx, kind, f, member(after, f));
+      auto records = resolve_field(tx, *rf, member(after, f));
       if (!records) return records.error();
       relations.emplace_back(*rf, std::move(*records));
     }
@@ -488,8 +449,7 @@ Result<json::object> write_changes(Tx& tx, const Principal& who, Kind kind, Reco
     else
       r.doc.erase(f);
     changes.record(f, old_value, new_value);
-    if (kind == Kind::mlmodel && (f == "algorithm" || f == "server" || f == "target"))
-      changes.major = true;
+    if (listed(info(kind).major_fields, f)) changes.major = true;
   }
   if (auto w = write_version(tx, who, r, false, changes.description(), "entityUpdated",
                              changes.major);
@@ -515,10 +475,13 @@ Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const
   if (changed.empty()) return std::move(*current);  // no version for a patch that changes nothing
   if (auto a = authorize_changes(tx, who, kind, *r, changed); !a) return a.error();
   if (auto c = check_changes(kind, who, *patched, changed); !c) return c.error();
-  if (kind == Kind::team && std::any_of(changed.begin(), changed.end(), [](const auto& f) {
-        return f == "teamType" || f == "parents";
-      }))
-    if (auto t = check_team_shape(tx, *r, *current, after); !t) return t.error();
+  const auto rule_fields = info(kind).rule_fields;
+  if (std::any_of(changed.begin(), changed.end(),
+                  [&](const std::string& f) { return listed(rule_fields, f); }))
+    if (auto t =
+            visit_kind(kind, [&](auto type) { return check_rules(type, tx, *r, *current, after); });
+        !t)
+      return t.error();
   return write_changes(tx, who, kind, *r, *current, after, changed);
 }
 

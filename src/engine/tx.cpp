@@ -322,46 +322,6 @@ Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
   return out;
 }
 
-std::vector<RelField> relation_fields(Kind k) {
-  switch (k) {
-    case Kind::user:
-      return {{"teams", Rel::member, true},
-              {"follows", Rel::follows, false},
-              {"owns", Rel::owns, false},
-              {"domains", Rel::domain, false}};
-    case Kind::team:
-      return {{"parents", Rel::contains, true}, {"users", Rel::member, false},
-              {"owners", Rel::owns, true},      {"domains", Rel::domain, false},
-              {"children", Rel::contains, false}, {"policies", Rel::policy, false}};
-    case Kind::policy: return {{"owners", Rel::owns, true}, {"teams", Rel::policy, true}};
-    case Kind::mlmodel_service:
-    case Kind::search_service:
-      return {{"owners", Rel::owns, true}, {"domains", Rel::domain, false}};
-    case Kind::mlmodel:
-      return {{"owners", Rel::owns, true},
-              {"followers", Rel::follows, true},
-              {"domains", Rel::domain, false}};
-    case Kind::glossary:
-      return {{"owners", Rel::owns, true},
-              {"domains", Rel::domain, false},
-              {"reviewers", Rel::reviews, false},
-              {"followers", Rel::follows, true}};
-    case Kind::glossary_term:
-      return {{"owners", Rel::owns, true},       {"children", Rel::contains, false},
-              {"reviewers", Rel::reviews, false}, {"relatedTerms", Rel::related, false},
-              {"followers", Rel::follows, true},  {"domains", Rel::domain, false}};
-    case Kind::search_index:
-      return {{"owners", Rel::owns, true},
-              {"domains", Rel::domain, false},
-              {"followers", Rel::follows, true}};
-    case Kind::domain:
-      return {{"owners", Rel::owns, true},
-              {"children", Rel::contains, false},
-              {"experts", Rel::expert, false},
-              {"followers", Rel::follows, true}};
-  }
-  return {};
-}
 
 namespace {
 
@@ -387,19 +347,19 @@ Result<json::object> votes_of(Tx& tx, const Uuid& id) {
   return v;
 }
 
-// Terms of a glossary, counted by walking the containment tree.
-Result<std::int64_t> term_count(Tx& tx, const Uuid& root) {
+// A counted extra field: the edges of its relation from `root`, or, when deep, from every entity
+// reached along them (the terms of a glossary).
+Result<std::int64_t> count_edges(Tx& tx, const Uuid& root, const CountField& count) {
   std::int64_t n = 0;
   std::vector<Uuid> stack{root};
   while (!stack.empty()) {
     auto id = stack.back();
     stack.pop_back();
-    auto children = tx.edges(id, Rel::contains, false);
-    if (!children) return children.error();
-    for (const auto& c : *children) {
-      ++n;
-      stack.push_back(c.other);
-    }
+    auto edges = tx.edges(id, count.rel, false);
+    if (!edges) return edges.error();
+    n += static_cast<std::int64_t>(edges->size());
+    if (count.deep)
+      for (const auto& e : *edges) stack.push_back(e.other);
   }
   return n;
 }
@@ -419,32 +379,23 @@ Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields) {
   }
   // Containers, always shown.
   auto container_ref = [&](const std::optional<Uuid>& id, std::string_view field,
-                           bool with_type) -> Result<void> {
+                           std::string_view copied) -> Result<void> {
     if (!id) return {};
     auto c = tx.find(*id);
     if (!c) return c.error();
     if (!*c) return {};
     out[field] = reference(**c);
-    if (with_type)
-      if (auto t = (*c)->doc.find("serviceType"); t != (*c)->doc.end())
-        out["serviceType"] = t->value();
+    if (!copied.empty())
+      if (auto t = (*c)->doc.find(copied); t != (*c)->doc.end()) out[copied] = t->value();
     return {};
   };
-  switch (r.kind) {
-    case Kind::mlmodel:
-    case Kind::search_index:
-      if (auto c = container_ref(r.container, "service", true); !c) return c.error();
-      break;
-    case Kind::glossary_term:
-      if (auto c = container_ref(r.glossary, "glossary", false); !c) return c.error();
-      if (r.container != r.glossary)
-        if (auto c = container_ref(r.container, "parent", false); !c) return c.error();
-      break;
-    case Kind::domain:
-      if (auto c = container_ref(r.container, "parent", false); !c) return c.error();
-      break;
-    default: break;
-  }
+  const auto& kind = info(r.kind);
+  if (kind.in_glossary)
+    if (auto c = container_ref(r.glossary, "glossary", {}); !c) return c.error();
+  // A term right under its glossary shows it once, as `glossary`.
+  if (!kind.container_field.empty() && !(kind.in_glossary && r.container == r.glossary))
+    if (auto c = container_ref(r.container, kind.container_field, kind.container_type); !c)
+      return c.error();
   for (const auto& rf : relation_fields(r.kind)) {
     if (is_extra(r.kind, rf.field) && !fields.has(rf.field)) continue;
     auto edges = tx.edges(r.id, rf.rel, rf.reverse);
@@ -453,27 +404,16 @@ Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields) {
     if (!refs) return refs.error();
     out[rf.field] = std::move(*refs);
   }
-  if (info(r.kind).has_votes && fields.has("votes")) {
+  if (kind.has_votes && fields.has("votes")) {
     auto v = votes_of(tx, r.id);
     if (!v) return v.error();
     out["votes"] = std::move(*v);
   }
-  if (r.kind == Kind::glossary && fields.has("termCount")) {
-    auto n = term_count(tx, r.id);
+  for (const auto& count : kind.counts) {
+    if (!fields.has(count.field)) continue;
+    auto n = count_edges(tx, r.id, count);
     if (!n) return n.error();
-    out["termCount"] = *n;
-  }
-  if (r.kind == Kind::team) {
-    if (fields.has("userCount")) {
-      auto e = tx.edges(r.id, Rel::member, false);
-      if (!e) return e.error();
-      out["userCount"] = static_cast<std::int64_t>(e->size());
-    }
-    if (fields.has("childrenCount")) {
-      auto e = tx.edges(r.id, Rel::contains, false);
-      if (!e) return e.error();
-      out["childrenCount"] = static_cast<std::int64_t>(e->size());
-    }
+    out[count.field] = *n;
   }
   if (auto cd = r.doc.find("changeDescription"); cd != r.doc.end())
     out["changeDescription"] = cd->value();

@@ -152,18 +152,18 @@ void dedupe(std::vector<Record>& rs) {
 Result<std::vector<Record>> resolve_owners(Tx& tx, const std::vector<EntityReference>& refs) {
   std::vector<Record> out;
   for (const auto& ref : refs) {
-    if (ref.type != "user" && ref.type != "team")
+    auto kind = kind_from_type(ref.type);
+    if (!kind || !info(*kind).may_own)
       return fail(Errc::invalid_value,
                   "Invalid owner type " + ref.type.substr(0, 64) + ": owners are users or teams");
-    auto kind = ref.type == "user" ? Kind::user : Kind::team;
-    auto r = tx.live_by_id(kind, ref.id);
+    auto r = tx.live_by_id(*kind, ref.id);
     if (!r) return r.error();
-    if (kind == Kind::team) {
-      auto t = r->doc.find("teamType");
-      if (t == r->doc.end() || t->value() != "Group")
-        return fail(Errc::invalid_value, "Team " + std::string(r->name()) + " of type " +
-                                             std::string(t->value().as_string()) +
-                                             " cannot own entities: only Group teams can");
+    if (const auto* rule = info(*kind).owner_rule) {
+      auto t = r->doc.find(rule->field);
+      if (t == r->doc.end() || !t->value().is_string() || t->value().get_string() != rule->value)
+        return fail(Errc::invalid_value, std::string(rule->what) + " " + std::string(r->name()) +
+                                             " of type " + std::string(t->value().as_string()) +
+                                             " " + std::string(rule->refusal));
     }
     out.push_back(std::move(*r));
   }

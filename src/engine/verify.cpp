@@ -80,30 +80,17 @@ std::string entity_text(const Record& r) {
 }
 
 // Whether an edge of `rel` may go from an entity of kind `from` to one of kind `to`, as create
-// and patch link them.
+// and patch link them: a relationship field of either end names it (the kinds' traits), a
+// container holds it, or it is a caller's vote.
 bool edge_kinds_allowed(Rel rel, Kind from, Kind to) {
-  switch (rel) {
-  case Rel::owns: return (from == Kind::user || from == Kind::team) && to != Kind::user;
-  case Rel::follows: return from == Kind::user && info(to).has_followers;
-  case Rel::votes: return from == Kind::user && info(to).has_votes;
-  case Rel::reviews:
-    return (from == Kind::glossary || from == Kind::glossary_term) && to == Kind::user;
-  case Rel::expert: return from == Kind::domain && to == Kind::user;
-  case Rel::contains:
-    switch (to) {
-    case Kind::team: return from == Kind::team;
-    case Kind::mlmodel: return from == Kind::mlmodel_service;
-    case Kind::search_index: return from == Kind::search_service;
-    case Kind::glossary_term: return from == Kind::glossary || from == Kind::glossary_term;
-    case Kind::domain: return from == Kind::domain;
-    default: return false;
-    }
-  case Rel::member: return from == Kind::team && to == Kind::user;
-  case Rel::policy: return from == Kind::team && to == Kind::policy;
-  case Rel::domain: return to == Kind::domain;
-  case Rel::related: return from == Kind::glossary_term && to == Kind::glossary_term;
-  }
-  return false;
+  if (rel == Rel::votes) return info(from).principal && info(to).has_votes;
+  if (rel == Rel::contains && info(to).containers.contains(from)) return true;
+  auto named = [&](Kind k, Kind other, bool reverse) {
+    for (const auto& rf : info(k).relations)
+      if (rf.rel == rel && rf.reverse == reverse && rf.others.contains(other)) return true;
+    return false;
+  };
+  return named(from, to, false) || named(to, from, true);
 }
 
 // A record's JSON, parsed as engine::decode parses it.
@@ -428,9 +415,9 @@ class Verifier {
   }
 
   Result<void> check_entity_container(std::string_view key, const Record& r) {
-    const bool needs_container =
-        r.kind == Kind::mlmodel || r.kind == Kind::search_index || r.kind == Kind::glossary_term;
-    const bool may_have_container = needs_container || r.kind == Kind::domain;
+    const auto placement = info(r.kind).placement;
+    const bool needs_container = placement == Placement::in_container;
+    const bool may_have_container = placement != Placement::top_level;
     if (!r.container) {
       if (needs_container) problem(key, "no container for " + entity_text(r));
       return {};
@@ -458,9 +445,10 @@ class Verifier {
     if (r.fqn() != fqn::append(container.fqn(), r.name()))
       problem(key, "FQN " + std::string(r.fqn()) + " does not extend its container's FQN " +
                        std::string(container.fqn()));
-    if (r.kind == Kind::glossary_term) {
-      auto glossary_of_container =
-          container.kind == Kind::glossary ? std::optional<Uuid>(container.id) : container.glossary;
+    if (info(r.kind).in_glossary) {
+      auto glossary_of_container = info(container.kind).glossary_root
+                                       ? std::optional<Uuid>(container.id)
+                                       : container.glossary;
       if (!r.glossary || r.glossary != glossary_of_container)
         problem(key, "glossary of " + entity_text(r) + " is not its container's glossary");
     }
