@@ -73,9 +73,15 @@ TEST_CASE("every field a kind's traits name is a member of its struct") {
         if (!kind.container_field.empty()) CHECK(members.count(kind.container_field) == 1);
         if (!kind.container_type.empty()) CHECK(members.count(kind.container_type) == 1);
         if (kind.in_glossary) CHECK(members.count("glossary") == 1);
-        // Required fields are the struct's own, never left out of its JSON.
+        // Required fields are the struct's own, never left out of its JSON, and the create
+        // request gives each (or its default, as a team's type).
         const auto rendered = to_json(E{}).as_object();
-        for (auto f : kind.required) CHECK(rendered.contains(f));
+        const auto requested = members_of<typename E::create_type>();
+        for (auto f : kind.required) {
+          CAPTURE(std::string(f));
+          CHECK(rendered.contains(f));
+          CHECK(requested.count(f) == 1);
+        }
       });
 }
 

@@ -140,7 +140,9 @@ struct KindInfo {
   bool domain_by_fqn = false;
 };
 
-/// Fields read-only in every kind that has them (S9); `KindInfo::read_only` adds the kind's own.
+/// Fields no patch may change, whatever the kind (S9): the base fields and the fields the catalog
+/// computes or keeps as edges (a kind without one refuses it as read-only all the same).
+/// `KindInfo::read_only` adds a kind's own.
 inline constexpr std::string_view common_read_only[] = {"id",
                                                         "name",
                                                         "fullyQualifiedName",
