@@ -3,13 +3,16 @@
 
 // catalog::Store: the facade. Typed operations over every entity kind, each taking the caller's
 // Principal and returning Result<T>; and the same operations on JSON documents, which the REST
-// surface uses. Does not include <lmdb.h>, OpenSSL or the whole of Boost.JSON.
+// surface uses. Does not include <lmdb.h>, OpenSSL or the whole of Boost.JSON. The types the
+// operations take and answer (options.hpp, results.hpp) are shared with the engine below it.
 
 #include <catalog/auth/jwt.hpp>
 #include <catalog/entities.hpp>
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
+#include <catalog/options.hpp>
 #include <catalog/principal.hpp>
+#include <catalog/results.hpp>
 #include <catalog/storage/backend.hpp>
 #include <catalog/storage/lmdb_backend.hpp>
 #include <catalog/storage/postgres_backend.hpp>
@@ -31,113 +34,6 @@
 #include <vector>
 
 namespace catalog {
-
-/// Addresses one entity: by id or by fully qualified name (any quoting; made canonical).
-class EntityKey {
- public:
-  EntityKey(const Uuid& id) : key_(id) {}  // NOLINT: implicit by design
-  static EntityKey by_id(const Uuid& id) { return EntityKey(id); }
-  static EntityKey by_fqn(std::string fqn) { return EntityKey(std::move(fqn), 0); }
-  bool is_id() const noexcept { return std::holds_alternative<Uuid>(key_); }
-  const Uuid& id() const { return std::get<Uuid>(key_); }
-  const std::string& fqn() const { return std::get<std::string>(key_); }
-  /// The id or FQN as text, for messages.
-  std::string text() const { return is_id() ? to_string(id()) : fqn(); }
-
- private:
-  EntityKey(std::string fqn, int) : key_(std::move(fqn)) {}
-  std::variant<Uuid, std::string> key_;
-};
-
-/// Which deletion states an operation sees (S8, S10).
-enum class Include { non_deleted, deleted, all };
-
-struct GetOptions {
-  std::vector<std::string> fields{};       // extra fields (S2) or "*"; Default: none
-  Include include = Include::non_deleted;  // Default: live entities only
-};
-
-/// List parameters (S8).
-struct ListOptions {
-  std::int64_t limit = 10;                // 0 to 1,000,000; Default: 10
-  std::optional<std::string> before{};      // cursor; Default: none
-  std::optional<std::string> after{};       // cursor; Default: none
-  std::vector<std::string> fields{};        // extra fields or "*"; Default: none
-  Include include = Include::non_deleted;  // Default: live entities only
-  std::optional<std::string> service{};     // ML models and search indexes: the service FQN
-};
-
-/// One page of a list. `total` counts the whole filtered collection.
-template <class E>
-struct Page {
-  std::vector<E> data{};
-  std::optional<std::string> before{};
-  std::optional<std::string> after{};
-  std::int64_t total = 0;
-};
-
-/// Delete parameters (S6).
-struct DeleteOptions {
-  bool hard_delete = false;  // Default: soft delete
-  bool recursive = false;    // Default: refuse a non-empty entity
-  std::optional<Version> expected_version{};  // Default: none (no check)
-};
-
-/// Which patch format a body is (S9).
-enum class PatchFormat {
-  detect,      // object: merge patch; array: JSON Patch
-  merge,       // RFC 7396
-  json_patch,  // RFC 6902
-};
-
-struct PatchOptions {
-  PatchFormat format = PatchFormat::detect;  // Default: decided by the body
-  std::optional<Version> expected_version{};    // Default: none (no check)
-};
-
-/// Version history (S3): the current entity first, then older versions newest first, each the
-/// entity serialized as JSON text.
-struct History {
-  std::string entity_type{};
-  std::vector<std::string> versions{};
-};
-
-/// A page of change events (S13).
-struct EventPage {
-  std::vector<boost::json::object> data{};
-  std::optional<std::uint64_t> after{};
-  std::int64_t total = 0;
-};
-
-/// Options of a Store. Plain data.
-struct StoreOptions {
-  /// Admin principals: created (email <name>@example.com) or made admin on every open (S11).
-  /// Default: none.
-  std::vector<std::string> admins{};
-  /// Base URL for `href` (`<base>/v1/<collection>/<id>`). Default: no href.
-  std::optional<std::string> base_url{};
-  /// Epoch milliseconds; injectable for tests. Default: the system clock.
-  std::function<std::int64_t()> clock{};
-  /// Decides every operation of a non-admin. Default: a policy::PolicyAuthorizer with
-  /// `default_policy` (S12).
-  std::shared_ptr<const Authorizer> authorizer{};
-  /// The default organization policy's rules. Default: policy::default_rules().
-  std::optional<std::vector<PolicyRule>> default_policy{};
-  /// Token verification for `authenticate`. Default: no keys (every token is refused).
-  auth::JwtOptions jwt{};
-  /// Replaces JWT verification entirely when set. Default: JWT with `jwt`.
-  std::shared_ptr<const Authenticator> authenticator{};
-  /// The largest entity document (serialized bytes) a create or patch may produce; larger is
-  /// bad_request (S15). Default: 8 MiB, the REST body limit.
-  std::size_t max_document_bytes = std::size_t{8} << 20;
-};
-
-/// One problem `Store::verify` found: the storage key concerned (printable: non-ASCII bytes as
-/// \xNN) and what is wrong with it.
-struct IntegrityProblem {
-  std::string key{};
-  std::string message{};
-};
 
 /// The catalog. Move-only. Thread-safe: operations may run concurrently from several threads;
 /// each is one storage transaction (writers are serialized by the backend).
@@ -254,20 +150,15 @@ class Store {
   Result<boost::json::object> get_json(const Principal& who, Kind kind, const EntityKey& key,
                                        const GetOptions& options = {});
 
-  /// A page as `{data, paging: {before?, after?, total}}` pieces.
-  struct JsonPage {
-    boost::json::array data;
-    std::optional<std::string> before;
-    std::optional<std::string> after;
-    std::int64_t total = 0;
-  };
+  /// A page as `{data, paging: {before?, after?, total}}` pieces (results.hpp).
+  using JsonPage = catalog::JsonPage;
   Result<JsonPage> list_json(const Principal& who, Kind kind, const ListOptions& options = {});
   Result<boost::json::object> patch_json(const Principal& who, Kind kind, const EntityKey& key,
                                          const boost::json::value& patch,
                                          const PatchOptions& options = {});
   /// A JSON Patch made from the entity's current document (all fields) by `make`, applied in
   /// the same transaction (what `update<E>` uses). Errors: as patch_json, and `make`'s own.
-  using PatchMaker = std::function<Result<boost::json::value>(const boost::json::object& current)>;
+  using PatchMaker = catalog::PatchMaker;
   Result<boost::json::object> update_json(const Principal& who, Kind kind, const EntityKey& key,
                                           const PatchMaker& make,
                                           const PatchOptions& options = {});

@@ -215,12 +215,12 @@ Result<std::uint64_t> events(Store& store, std::uint64_t after, const EventSink&
       auto cursor = (*txn)->scan(range, storage::Direction::forward);
       if (!cursor) return cursor.error();
       for (auto& c = *cursor; c->valid() && found.size() < batch;) {
-        const auto offset = keys::decode_u64(c->key().substr(1));
-        auto event = catalog::json::parse(c->value(), {catalog::json::max_parse_depth});
-        if (c->key().size() != 9 || !event || !event->is_object())
-          return fail(Errc::storage,
-                      "change event " + std::to_string(offset) + " is not a JSON object");
-        found.emplace_back(offset, catalog::json::serialize(*event));
+        const auto offset = keys::decode_event(c->key());
+        auto event = engine::parse_stored(c->value());
+        if (!offset || !event || !event->is_object())
+          return fail(Errc::storage, "change event " + std::to_string(offset.value_or(0)) +
+                                         " is not a JSON object");
+        found.emplace_back(*offset, catalog::json::serialize(*event));
         if (auto n = c->next(); !n) return n.error();
       }
     }

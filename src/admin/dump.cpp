@@ -33,6 +33,7 @@ namespace {
 
 namespace bj = boost::json;
 namespace keys = engine::keys;
+using engine::parse_stored;
 using engine::Rel;
 
 constexpr std::string_view format_name = "catalog-export";
@@ -41,10 +42,6 @@ constexpr std::size_t id_size = 16;
 constexpr std::size_t id_prefix_size = 1 + id_size;
 
 std::string id_text(std::string_view bytes) { return to_string(keys::id_from_bytes(bytes)); }
-
-Result<bj::value> parse_stored(std::string_view bytes) {
-  return catalog::json::parse(bytes, {catalog::json::max_parse_depth});
-}
 
 // ---- export ----
 
@@ -98,15 +95,14 @@ Result<bj::value> entity_line(std::string_view key, std::string_view bytes) {
 }
 
 // {"snapshot":{"id","version","doc"}} from a history key (H id version) and its value.
-Result<bj::value> snapshot_line(std::string_view key, std::string_view bytes) {
+Result<bj::value> snapshot_line(const keys::HistoryKey& key, std::string_view key_bytes,
+                                std::string_view bytes) {
   auto parsed = parse_stored(bytes);
-  if (!parsed || !parsed->is_object()) return corrupt(key, "snapshot");
-  std::uint32_t tenths = 0;
-  for (char c : key.substr(id_prefix_size)) tenths = (tenths << 8) | static_cast<unsigned char>(c);
+  if (!parsed || !parsed->is_object()) return corrupt(key_bytes, "snapshot");
   bj::value line(bj::object_kind);
   auto& snapshot = line.get_object()["snapshot"].emplace_object();
-  snapshot["id"] = id_text(key.substr(1, id_size));
-  snapshot["version"] = catalog::detail::to_json(Version::from_tenths(tenths));
+  snapshot["id"] = to_string(key.id);
+  snapshot["version"] = catalog::detail::to_json(key.version);
   snapshot["doc"] = std::move(*parsed);
   return line;
 }
@@ -114,14 +110,15 @@ Result<bj::value> snapshot_line(std::string_view key, std::string_view bytes) {
 // {"edge":{"from","relation","to","data"?}} from a reverse edge key (Q to rel from) and its data;
 // null for a key that is not one (skipped).
 std::optional<bj::value> edge_line(std::string_view key, std::string_view data) {
-  if (key.size() != id_prefix_size + 1 + id_size) return std::nullopt;
-  const auto relation = detail::relation_name(key[id_prefix_size]);
+  const auto decoded = keys::decode_reverse_edge(key);
+  if (!decoded) return std::nullopt;
+  const auto relation = detail::relation_name(static_cast<char>(decoded->rel));
   if (relation.empty()) return std::nullopt;
   bj::value line(bj::object_kind);
   auto& edge = line.get_object()["edge"].emplace_object();
-  edge["from"] = id_text(key.substr(id_prefix_size + 1));
+  edge["from"] = to_string(decoded->from);
   edge["relation"] = relation;
-  edge["to"] = id_text(key.substr(1, id_size));
+  edge["to"] = to_string(decoded->to);
   if (!data.empty()) edge["data"] = data;
   return line;
 }
@@ -189,7 +186,7 @@ Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressF
   auto& counts = info.counts;
   for (auto& e = **entities; e.valid();) {
     const auto key = e.key();
-    if (key.size() != id_prefix_size) {
+    if (!keys::decode_entity(key)) {
       ++info.skipped_keys;
     } else {
       auto line = entity_line(key, e.value());
@@ -198,11 +195,12 @@ Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressF
       ++counts.entities;
       const auto id = key.substr(1);
       auto snapshot = [&](std::string_view k, std::string_view v) -> Result<void> {
-        if (k.size() != id_prefix_size + 4) {
+        const auto decoded = keys::decode_history(k);
+        if (!decoded) {
           ++info.skipped_keys;
           return {};
         }
-        auto line = snapshot_line(k, v);
+        auto line = snapshot_line(*decoded, k, v);
         if (!line) return line.error();
         ++counts.snapshots;
         return writer.write(*line);

@@ -9,9 +9,10 @@
 
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
+#include <catalog/options.hpp>
 #include <catalog/principal.hpp>
+#include <catalog/results.hpp>
 #include <catalog/storage/backend.hpp>
-#include <catalog/store.hpp>
 #include <catalog/uuid.hpp>
 #include <catalog/version.hpp>
 
@@ -185,7 +186,6 @@ Result<History> history(Tx& tx, Kind kind, const Uuid& id);
 Result<boost::json::object> version(Tx& tx, Kind kind, const Uuid& id, std::string_view text);
 Result<boost::json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                                   const boost::json::value& body, const PatchOptions& options);
-using PatchMaker = Store::PatchMaker;
 /// patch() with the body made from the current document in the same transaction (typed edits):
 /// no other writer can come between the read and the write.
 Result<boost::json::object> patch_with(Tx& tx, const Principal& who, Kind kind,
@@ -203,9 +203,19 @@ Result<void> upgrade_key_schema(Tx& tx);
 /// Creates or promotes an admin user (S11), without authorization.
 Result<void> ensure_admin(Tx& tx, std::string_view name);
 
-/// Record JSON encoding (internal).
+// ---- stored values (values.cpp) ----
+
+/// The one parse of stored JSON text (records, snapshots, events): Boost.JSON's parser with the
+/// depth of catalog::json::max_parse_depth. Errors: storage, with the parser's message.
+Result<boost::json::value> parse_stored(std::string_view bytes);
+/// Record JSON encoding (internal). decode: errors storage ("corrupt entity record").
 std::string encode(const Record& r);
 Result<Record> decode(std::string_view bytes);
+/// A history snapshot (keys::history). Errors: storage ("corrupt snapshot").
+Result<boost::json::object> decode_snapshot(std::string_view bytes);
+/// The change event stored at `offset` (keys::event), its "offset" member as that unsigned.
+/// Errors: storage ("corrupt change event").
+Result<boost::json::object> decode_event(std::uint64_t offset, std::string_view bytes);
 
 /// One FieldChange of a changeDescription (S3): `{name, oldValue?, newValue?}` with plain JSON
 /// values; a null pointer leaves the member out.

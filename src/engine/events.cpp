@@ -3,8 +3,6 @@
 
 #include "paging.hpp"
 
-#include <catalog/json.hpp>
-
 namespace catalog::engine {
 
 Result<EventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit) {
@@ -13,9 +11,11 @@ Result<EventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit) {
   {
     auto last = tx.raw().scan(storage::prefix_range(prefix), storage::Direction::reverse);
     if (!last) return last.error();
-    if ((*last)->valid())
-      page.total =
-          static_cast<std::int64_t>(keys::decode_u64((*last)->key().substr(prefix.size())));
+    if ((*last)->valid()) {
+      auto offset = keys::decode_event((*last)->key());
+      if (!offset) return fail(Errc::storage, "corrupt event key");
+      page.total = static_cast<std::int64_t>(*offset);
+    }
   }
   // Also keeps `after + 1` from wrapping around.
   if (limit == 0 || after >= static_cast<std::uint64_t>(page.total)) return page;
@@ -29,13 +29,12 @@ Result<EventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit) {
       page.after = last_offset;
       break;
     }
-    // Stored events hold patched values nested deeper than a request may be.
-    auto v = json::parse(c->value(), {json::max_parse_depth});
-    if (!v || !v->is_object()) return fail(Errc::storage, "corrupt change event");
-    last_offset = keys::decode_u64(c->key().substr(prefix.size()));
-    // Parsed text gives an int64; the offset is written as the unsigned it was appended with.
-    v->get_object()["offset"] = last_offset;
-    page.data.push_back(std::move(v->get_object()));
+    auto offset = keys::decode_event(c->key());
+    if (!offset) return fail(Errc::storage, "corrupt event key");
+    auto event = decode_event(*offset, c->value());
+    if (!event) return event.error();
+    last_offset = *offset;
+    page.data.push_back(std::move(*event));
     if (auto n = c->next(); !n) return n.error();
   }
   return page;

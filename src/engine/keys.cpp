@@ -3,6 +3,8 @@
 #include <openssl/evp.h>
 
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 namespace catalog::engine::keys {
 
@@ -153,5 +155,122 @@ std::string reverse_edge(const Uuid& to, Rel rel, const Uuid& from) {
 std::string event_prefix() { return "V"; }
 std::string event(std::uint64_t offset) { return tagged('V', encode_u64(offset)); }
 std::string meta(std::string_view name) { return tagged('M', name); }
+
+// ---- decoding ----
+
+namespace {
+bool tagged_as(std::string_view key, char tag, std::size_t size) {
+  return key.size() == size && key[0] == tag;
+}
+std::optional<bool> state_from_byte(char b) {
+  if (b != '0' && b != '1') return std::nullopt;
+  return b == '1';
+}
+}  // namespace
+
+std::optional<Kind> kind_from_byte(char b) {
+  const int i = b - 'a';
+  if (i < 0 || i >= static_cast<int>(std::size(all_kinds))) return std::nullopt;
+  return all_kinds[i];
+}
+
+bool is_relation(char b) {
+  switch (static_cast<Rel>(b)) {
+  case Rel::owns:
+  case Rel::follows:
+  case Rel::votes:
+  case Rel::reviews:
+  case Rel::expert:
+  case Rel::contains:
+  case Rel::member:
+  case Rel::policy:
+  case Rel::domain:
+  case Rel::related: return true;
+  }
+  return false;
+}
+
+std::optional<Uuid> decode_entity(std::string_view key) {
+  if (!tagged_as(key, 'E', 1 + id_size)) return std::nullopt;
+  return id_from_bytes(key.substr(1));
+}
+
+std::optional<NameKey> decode_name(std::string_view key) {
+  if (key.size() < 3 || key[0] != 'N') return std::nullopt;
+  auto kind = kind_from_byte(key[1]);
+  if (!kind) return std::nullopt;
+  return NameKey{*kind, key.substr(2)};
+}
+
+std::optional<HistoryKey> decode_history(std::string_view key) {
+  if (!tagged_as(key, 'H', 1 + id_size + 4)) return std::nullopt;
+  std::uint32_t tenths = 0;
+  for (char c : key.substr(1 + id_size)) tenths = (tenths << 8) | static_cast<unsigned char>(c);
+  return HistoryKey{id_from_bytes(key.substr(1, id_size)), Version::from_tenths(tenths)};
+}
+
+std::optional<ListPositionKey> decode_list_position(std::string_view suffix) {
+  if (suffix.size() < 1 + 1 + id_size || suffix[suffix.size() - id_size - 1] != '\0')
+    return std::nullopt;
+  return ListPositionKey{suffix.substr(0, suffix.size() - id_size - 1),
+                         id_from_bytes(suffix.substr(suffix.size() - id_size))};
+}
+
+std::optional<ListKey> decode_list(std::string_view key) {
+  if (key.size() < list_prefix_size || key[0] != 'L') return std::nullopt;
+  auto kind = kind_from_byte(key[1]);
+  auto deleted = state_from_byte(key[2]);
+  auto position = decode_list_position(key.substr(list_prefix_size));
+  if (!kind || !deleted || !position) return std::nullopt;
+  return ListKey{*kind, *deleted, id_from_bytes(key.substr(3, id_size)), position->name,
+                 position->id};
+}
+
+std::optional<CounterKey> decode_counter(std::string_view key) {
+  if (key.size() != list_prefix_size && key.size() != list_prefix_size + 1) return std::nullopt;
+  if (key[0] != 'C') return std::nullopt;
+  auto kind = kind_from_byte(key[1]);
+  auto deleted = state_from_byte(key[2]);
+  if (!kind || !deleted) return std::nullopt;
+  CounterKey counter{*kind, *deleted, id_from_bytes(key.substr(3, id_size)), std::nullopt};
+  if (key.size() == list_prefix_size + 1) {
+    counter.shard = static_cast<unsigned char>(key.back());
+    if (*counter.shard >= counter_shards) return std::nullopt;
+  }
+  return counter;
+}
+
+namespace {
+// `tag a rel b`, as the ids in key order.
+std::optional<EdgeKey> decode_edge_bytes(std::string_view key, char tag) {
+  if (!tagged_as(key, tag, 1 + id_size + 1 + id_size) || !is_relation(key[1 + id_size]))
+    return std::nullopt;
+  return EdgeKey{id_from_bytes(key.substr(1, id_size)), static_cast<Rel>(key[1 + id_size]),
+                 id_from_bytes(key.substr(2 + id_size))};
+}
+}  // namespace
+
+std::optional<EdgeKey> decode_edge(std::string_view key) { return decode_edge_bytes(key, 'R'); }
+
+std::optional<EdgeKey> decode_reverse_edge(std::string_view key) {
+  auto e = decode_edge_bytes(key, 'Q');
+  if (e) std::swap(e->from, e->to);
+  return e;
+}
+
+std::optional<std::uint64_t> decode_event(std::string_view key) {
+  if (!tagged_as(key, 'V', 1 + 8)) return std::nullopt;
+  return decode_u64(key.substr(1));
+}
+
+std::optional<std::string_view> decode_meta(std::string_view key) {
+  if (key.empty() || key[0] != 'M') return std::nullopt;
+  return key.substr(1);
+}
+
+std::optional<std::int64_t> decode_count(std::string_view value) {
+  if (value.size() != 8) return std::nullopt;
+  return static_cast<std::int64_t>(decode_u64(value));
+}
 
 }  // namespace catalog::engine::keys

@@ -1,7 +1,8 @@
 #ifndef CATALOG_SRC_ENGINE_KEYS_HPP
 #define CATALOG_SRC_ENGINE_KEYS_HPP
 
-// The key schema: every key the engine writes, in one place.
+// The key schema: every key the engine writes, in one place, each family's encoder with its
+// decoder (decode_*: nothing else takes a stored key apart by offsets).
 //
 //   E id                                   -> entity record (JSON)
 //   N kind fqn-key                         -> id (16 bytes); fqn-key bounded (prefix + SHA-256)
@@ -29,7 +30,9 @@
 #include <catalog/uuid.hpp>
 #include <catalog/version.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -76,6 +79,82 @@ std::string printable(std::string_view bytes);
 
 std::string encode_u64(std::uint64_t v);
 std::uint64_t decode_u64(std::string_view bytes);  // REQUIRES: 8 bytes
+
+// ---- decoding: each family's fields read back from its bytes, the inverse of its encoder ----
+//
+// Each decoder returns nullopt for bytes that are not a well-formed key of its family (another
+// tag, a wrong length, an unknown kind, state or relation byte). Views point into the key.
+
+inline constexpr std::size_t id_size = 16;
+
+/// The kind a key stores as one byte (the encoders' kind byte).
+std::optional<Kind> kind_from_byte(char b);
+/// Whether `b` is the byte of one of Rel's relations.
+bool is_relation(char b);
+
+/// `E id`.
+std::optional<Uuid> decode_entity(std::string_view key);
+
+/// `N kind fqn-key`: fqn_key is the FQN, or for a long one its prefix, 0xff and its SHA-256.
+struct NameKey {
+  Kind kind;
+  std::string_view fqn_key;
+};
+std::optional<NameKey> decode_name(std::string_view key);
+
+/// `H id version`.
+struct HistoryKey {
+  Uuid id;
+  Version version;
+};
+std::optional<HistoryKey> decode_history(std::string_view key);
+
+/// What list_position encodes (name 0x00 id): the suffix of a list key after its list_prefix.
+struct ListPositionKey {
+  std::string_view name;
+  Uuid id;
+};
+std::optional<ListPositionKey> decode_list_position(std::string_view suffix);
+
+/// `L kind state scope name 0x00 id`.
+struct ListKey {
+  Kind kind;
+  bool deleted;
+  Uuid scope;
+  std::string_view name;
+  Uuid id;
+};
+std::optional<ListKey> decode_list(std::string_view key);
+/// The fixed part of list and counter keys: tag, kind, state, scope.
+inline constexpr std::size_t list_prefix_size = 1 + 1 + 1 + id_size;
+
+/// `C kind state scope shard`; key schema 1's unsharded counter (the prefix alone) has no shard.
+struct CounterKey {
+  Kind kind;
+  bool deleted;
+  Uuid scope;
+  std::optional<unsigned> shard;
+};
+std::optional<CounterKey> decode_counter(std::string_view key);
+
+/// An edge, from -> to, as `R from rel to` stores it and `Q to rel from` mirrors it.
+struct EdgeKey {
+  Uuid from;
+  Rel rel;
+  Uuid to;
+};
+std::optional<EdgeKey> decode_edge(std::string_view key);
+std::optional<EdgeKey> decode_reverse_edge(std::string_view key);
+
+/// `V offset`.
+std::optional<std::uint64_t> decode_event(std::string_view key);
+
+/// `M name`.
+std::optional<std::string_view> decode_meta(std::string_view key);
+
+/// A counter shard's value: its count (i64, stored as its two's complement u64); nullopt unless
+/// 8 bytes.
+std::optional<std::int64_t> decode_count(std::string_view value);
 
 }  // namespace catalog::engine::keys
 

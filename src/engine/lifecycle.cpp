@@ -5,8 +5,6 @@
 
 #include <catalog/json.hpp>
 
-#include <boost/json/parse.hpp>
-
 namespace catalog::engine {
 
 namespace json = boost::json;
@@ -25,7 +23,9 @@ Result<std::optional<Uuid>> next_child(Tx& tx, const Uuid& parent, const std::op
   auto cursor = tx.raw().scan(range, storage::Direction::forward);
   if (!cursor) return cursor.error();
   if (!(*cursor)->valid()) return std::optional<Uuid>();
-  return std::optional<Uuid>(keys::id_from_bytes((*cursor)->key().substr(prefix.size())));
+  auto edge = keys::decode_edge((*cursor)->key());
+  if (!edge) return fail(Errc::storage, "corrupt edge key " + keys::printable((*cursor)->key()));
+  return std::optional<Uuid>(edge->to);
 }
 
 /// Erases every key of `range`, a batch at a time (no cursor lives across an erase).
@@ -85,25 +85,23 @@ Result<void> hard_delete_one(Tx& tx, const Principal& who, const Record& r, bool
   if (auto h = erase_range(tx, storage::prefix_range(keys::history_prefix(r.id)), none); !h)
     return h.error();
   // Forward edges r -> x: erase the reverse key x <- r too; and the same for reverse edges.
-  auto forward_prefix = keys::edge_prefix(r.id);
   auto drop_reverse = [&](const std::string& key) -> Result<void> {
-    auto rel = static_cast<Rel>(key[forward_prefix.size()]);
-    auto other = keys::id_from_bytes(std::string_view(key).substr(forward_prefix.size() + 1));
-    auto e = tx.raw().erase(keys::reverse_edge(other, rel, r.id));
+    auto edge = keys::decode_edge(key);
+    if (!edge) return fail(Errc::storage, "corrupt edge key " + keys::printable(key));
+    auto e = tx.raw().erase(keys::reverse_edge(edge->to, edge->rel, r.id));
     if (!e) return e.error();
     return {};
   };
-  if (auto f = erase_range(tx, storage::prefix_range(forward_prefix), drop_reverse); !f)
+  if (auto f = erase_range(tx, storage::prefix_range(keys::edge_prefix(r.id)), drop_reverse); !f)
     return f.error();
-  auto reverse_prefix = keys::reverse_edge_prefix(r.id);
   auto drop_forward = [&](const std::string& key) -> Result<void> {
-    auto rel = static_cast<Rel>(key[reverse_prefix.size()]);
-    auto other = keys::id_from_bytes(std::string_view(key).substr(reverse_prefix.size() + 1));
-    auto e = tx.raw().erase(keys::edge(other, rel, r.id));
+    auto edge = keys::decode_reverse_edge(key);
+    if (!edge) return fail(Errc::storage, "corrupt edge key " + keys::printable(key));
+    auto e = tx.raw().erase(keys::edge(edge->from, edge->rel, r.id));
     if (!e) return e.error();
     return {};
   };
-  return erase_range(tx, storage::prefix_range(reverse_prefix), drop_forward);
+  return erase_range(tx, storage::prefix_range(keys::reverse_edge_prefix(r.id)), drop_forward);
 }
 
 Result<Record> must_find(Tx& tx, const Uuid& id) {
@@ -309,12 +307,7 @@ Result<json::object> version(Tx& tx, Kind kind, const Uuid& id, std::string_view
   if (!*snapshot || *v > r->version())
     return fail(Errc::not_found, kind_text(kind) + " instance for " + to_string(id) +
                                      " and version " + v->to_string() + " not found");
-  json::parse_options po;
-  po.max_depth = 4096;
-  boost::system::error_code ec;
-  auto doc = json::parse(**snapshot, ec, {}, po);
-  if (ec || !doc.is_object()) return fail(Errc::storage, "corrupt snapshot");
-  return std::move(doc.as_object());
+  return decode_snapshot(**snapshot);
 }
 
 }  // namespace catalog::engine

@@ -21,11 +21,14 @@ Result<void> check_limit(std::int64_t limit) {
 
 namespace {
 
-constexpr std::size_t id_size = 16;
+// A list-key suffix `collect` found (it checked that the key decodes).
+keys::ListPositionKey decode_position(std::string_view suffix) {
+  return *keys::decode_list_position(suffix);
+}
 
 ListPosition to_position(std::string_view suffix) {
-  return ListPosition{std::string(suffix.substr(0, suffix.size() - id_size - 1)),
-                      keys::id_from_bytes(suffix.substr(suffix.size() - id_size))};
+  auto p = decode_position(suffix);
+  return ListPosition{std::string(p.name), p.id};
 }
 
 // Up to `count` list-key suffixes (name 0x00 id) nearest to `from` in the scan direction,
@@ -65,6 +68,8 @@ Result<std::vector<std::string>> collect(Tx& tx, const std::vector<std::string>&
       if (forward ? a < b : a > b) best = s.get();
     }
     if (!best) break;
+    if (!keys::decode_list(best->key()))
+      return fail(Errc::storage, "corrupt list key " + keys::printable(best->key()));
     out.emplace_back(best->key().substr(prefix_size));
     if (auto n = best->next(); !n) return n.error();
   }
@@ -113,13 +118,13 @@ Result<ListQuery> parse_list_query(Kind kind, const ListOptions& options) {
   return q;
 }
 
-Result<Store::JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
+Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
   Operation op =
       q.fields.all || !q.fields.names.empty() ? Operation::view_all : Operation::view_basic;
   RecordResource resource(tx, q.kind, nullptr);
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
 
-  Store::JsonPage page;
+  JsonPage page;
   Uuid scope = keys::all_scope;
   if (q.service) {
     // A soft-deleted service still scopes its (soft-deleted) assets: `include` decides which
@@ -160,7 +165,7 @@ Result<Store::JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
   }
   page.data.reserve(positions.size());
   for (const auto& p : positions) {
-    auto id = keys::id_from_bytes(std::string_view(p).substr(p.size() - id_size));
+    auto id = decode_position(p).id;
     auto r = tx.find(id);
     if (!r) return r.error();
     if (!*r) return fail(Errc::storage, "list index names a missing entity " + to_string(id));

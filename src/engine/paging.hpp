@@ -7,7 +7,8 @@
 #include "cursor.hpp"
 #include "engine.hpp"
 
-#include <catalog/store.hpp>
+#include <catalog/options.hpp>
+#include <catalog/results.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -40,7 +41,7 @@ Result<ListQuery> parse_list_query(Kind kind, const ListOptions& options);
 
 /// One page of `query`, authorized as ViewBasic (ViewAll with extra fields) on the kind.
 /// An unknown service gives an empty page with total 0. Errors: forbidden, storage.
-Result<Store::JsonPage> list(Tx& tx, const Principal& who, const ListQuery& query);
+Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& query);
 
 /// Events with offsets after `after`, at most `limit` (already checked); `after` of the page is
 /// set when more follow; `total` is the number of events. Errors: storage.

@@ -44,12 +44,9 @@ std::string encode(const Record& r) {
 
 Result<Record> decode(std::string_view bytes) {
   auto corrupt = [] { return fail(Errc::storage, "corrupt entity record"); };
-  json::parse_options po;
-  po.max_depth = 4096;
-  boost::system::error_code ec;
-  auto v = json::parse(bytes, ec, {}, po);
-  if (ec || !v.is_object()) return corrupt();
-  auto& o = v.get_object();
+  auto v = parse_stored(bytes);
+  if (!v || !v->is_object()) return corrupt();
+  auto& o = v->get_object();
   Record r;
   auto k = o.find("k");
   if (k == o.end() || !k->value().is_string()) return corrupt();
@@ -159,7 +156,10 @@ Result<void> Tx::add_count(Kind kind, bool deleted, const Uuid& scope, const Uui
   auto key = keys::counter(kind, deleted, scope, keys::counter_shard(id));
   auto v = txn_.get(key);
   if (!v) return v.error();
-  std::int64_t next = (*v ? static_cast<std::int64_t>(keys::decode_u64(**v)) : 0) + delta;
+  std::optional<std::int64_t> stored = std::int64_t{0};
+  if (*v) stored = keys::decode_count(**v);
+  if (!stored) return fail(Errc::storage, "corrupt counter " + keys::printable(key));
+  std::int64_t next = *stored + delta;
   if (next == 0) {
     auto e = txn_.erase(key);
     if (!e) return e.error();
@@ -176,7 +176,9 @@ Result<std::int64_t> Tx::count(Kind kind, bool deleted, const Uuid& scope) {
   if (!cursor) return cursor.error();
   std::int64_t total = 0;
   for (auto& c = *cursor; c->valid();) {
-    total += static_cast<std::int64_t>(keys::decode_u64(c->value()));
+    auto n = keys::decode_count(c->value());
+    if (!n) return fail(Errc::storage, "corrupt counter " + keys::printable(c->key()));
+    total += *n;
     if (auto n = c->next(); !n) return n.error();
   }
   return total;
@@ -223,8 +225,9 @@ Result<std::vector<Edge>> Tx::edges(const Uuid& id, Rel rel, bool reverse) {
   if (!cursor) return cursor.error();
   std::vector<Edge> out;
   for (auto& c = *cursor; c->valid();) {
-    out.push_back(Edge{keys::id_from_bytes(c->key().substr(prefix.size())),
-                       std::string(c->value())});
+    auto e = reverse ? keys::decode_reverse_edge(c->key()) : keys::decode_edge(c->key());
+    if (!e) return fail(Errc::storage, "corrupt edge key " + keys::printable(c->key()));
+    out.push_back(Edge{reverse ? e->from : e->to, std::string(c->value())});
     if (auto n = c->next(); !n) return n.error();
   }
   return out;

@@ -16,9 +16,6 @@ namespace {
 
 const std::string key_schema_meta = keys::meta("key_schema");
 
-// Tag, kind, state, scope: a schema-1 counter key, and the prefix of the shards.
-constexpr std::size_t counter_prefix_size = 1 + 1 + 1 + 16;
-
 }  // namespace
 
 Result<std::uint64_t> stored_key_schema(Tx& tx) {
@@ -39,33 +36,32 @@ Result<void> upgrade_key_schema(Tx& tx) {
                                    std::to_string(keys::key_schema));
   auto& txn = tx.raw();
   // The schema-1 counters: few (one per kind, state and scope), so they are collected first.
-  std::vector<std::string> old_counters;
+  std::vector<keys::CounterKey> old_counters;
   {
     auto cursor = txn.scan(storage::prefix_range("C"), storage::Direction::forward);
     if (!cursor) return cursor.error();
     for (auto& c = *cursor; c->valid();) {
-      if (c->key().size() == counter_prefix_size) old_counters.emplace_back(c->key());
+      // A schema-1 counter is the bare prefix of today's shards: it has no shard byte.
+      if (auto counter = keys::decode_counter(c->key()); counter && !counter->shard)
+        old_counters.push_back(*counter);
       if (auto n = c->next(); !n) return n.error();
     }
   }
   for (const auto& old : old_counters) {
     std::array<std::int64_t, keys::counter_shards> shards{};
-    std::string list_prefix = "L";
-    list_prefix += std::string_view(old).substr(1);
-    auto cursor = txn.scan(storage::prefix_range(list_prefix), storage::Direction::forward);
+    const auto list = keys::list_prefix(old.kind, old.deleted, old.scope);
+    auto cursor = txn.scan(storage::prefix_range(list), storage::Direction::forward);
     if (!cursor) return cursor.error();
     for (auto& c = *cursor; c->valid();) {
-      const auto key = c->key();
-      if (key.size() >= list_prefix.size() + 16)
-        ++shards[keys::counter_shard(keys::id_from_bytes(key.substr(key.size() - 16)))];
+      if (auto entry = keys::decode_list(c->key())) ++shards[keys::counter_shard(entry->id)];
       if (auto n = c->next(); !n) return n.error();
     }
     cursor->reset();
-    if (auto e = txn.erase(old); !e) return e.error();
+    if (auto e = txn.erase(keys::counter_prefix(old.kind, old.deleted, old.scope)); !e)
+      return e.error();
     for (unsigned s = 0; s < keys::counter_shards; ++s) {
       if (shards[s] == 0) continue;
-      std::string key = old;
-      key += static_cast<char>(s);
+      auto key = keys::counter(old.kind, old.deleted, old.scope, s);
       if (auto p = txn.put(key, keys::encode_u64(static_cast<std::uint64_t>(shards[s]))); !p)
         return p.error();
     }

@@ -38,42 +38,10 @@ namespace json = boost::json;
 // Like SQLite's integrity_check limit: a store broken everywhere gives a readable answer.
 constexpr std::size_t max_problems = 1000;
 
-constexpr std::size_t id_size = 16;
-// Tag, kind, state, scope: the fixed part of list and counter keys.
-constexpr std::size_t list_prefix_size = 1 + 1 + 1 + id_size;
-// Tag, id, relation, id.
-constexpr std::size_t edge_key_size = 1 + id_size + 1 + id_size;
+using keys::id_size;
+using keys::list_prefix_size;
 constexpr std::string_view event_offset_meta = "event_offset";
 constexpr std::string_view key_schema_meta = "key_schema";
-
-// The version in a history key: its tenths as 4 bytes, big-endian (keys::history).
-Version history_version(std::string_view bytes) {
-  std::uint32_t tenths = 0;
-  for (char c : bytes) tenths = (tenths << 8) | static_cast<unsigned char>(c);
-  return Version::from_tenths(tenths);
-}
-
-std::optional<Kind> kind_from_byte(char c) {
-  int i = c - 'a';
-  if (i < 0 || i >= static_cast<int>(std::size(all_kinds))) return std::nullopt;
-  return all_kinds[i];
-}
-
-bool is_rel(char c) {
-  switch (static_cast<Rel>(c)) {
-  case Rel::owns:
-  case Rel::follows:
-  case Rel::votes:
-  case Rel::reviews:
-  case Rel::expert:
-  case Rel::contains:
-  case Rel::member:
-  case Rel::policy:
-  case Rel::domain:
-  case Rel::related: return true;
-  }
-  return false;
-}
 
 std::string entity_text(const Record& r) {
   return std::string(type_name(r.kind)) + " " + std::string(r.fqn()) + " (" + to_string(r.id) + ")";
@@ -93,17 +61,14 @@ bool edge_kinds_allowed(Rel rel, Kind from, Kind to) {
   return named(from, to, false) || named(to, from, true);
 }
 
-// A record's JSON, parsed as engine::decode parses it.
+// A record's JSON, parsed as engine::decode parses it (parse_stored).
 std::optional<json::value> parse_record(std::string_view bytes, std::string& problem) {
-  json::parse_options po;
-  po.max_depth = catalog::json::max_parse_depth;  // as decode reads records
-  boost::system::error_code ec;
-  auto v = json::parse(bytes, ec, {}, po);
-  if (ec) {
-    problem = "not JSON (" + ec.message() + ")";
+  auto v = parse_stored(bytes);
+  if (!v) {
+    problem = "not JSON (" + v.error().message() + ")";
     return std::nullopt;
   }
-  return v;
+  return std::move(*v);
 }
 
 // What engine::decode reads, checked before it is called: decode trusts what encode wrote and
@@ -195,16 +160,6 @@ std::optional<Record> summarize(std::string_view bytes) {
     if (auto it = doc.find(member); it != doc.end()) r.doc.emplace(member, it->value());
   if (document_problem(r)) return std::nullopt;
   return r;
-}
-
-// A history snapshot as the engine reads it back (engine::version).
-std::optional<json::object> decode_snapshot(std::string_view bytes) {
-  json::parse_options po;
-  po.max_depth = catalog::json::max_parse_depth;
-  boost::system::error_code ec;
-  auto v = json::parse(bytes, ec, {}, po);
-  if (ec || !v.is_object()) return std::nullopt;
-  return std::move(v.get_object());
 }
 
 // Whether `v` is the unsigned integer `n` (parsed text gives an int64 where it can).
@@ -325,17 +280,16 @@ class Verifier {
       problem(key, "counter of key schema 1 (one per list); opening the store converts them");
       return {};
     }
-    if (key.size() != list_prefix_size + 1 || !kind_from_byte(key[1]) ||
-        (key[2] != '0' && key[2] != '1') ||
-        static_cast<unsigned char>(key.back()) >= keys::counter_shards) {
+    if (auto counter = keys::decode_counter(key); !counter || !counter->shard) {
       problem(key, "malformed counter key");
       return {};
     }
-    if (value.size() != 8) {
+    const auto count = keys::decode_count(value);
+    if (!count) {
       problem(key, "counter value is not 8 bytes");
       return {};
     }
-    auto n = static_cast<std::int64_t>(keys::decode_u64(value));
+    const auto n = *count;
     // The engine erases a counter that reaches zero (Tx::add_count), so a stored one is > 0.
     if (n <= 0) problem(key, "counter is " + std::to_string(n) + "; a stored counter is positive");
     // The shards of a list with entries are compared with them when the entries have been
@@ -352,7 +306,8 @@ class Verifier {
   // ---- E id -> record ----
 
   Result<void> check_entity(std::string_view key, std::string_view value) {
-    if (key.size() != 1 + id_size) {
+    const auto key_id = keys::decode_entity(key);
+    if (!key_id) {
       problem(key, "malformed entity key");
       return {};
     }
@@ -362,7 +317,7 @@ class Verifier {
       return {};
     }
     const Record& r = *decoded.record;
-    if (r.id != keys::id_from_bytes(key.substr(1))) {
+    if (r.id != *key_id) {
       problem(key, "entity record holds id " + to_string(r.id) + ", not the id of its key");
       return {};
     }
@@ -478,12 +433,12 @@ class Verifier {
 
   Result<void> check_snapshot(const Record& r, std::string_view key, std::string_view value,
                               std::optional<Version>& last) {
-    const auto prefix_size = 1 + id_size;
-    if (key.size() != prefix_size + 4) {
+    const auto history_key = keys::decode_history(key);
+    if (!history_key) {
       problem(key, "malformed history key");
       return {};
     }
-    const auto v = history_version(key.substr(prefix_size));
+    const auto v = history_key->version;
     auto snapshot = decode_snapshot(value);
     if (!snapshot) {
       problem(key, "snapshot does not decode as a JSON object");
@@ -525,11 +480,12 @@ class Verifier {
   // History keys are checked with their entity; here only that the entity exists (once per id,
   // the keys of one id being adjacent), and that an orphan's snapshots decode.
   Result<void> check_history_key(std::string_view key, std::string_view value) {
-    if (key.size() != 1 + id_size + 4) {
+    const auto history_key = keys::decode_history(key);
+    if (!history_key) {
       problem(key, "malformed history key");
       return {};
     }
-    auto id = keys::id_from_bytes(key.substr(1, id_size));
+    const auto id = history_key->id;
     if (history_of_ != id) {
       history_of_ = id;
       auto present = exists(keys::entity(id));
@@ -546,9 +502,8 @@ class Verifier {
   // ---- L kind state scope name 0x00 id -> "" ----
 
   Result<void> check_list_entry(std::string_view key, std::string_view value) {
-    auto kind = key.size() > 1 ? kind_from_byte(key[1]) : std::nullopt;
-    if (key.size() < list_prefix_size + 1 + 1 + id_size || !kind ||
-        (key[2] != '0' && key[2] != '1') || key[key.size() - id_size - 1] != '\0') {
+    const auto entry = keys::decode_list(key);
+    if (!entry) {
       problem(key, "malformed list key");
       return {};
     }
@@ -557,12 +512,13 @@ class Verifier {
       if (auto e = end_list_prefix(); !e) return e.error();
       list_prefix_ = std::string(prefix);
     }
-    ++list_counts_[keys::counter_shard(keys::id_from_bytes(key.substr(key.size() - id_size)))];
+    ++list_counts_[keys::counter_shard(entry->id)];
     if (!value.empty()) problem(key, "list entry has a value; entries are empty");
-    const bool deleted = key[2] == '1';
-    const auto scope = keys::id_from_bytes(key.substr(3, id_size));
-    const auto name = key.substr(list_prefix_size, key.size() - list_prefix_size - id_size - 1);
-    const auto id = keys::id_from_bytes(key.substr(key.size() - id_size));
+    const auto kind = entry->kind;
+    const bool deleted = entry->deleted;
+    const auto scope = entry->scope;
+    const auto name = entry->name;
+    const auto id = entry->id;
     auto found = find(id);
     if (!found) return found.error();
     if (!found->present) {
@@ -571,9 +527,9 @@ class Verifier {
     }
     if (!found->record) return {};  // reported under its own key
     const Record& r = *found->record;
-    if (r.kind != *kind)
+    if (r.kind != kind)
       problem(key,
-              "list entry of kind " + std::string(type_name(*kind)) + " for " + entity_text(r));
+              "list entry of kind " + std::string(type_name(kind)) + " for " + entity_text(r));
     else if (r.deleted() != deleted)
       problem(key, std::string("list entry of the ") + (deleted ? "deleted" : "live") +
                        " state for " + entity_text(r));
@@ -597,13 +553,11 @@ class Verifier {
     if (!cursor) return cursor.error();
     for (auto& c = *cursor; c->valid();) {
       // Other keys under the prefix are reported as malformed by check_counter.
-      const auto key = c->key();
-      if (key.size() == counter_prefix.size() + 1 && c->value().size() == 8) {
-        const auto shard = static_cast<unsigned char>(key.back());
-        if (shard < keys::counter_shards) {
-          present[shard] = true;
-          stored[shard] = static_cast<std::int64_t>(keys::decode_u64(c->value()));
-        }
+      const auto counter = keys::decode_counter(c->key());
+      const auto count = keys::decode_count(c->value());
+      if (counter && counter->shard && count) {
+        present[*counter->shard] = true;
+        stored[*counter->shard] = *count;
       }
       if (auto n = c->next(); !n) return n.error();
     }
@@ -625,7 +579,7 @@ class Verifier {
   // ---- M name -> metadata ----
 
   Result<void> check_meta(std::string_view key, std::string_view value) {
-    const auto name = key.substr(1);
+    const auto name = keys::decode_meta(key).value_or(std::string_view());
     if (name == event_offset_meta) {
       if (value.size() != 8) problem(key, "last event offset is not 8 bytes");
     } else if (name == key_schema_meta) {
@@ -650,11 +604,12 @@ class Verifier {
   // ---- N kind fqn-key -> id ----
 
   Result<void> check_name(std::string_view key, std::string_view value) {
-    auto kind = key.size() > 2 ? kind_from_byte(key[1]) : std::nullopt;
-    if (!kind) {
+    const auto name_key = keys::decode_name(key);
+    if (!name_key) {
       problem(key, "malformed name key");
       return {};
     }
+    const auto kind = name_key->kind;
     if (value.size() != id_size) {
       problem(key, "name entry does not hold an id");
       return {};
@@ -668,8 +623,8 @@ class Verifier {
     }
     if (!found->record) return {};  // reported under its own key
     const Record& r = *found->record;
-    if (r.kind != *kind)
-      problem(key, "name entry of kind " + std::string(type_name(*kind)) + " points to " +
+    if (r.kind != kind)
+      problem(key, "name entry of kind " + std::string(type_name(kind)) + " points to " +
                        entity_text(r));
     else if (keys::name(r.kind, r.fqn()) != key)
       problem(key, "name entry points to " + entity_text(r) + ", which has another FQN");
@@ -679,13 +634,12 @@ class Verifier {
   // ---- R from rel to -> data, Q to rel from -> data ----
 
   Result<void> check_edge(std::string_view key, std::string_view value) {
-    if (key.size() != edge_key_size || !is_rel(key[1 + id_size])) {
+    const auto edge = keys::decode_edge(key);
+    if (!edge) {
       problem(key, "malformed edge key");
       return {};
     }
-    const auto from = keys::id_from_bytes(key.substr(1, id_size));
-    const auto rel = static_cast<Rel>(key[1 + id_size]);
-    const auto to = keys::id_from_bytes(key.substr(2 + id_size));
+    const auto [from, rel, to] = *edge;
     if (rel == Rel::votes ? (value != "u" && value != "d") : !value.empty())
       problem(key, "edge data " + keys::printable(value) + " is not what its relation stores");
     auto reverse_key = keys::reverse_edge(to, rel, from);
@@ -710,13 +664,12 @@ class Verifier {
 
   // The forward edge checks the data and the ends; the reverse one only that its twin exists.
   Result<void> check_reverse_edge(std::string_view key, std::string_view) {
-    if (key.size() != edge_key_size || !is_rel(key[1 + id_size])) {
+    const auto edge = keys::decode_reverse_edge(key);
+    if (!edge) {
       problem(key, "malformed reverse edge key");
       return {};
     }
-    const auto to = keys::id_from_bytes(key.substr(1, id_size));
-    const auto rel = static_cast<Rel>(key[1 + id_size]);
-    const auto from = keys::id_from_bytes(key.substr(2 + id_size));
+    const auto [from, rel, to] = *edge;
     auto forward_key = keys::edge(from, rel, to);
     auto forward = exists(forward_key);
     if (!forward) return forward.error();
@@ -727,11 +680,12 @@ class Verifier {
   // ---- V offset -> event ----
 
   Result<void> check_event(std::string_view key, std::string_view value) {
-    if (key.size() != 1 + 8) {
+    const auto event_offset = keys::decode_event(key);
+    if (!event_offset) {
       problem(key, "malformed event key");
       return {};
     }
-    const auto offset = keys::decode_u64(key.substr(1));
+    const auto offset = *event_offset;
     if (offset != last_event_ + 1)
       problem(keys::event(last_event_ + 1),
               offset == 0
@@ -739,8 +693,8 @@ class Verifier {
                   : "missing: event " + std::to_string(last_event_ + 1) + " (offsets jump from " +
                         std::to_string(last_event_) + " to " + std::to_string(offset) + ")");
     last_event_ = offset;
-    // As engine::events reads them.
-    auto v = catalog::json::parse(value, {catalog::json::max_parse_depth});
+    // As engine::events reads them (decode_event, which would replace the offset member).
+    auto v = parse_stored(value);
     if (!v || !v->is_object()) {
       problem(key, "event does not decode as a JSON object");
       return {};

@@ -7,7 +7,7 @@
 
 #include "engine.hpp"
 
-#include <catalog/store.hpp>
+#include <catalog/results.hpp>
 
 #include <cstdint>
 #include <functional>

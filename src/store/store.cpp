@@ -4,7 +4,6 @@
 #include "store_impl.hpp"
 
 #include <catalog/fqn.hpp>
-#include <catalog/json.hpp>
 #include <catalog/policy.hpp>
 #include <catalog/storage/memory_backend.hpp>
 #include <catalog/store.hpp>
@@ -50,7 +49,7 @@ void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
     if (!cursor) return;
     std::vector<bj::object> events;
     for (auto& c = *cursor; c->valid();) {
-      auto v = catalog::json::parse(c->value(), {4096});
+      auto v = engine::parse_stored(c->value());
       if (v && v->is_object()) events.push_back(std::move(v->as_object()));
       if (!c->next()) break;
     }

@@ -1,0 +1,113 @@
+#ifndef CATALOG_OPTIONS_HPP
+#define CATALOG_OPTIONS_HPP
+
+// What a caller passes to the catalog's operations: which entity (EntityKey), which deletion
+// states (Include), the options of each operation, and the options of a Store. Below both the
+// Store facade (store.hpp) and the engine, which share these types; hosts get them through
+// <catalog/store.hpp>.
+
+#include <catalog/auth/jwt.hpp>
+#include <catalog/entities.hpp>
+#include <catalog/error.hpp>
+#include <catalog/principal.hpp>
+#include <catalog/uuid.hpp>
+#include <catalog/version.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace catalog {
+
+/// Addresses one entity: by id or by fully qualified name (any quoting; made canonical).
+class EntityKey {
+ public:
+  EntityKey(const Uuid& id) : key_(id) {}  // NOLINT: implicit by design
+  static EntityKey by_id(const Uuid& id) { return EntityKey(id); }
+  static EntityKey by_fqn(std::string fqn) { return EntityKey(std::move(fqn), 0); }
+  bool is_id() const noexcept { return std::holds_alternative<Uuid>(key_); }
+  const Uuid& id() const { return std::get<Uuid>(key_); }
+  const std::string& fqn() const { return std::get<std::string>(key_); }
+  /// The id or FQN as text, for messages.
+  std::string text() const { return is_id() ? to_string(id()) : fqn(); }
+
+ private:
+  EntityKey(std::string fqn, int) : key_(std::move(fqn)) {}
+  std::variant<Uuid, std::string> key_;
+};
+
+/// Which deletion states an operation sees (S8, S10).
+enum class Include { non_deleted, deleted, all };
+
+struct GetOptions {
+  std::vector<std::string> fields{};       // extra fields (S2) or "*"; Default: none
+  Include include = Include::non_deleted;  // Default: live entities only
+};
+
+/// List parameters (S8).
+struct ListOptions {
+  std::int64_t limit = 10;                 // 0 to 1,000,000; Default: 10
+  std::optional<std::string> before{};     // cursor; Default: none
+  std::optional<std::string> after{};      // cursor; Default: none
+  std::vector<std::string> fields{};       // extra fields or "*"; Default: none
+  Include include = Include::non_deleted;  // Default: live entities only
+  std::optional<std::string> service{};    // ML models and search indexes: the service FQN
+};
+
+/// Delete parameters (S6).
+struct DeleteOptions {
+  bool hard_delete = false;                   // Default: soft delete
+  bool recursive = false;                     // Default: refuse a non-empty entity
+  std::optional<Version> expected_version{};  // Default: none (no check)
+};
+
+/// Which patch format a body is (S9).
+enum class PatchFormat {
+  detect,      // object: merge patch; array: JSON Patch
+  merge,       // RFC 7396
+  json_patch,  // RFC 6902
+};
+
+struct PatchOptions {
+  PatchFormat format = PatchFormat::detect;   // Default: decided by the body
+  std::optional<Version> expected_version{};  // Default: none (no check)
+};
+
+/// Makes a JSON Patch from an entity's current document (all fields); a typed edit
+/// (Store::update) is applied as the patch it makes. Errors: its own.
+using PatchMaker = std::function<Result<boost::json::value>(const boost::json::object& current)>;
+
+/// Options of a Store. Plain data.
+struct StoreOptions {
+  /// Admin principals: created (email <name>@example.com) or made admin on every open (S11).
+  /// Default: none.
+  std::vector<std::string> admins{};
+  /// Base URL for `href` (`<base>/v1/<collection>/<id>`). Default: no href.
+  std::optional<std::string> base_url{};
+  /// Epoch milliseconds; injectable for tests. Default: the system clock.
+  std::function<std::int64_t()> clock{};
+  /// Decides every operation of a non-admin. Default: a policy::PolicyAuthorizer with
+  /// `default_policy` (S12).
+  std::shared_ptr<const Authorizer> authorizer{};
+  /// The default organization policy's rules. Default: policy::default_rules().
+  std::optional<std::vector<PolicyRule>> default_policy{};
+  /// Token verification for `authenticate`. Default: no keys (every token is refused).
+  auth::JwtOptions jwt{};
+  /// Replaces JWT verification entirely when set. Default: JWT with `jwt`.
+  std::shared_ptr<const Authenticator> authenticator{};
+  /// The largest entity document (serialized bytes) a create or patch may produce; larger is
+  /// bad_request (S15). Default: 8 MiB, the REST body limit.
+  std::size_t max_document_bytes = std::size_t{8} << 20;
+};
+
+}  // namespace catalog
+
+#endif  // CATALOG_OPTIONS_HPP

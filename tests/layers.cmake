@@ -1,0 +1,24 @@
+# One-way layers (issue 10): the engine (src/engine) is below the Store facade (src/store,
+# <catalog/store.hpp>), the maintenance tools (src/admin, <catalog/admin.hpp>) and the REST
+# surface (src/rest, <catalog/rest/...>), and includes none of them. The types the facade and the
+# engine share are in headers below both (<catalog/options.hpp>, <catalog/results.hpp>).
+# Usage: cmake -DSOURCE_DIR=<project root> -P layers.cmake
+file(GLOB engine_files "${SOURCE_DIR}/src/engine/*.cpp" "${SOURCE_DIR}/src/engine/*.hpp")
+if(NOT engine_files)
+  message(FATAL_ERROR "no engine sources under ${SOURCE_DIR}/src/engine")
+endif()
+set(violations "")
+foreach(file ${engine_files})
+  file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include")
+  foreach(line ${includes})
+    if(line MATCHES "<catalog/(store|admin)\\.hpp>|<catalog/rest/|\"\\.\\./(store|admin|rest)/")
+      file(RELATIVE_PATH rel "${SOURCE_DIR}" "${file}")
+      string(APPEND violations "\n  ${rel}: ${line}")
+    endif()
+  endforeach()
+endforeach()
+if(violations)
+  message(FATAL_ERROR "the engine includes a layer above it:${violations}")
+endif()
+list(LENGTH engine_files n)
+message(STATUS "${n} engine files include no facade, admin or REST header")
