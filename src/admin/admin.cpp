@@ -167,7 +167,6 @@ Result<StoreStats> stats(Store& store) {
   }
   std::array<KeyFamily, 256> families{};
   std::array<std::uint64_t, std::size(detail::relation_names)> relations{};
-  constexpr std::size_t edge_key_size = 1 + 16 + 1 + 16;
   auto cursor = (*txn)->scan(storage::Range{}, storage::Direction::forward);
   if (!cursor) return cursor.error();
   for (auto& c = *cursor; c->valid();) {
@@ -175,9 +174,9 @@ Result<StoreStats> stats(Store& store) {
     auto& f = families[static_cast<unsigned char>(key[0])];
     ++f.keys;
     f.bytes += key.size() + c->value().size();
-    if (key[0] == 'R' && key.size() == edge_key_size)
+    if (auto edge = keys::decode_edge(key))
       for (std::size_t i = 0; i < relations.size(); ++i)
-        if (static_cast<char>(detail::relation_names[i].rel) == key[17]) ++relations[i];
+        if (detail::relation_names[i].rel == edge->rel) ++relations[i];
     if (auto n = c->next(); !n) return n.error();
   }
   for (std::size_t tag = 0; tag < families.size(); ++tag) {

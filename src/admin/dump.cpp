@@ -83,7 +83,8 @@ Result<bj::value> entity_line(std::string_view key, std::string_view bytes) {
       !doc->is_object())
     return corrupt(key, "entity record");
   const auto* id = doc->get_object().if_contains("id");
-  if (!id || !id->is_string() || id->get_string() != id_text(key.substr(1)))
+  const auto key_id = keys::decode_entity(key);
+  if (!id || !id->is_string() || !key_id || id->get_string() != to_string(*key_id))
     return corrupt(key, "entity record (its id)");
   bj::value line(bj::object_kind);
   auto& entity = line.get_object()["entity"].emplace_object();
@@ -232,7 +233,7 @@ Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressF
   for (auto& c = **events; c.valid();) {
     const auto key = c.key();
     auto parsed = parse_stored(c.value());
-    if (key.size() != 1 + 8 || !parsed || !parsed->is_object()) return corrupt(key, "event");
+    if (!keys::decode_event(key) || !parsed || !parsed->is_object()) return corrupt(key, "event");
     bj::value line(bj::object_kind);
     line.get_object()["event"] = std::move(*parsed);
     if (auto w = writer.write(line); !w) return w.error();

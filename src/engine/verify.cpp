@@ -209,8 +209,10 @@ class Verifier {
   const IntegrityProgress& progress_;
   std::vector<IntegrityProblem> problems_;
 
-  // The list prefix (L kind state scope) being passed and its entries so far, per counter shard.
+  // The list prefix (L kind state scope) being passed, its counter's prefix (C kind state scope)
+  // and its entries so far, per counter shard.
   std::string list_prefix_;
+  std::string list_counter_prefix_;
   std::array<std::int64_t, keys::counter_shards> list_counts_{};
   // The entity whose history keys are being passed, and whether its record exists.
   std::optional<Uuid> history_of_;
@@ -280,7 +282,8 @@ class Verifier {
       problem(key, "counter of key schema 1 (one per list); opening the store converts them");
       return {};
     }
-    if (auto counter = keys::decode_counter(key); !counter || !counter->shard) {
+    const auto counter = keys::decode_counter(key);
+    if (!counter || !counter->shard) {
       problem(key, "malformed counter key");
       return {};
     }
@@ -294,8 +297,7 @@ class Verifier {
     if (n <= 0) problem(key, "counter is " + std::to_string(n) + "; a stored counter is positive");
     // The shards of a list with entries are compared with them when the entries have been
     // passed (end_list_prefix); a counter of a list with no entries at all is found here.
-    std::string prefix = "L";
-    prefix += key.substr(1, list_prefix_size - 1);
+    const auto prefix = keys::list_prefix(counter->kind, counter->deleted, counter->scope);
     auto cursor = txn_.scan(storage::prefix_range(prefix), storage::Direction::forward);
     if (!cursor) return cursor.error();
     if (!(*cursor)->valid())
@@ -507,10 +509,11 @@ class Verifier {
       problem(key, "malformed list key");
       return {};
     }
-    auto prefix = key.substr(0, list_prefix_size);
+    auto prefix = keys::list_prefix(entry->kind, entry->deleted, entry->scope);
     if (prefix != list_prefix_) {
       if (auto e = end_list_prefix(); !e) return e.error();
-      list_prefix_ = std::string(prefix);
+      list_prefix_ = std::move(prefix);
+      list_counter_prefix_ = keys::counter_prefix(entry->kind, entry->deleted, entry->scope);
     }
     ++list_counts_[keys::counter_shard(entry->id)];
     if (!value.empty()) problem(key, "list entry has a value; entries are empty");
@@ -547,8 +550,7 @@ class Verifier {
     if (list_prefix_.empty()) return {};
     std::array<std::int64_t, keys::counter_shards> stored{};
     std::array<bool, keys::counter_shards> present{};
-    std::string counter_prefix = "C";
-    counter_prefix += std::string_view(list_prefix_).substr(1);
+    const auto& counter_prefix = list_counter_prefix_;
     auto cursor = txn_.scan(storage::prefix_range(counter_prefix), storage::Direction::forward);
     if (!cursor) return cursor.error();
     for (auto& c = *cursor; c->valid();) {
