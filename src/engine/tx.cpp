@@ -300,31 +300,7 @@ json::object reference(const Record& r) {
   return o;
 }
 
-Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
-  // Sort keys are taken out once: comparing through the JSON objects dominated the profile of
-  // an entity with 10,000 followers (BENCHMARKS.md).
-  struct Item {
-    std::string name;
-    Uuid id;
-    json::object ref;
-  };
-  std::vector<Item> items;
-  items.reserve(edges.size());
-  for (const auto& e : edges) {
-    auto r = tx.find(e.other);
-    if (!r) return r.error();
-    if (*r) items.push_back(Item{std::string((*r)->name()), (*r)->id, reference(**r)});
-  }
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    if (a.name != b.name) return a.name < b.name;
-    return std::memcmp(a.id.data, b.id.data, 16) < 0;
-  });
-  json::array out;
-  out.reserve(items.size());
-  for (auto& item : items) out.push_back(std::move(item.ref));
-  return out;
-}
-
+// references(): references.cpp, which reads the reference fields without decoding records.
 
 namespace {
 
