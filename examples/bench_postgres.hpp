@@ -171,6 +171,7 @@ void durable_ops_postgres(const fs::path& root, const Scale& sc) {
   for (auto mode : {storage::Durability::sync, storage::Durability::no_sync}) {
     const bool sync = mode == storage::Durability::sync;
     const std::string mode_name = sync ? "sync" : "no_sync";
+    mode_now = mode_name;
     auto dir = root / ("ops-" + mode_name);
     auto o = open_store(dir, mode);
     auto& store = *o.store;
@@ -236,16 +237,22 @@ void durable_ops_postgres(const fs::path& root, const Scale& sc) {
                            {"patch description", &patch},
                            {"follow", &follow}}) {
       const double cm = median(s->catalog), rm = median(s->raw);
-      line(std::string(name) + " (" + mode_name + ")", static_cast<std::int64_t>(s->catalog.size()),
-           cm * static_cast<double>(s->catalog.size()), cm,
-           "p90 " + human(quantile(s->catalog, 0.9)) + " | " + fixed(median(s->trips), 0) +
-               " round trips for " + fixed(median(s->gets), 0) + " gets, " +
-               fixed(median(s->scans), 0) + " scans, " + fixed(median(s->puts), 0) + " puts");
+      const std::string label = std::string(name) + " (" + mode_name + ")";
+      const auto op =
+          line(label, static_cast<std::int64_t>(s->catalog.size()),
+               cm * static_cast<double>(s->catalog.size()), cm,
+               "p90 " + human(quantile(s->catalog, 0.9)) + " | " + fixed(median(s->trips), 0) +
+                   " round trips for " + fixed(median(s->gets), 0) + " gets, " +
+                   fixed(median(s->scans), 0) + " scans, " + fixed(median(s->puts), 0) + " puts");
+      as_median();
+      compared_with(op, "raw libpq: the same statements", rm);
       line("  raw libpq: the same statements", static_cast<std::int64_t>(s->raw.size()),
            rm * static_cast<double>(s->raw.size()), rm,
            "p90 " + human(quantile(s->raw, 0.9)) + " | " + fixed(median(s->raw_trips), 0) +
                " round trips | ratio median " + fixed(cm / rm) + "x, p90 " +
                fixed(quantile(s->catalog, 0.9) / quantile(s->raw, 0.9)) + "x");
+      as_median();
+      figures.back().name = label + " raw libpq: the same statements";
       if (sync)
         verdict(cm / rm <= 1.5, std::string("durable ") + name +
                                     " within 1.5x of raw libpq running the same statements "
@@ -333,6 +340,8 @@ void writers(const fs::path& root, const Scale& sc) {
 }
 
 void writers_once(const fs::path& root, int ops, const std::string& suffix, bool judge) {
+  // On PostgreSQL the mode says how writers meet too: taking turns, or concurrently.
+  mode_now = !postgres_target ? "sync" : suffix.empty() ? "sync_turns" : "sync_concurrent";
   std::vector<std::pair<int, double>> throughput;
   for (int n : {1, 2, 4}) {
     auto dir = root / ("writers-" + std::to_string(n) + suffix);
@@ -414,6 +423,12 @@ void writers_once(const fs::path& root, int ops, const std::string& suffix, bool
          fixed(per_s, 0) + " ops/s | retries " + std::to_string(sum.conflicts) + " (" +
              fixed(100.0 * static_cast<double>(sum.conflicts) / static_cast<double>(sum.ops), 1) +
              "% of operations), ran alone " + std::to_string(sum.exclusive));
+    figures.back().values = {
+        {"processes", n},
+        {"ops_per_s", per_s},
+        {"retries", static_cast<double>(sum.conflicts)},
+        {"retry_rate", static_cast<double>(sum.conflicts) / static_cast<double>(sum.ops)},
+        {"ran_alone", static_cast<double>(sum.exclusive)}};
     if (n == 4 && judge) {
       const double gain = per_s / throughput.front().second;
       verdict(gain >= 1.5, "4 writers at least 1.5x the throughput of 1 (" + fixed(gain) + "x)");
