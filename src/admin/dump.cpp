@@ -144,17 +144,9 @@ Result<void> merge(storage::Cursor& cursor, std::string_view id, std::uint64_t& 
   return {};
 }
 
-}  // namespace
-
-Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressFn& progress) {
-  auto txn = store.backend().begin(storage::Mode::read_only);
-  if (!txn) return txn.error();
-  auto& raw = **txn;
-  const engine::Env env{detail::plain_options(), 0};
-  engine::Tx tx(raw, env);
-  detail::Reporter reporter(progress, "export");
-  // What there is to write, for the estimate: entities from the counters, events from the last
-  // offset.
+// How many lines the export will write, for the progress estimate: entities from the counters,
+// events from the last offset.
+Result<std::uint64_t> expected_lines(engine::Tx& tx, storage::Transaction& raw) {
   std::uint64_t expected = 0;
   for (Kind kind : all_kinds)
     for (bool deleted : {false, true}) {
@@ -165,93 +157,148 @@ Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressF
   auto last_event = raw.get(keys::meta("event_offset"));
   if (!last_event) return last_event.error();
   if (*last_event && (*last_event)->size() == 8) expected += keys::decode_u64(**last_event);
-  reporter.progress().total = expected;
+  return expected;
+}
 
-  ExportInfo info;
-  LineWriter writer(out);
-  {
-    bj::value header(bj::object_kind);
-    header.get_object()["format"] = format_name;
-    header.get_object()["version"] = export_format_version;
-    if (auto w = writer.write(header); !w) return w.error();
-  }
-  auto scan = [&](std::string_view tag) {
-    return raw.scan(storage::prefix_range(tag), storage::Direction::forward);
-  };
-  auto entities = scan("E");
-  if (!entities) return entities.error();
-  auto history = scan("H");
-  if (!history) return history.error();
-  auto edges = scan("Q");
-  if (!edges) return edges.error();
-  auto& counts = info.counts;
-  for (auto& e = **entities; e.valid();) {
-    const auto key = e.key();
-    if (!keys::decode_entity(key)) {
-      ++info.skipped_keys;
-    } else {
-      auto line = entity_line(key, e.value());
-      if (!line) return line.error();
-      if (auto w = writer.write(*line); !w) return w.error();
-      ++counts.entities;
-      const auto id = key.substr(1);
-      auto snapshot = [&](std::string_view k, std::string_view v) -> Result<void> {
-        const auto decoded = keys::decode_history(k);
-        if (!decoded) {
-          ++info.skipped_keys;
-          return {};
-        }
-        auto line = snapshot_line(*decoded, k, v);
-        if (!line) return line.error();
-        ++counts.snapshots;
-        return writer.write(*line);
-      };
-      if (auto m = merge(**history, id, info.skipped_keys, snapshot); !m) return m.error();
-      auto edge = [&](std::string_view k, std::string_view v) -> Result<void> {
-        auto line = edge_line(k, v);
-        if (!line) {
-          ++info.skipped_keys;
-          return {};
-        }
-        ++counts.edges;
-        return writer.write(*line);
-      };
-      if (auto m = merge(**edges, id, info.skipped_keys, edge); !m) return m.error();
-      reporter.progress().entities = counts.entities;
-      ++reporter.progress().done;
-      reporter.step();
-    }
-    if (auto n = e.next(); !n) return n.error();
-  }
-  // What is left belongs to ids after the last entity.
-  for (auto* rest : {history->get(), edges->get()})
-    for (; rest->valid(); ++info.skipped_keys)
-      if (auto n = rest->next(); !n) return n.error();
+// Writes the sections of one export in order (header, entities with their snapshots and edges,
+// events, end), counting what it writes in `info`.
+class Exporter {
+ public:
+  Exporter(storage::Transaction& raw, std::ostream& out, detail::Reporter& reporter)
+      : raw_(raw), writer_(out), reporter_(reporter) {}
 
-  auto events = scan("V");
-  if (!events) return events.error();
-  for (auto& c = **events; c.valid();) {
-    const auto key = c.key();
-    auto parsed = parse_stored(c.value());
-    if (!keys::decode_event(key) || !parsed || !parsed->is_object()) return corrupt(key, "event");
+  Result<void> header() {
     bj::value line(bj::object_kind);
-    line.get_object()["event"] = std::move(*parsed);
-    if (auto w = writer.write(line); !w) return w.error();
-    ++counts.events;
-    ++reporter.progress().done;
-    reporter.step();
-    if (auto n = c.next(); !n) return n.error();
+    line.get_object()["format"] = format_name;
+    line.get_object()["version"] = export_format_version;
+    return writer_.write(line);
   }
-  bj::value end(bj::object_kind);
-  auto& totals = end.get_object()["end"].emplace_object();
-  totals["entities"] = counts.entities;
-  totals["snapshots"] = counts.snapshots;
-  totals["edges"] = counts.edges;
-  totals["events"] = counts.events;
-  if (auto w = writer.write(end); !w) return w.error();
+
+  // Every entity with its snapshots and the edges into it: the three families are walked side
+  // by side (the merge join above); keys that belong to no entity are counted as skipped.
+  Result<void> entities() {
+    auto records = scan("E");
+    if (!records) return records.error();
+    auto history = scan("H");
+    if (!history) return history.error();
+    auto edges = scan("Q");
+    if (!edges) return edges.error();
+    for (auto& e = **records; e.valid();) {
+      if (!keys::decode_entity(e.key())) {
+        ++info_.skipped_keys;
+      } else if (auto w = entity(e.key(), e.value(), **history, **edges); !w) {
+        return w.error();
+      }
+      if (auto n = e.next(); !n) return n.error();
+    }
+    // What is left belongs to ids after the last entity.
+    for (auto* rest : {history->get(), edges->get()})
+      for (; rest->valid(); ++info_.skipped_keys)
+        if (auto n = rest->next(); !n) return n.error();
+    return {};
+  }
+
+  // The change events, in offset order.
+  Result<void> events() {
+    auto log = scan("V");
+    if (!log) return log.error();
+    for (auto& c = **log; c.valid();) {
+      const auto key = c.key();
+      auto parsed = parse_stored(c.value());
+      if (!keys::decode_event(key) || !parsed || !parsed->is_object()) return corrupt(key, "event");
+      bj::value line(bj::object_kind);
+      line.get_object()["event"] = std::move(*parsed);
+      if (auto w = writer_.write(line); !w) return w.error();
+      ++info_.counts.events;
+      ++reporter_.progress().done;
+      reporter_.step();
+      if (auto n = c.next(); !n) return n.error();
+    }
+    return {};
+  }
+
+  // The end line with the totals; what the export wrote.
+  Result<ExportInfo> end() {
+    const auto& counts = info_.counts;
+    bj::value line(bj::object_kind);
+    auto& totals = line.get_object()["end"].emplace_object();
+    totals["entities"] = counts.entities;
+    totals["snapshots"] = counts.snapshots;
+    totals["edges"] = counts.edges;
+    totals["events"] = counts.events;
+    if (auto w = writer_.write(line); !w) return w.error();
+    info_.bytes = writer_.bytes();
+    return info_;
+  }
+
+ private:
+  Result<std::unique_ptr<storage::Cursor>> scan(std::string_view tag) {
+    return raw_.scan(storage::prefix_range(tag), storage::Direction::forward);
+  }
+
+  // One entity's line, then the lines of its snapshots and of the edges into it.
+  Result<void> entity(std::string_view key, std::string_view value, storage::Cursor& history,
+                      storage::Cursor& edges) {
+    auto line = entity_line(key, value);
+    if (!line) return line.error();
+    if (auto w = writer_.write(*line); !w) return w.error();
+    auto& counts = info_.counts;
+    ++counts.entities;
+    const auto id = key.substr(1);
+    auto snapshot = [&](std::string_view k, std::string_view v) -> Result<void> {
+      const auto decoded = keys::decode_history(k);
+      if (!decoded) {
+        ++info_.skipped_keys;
+        return {};
+      }
+      auto line = snapshot_line(*decoded, k, v);
+      if (!line) return line.error();
+      ++counts.snapshots;
+      return writer_.write(*line);
+    };
+    if (auto m = merge(history, id, info_.skipped_keys, snapshot); !m) return m.error();
+    auto edge = [&](std::string_view k, std::string_view v) -> Result<void> {
+      auto line = edge_line(k, v);
+      if (!line) {
+        ++info_.skipped_keys;
+        return {};
+      }
+      ++counts.edges;
+      return writer_.write(*line);
+    };
+    if (auto m = merge(edges, id, info_.skipped_keys, edge); !m) return m.error();
+    reporter_.progress().entities = counts.entities;
+    ++reporter_.progress().done;
+    reporter_.step();
+    return {};
+  }
+
+  storage::Transaction& raw_;
+  LineWriter writer_;
+  detail::Reporter& reporter_;
+  ExportInfo info_;
+};
+
+}  // namespace
+
+Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressFn& progress) {
+  auto txn = store.backend().begin(storage::Mode::read_only);
+  if (!txn) return txn.error();
+  auto& raw = **txn;
+  const engine::Env env{detail::plain_options(), 0};
+  engine::Tx tx(raw, env);
+  detail::Reporter reporter(progress, "export");
+  auto expected = expected_lines(tx, raw);
+  if (!expected) return expected.error();
+  reporter.progress().total = *expected;
+  Exporter exporter(raw, out, reporter);
+  if (auto h = exporter.header(); !h) return h.error();
+  if (auto e = exporter.entities(); !e) return e.error();
+  if (auto e = exporter.events(); !e) return e.error();
+  auto info = exporter.end();
+  if (!info) return info.error();
   out.flush();
   if (!out) return fail(Errc::storage, "cannot write the export: the output failed at the end");
-  info.bytes = writer.bytes();
   reporter.finish();
   return info;
 }
@@ -441,8 +488,17 @@ class Importer {
     return {};
   }
 
+  // An entity line: the entity before it closes, this one is read and written.
   Result<void> entity(bj::object& o) {
     if (auto c = close_entity(); !c) return c.error();
+    auto r = entity_record(o);
+    if (!r) return r.error();
+    return store_entity(std::move(*r));
+  }
+
+  // The record an entity line holds, checked alone: its members, type, container ids,
+  // deletion offset and the doc's identity and deleted flag.
+  static Result<engine::Record> entity_record(bj::object& o) {
     if (auto c = only(o, "an entity", {"type", "container", "glossary", "deletedBy", "doc"}); !c)
       return c.error();
     engine::Record r;
@@ -480,7 +536,12 @@ class Importer {
       return bad(r.deleted_by ? "a live entity with deletedBy"
                               : "a soft-deleted entity without deletedBy (the offset of the "
                                 "event that deleted it)");
+    return r;
+  }
 
+  // Writes an entity read from its line, with its name and list entries, once it is known to
+  // come after the entity before it and to have an FQN of its own; it becomes the current one.
+  Result<void> store_entity(engine::Record r) {
     const auto id_bytes = keys::id_bytes(r.id);
     if (!last_entity_.empty() && id_bytes <= last_entity_)
       return bad("entity " + to_string(r.id) +

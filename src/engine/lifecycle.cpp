@@ -165,6 +165,74 @@ Result<void> write_version(Tx& tx, const Principal& who, Record& r, bool was_del
   return {};
 }
 
+namespace {
+
+/// Whether `id` has a child that is not soft-deleted (S6: a non-recursive delete needs none).
+Result<bool> has_live_child(Tx& tx, const Uuid& id) {
+  bool live_child = false;
+  auto check = walk(tx, id, [&](const Uuid& child) -> Result<bool> {
+    auto c = must_find(tx, child);
+    if (!c) return c.error();
+    live_child = live_child || !c->deleted();
+    return false;  // direct children only
+  });
+  if (!check) return check.error();
+  return live_child;
+}
+
+/// Soft delete (S6): `r` and its live descendants, all under one event offset; the entity as it
+/// is now.
+Result<json::object> soft_remove(Tx& tx, const Principal& who, Kind kind, Record& r,
+                                 bool recursive) {
+  if (r.deleted()) return render(tx, r, FieldSet::everything());  // nothing changes
+  if (!recursive) {
+    auto live = has_live_child(tx, r.id);
+    if (!live) return live.error();
+    if (*live) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
+  }
+  auto op_id = tx.next_event_offset();
+  if (!op_id) return op_id.error();
+  if (auto d = soft_delete_one(tx, who, r, *op_id); !d) return d.error();
+  // Descendants deleted on their own before stay as they are (and so do theirs).
+  auto d = walk(tx, r.id, [&](const Uuid& id) -> Result<bool> {
+    auto c = must_find(tx, id);
+    if (!c) return c.error();
+    if (c->deleted()) return false;
+    if (auto s = soft_delete_one(tx, who, *c, *op_id); !s) return s.error();
+    return true;
+  });
+  if (!d) return d.error();
+  return render(tx, r, FieldSet::everything());
+}
+
+/// Hard delete (S6): `r` and, when recursive, its whole tree, leaf by leaf.
+Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& r, bool recursive) {
+  auto first = next_child(tx, r.id, std::nullopt);
+  if (!first) return first.error();
+  if (*first && !recursive) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
+  // The named entity's event comes first (S13); then the tree goes leaf by leaf, so no list of
+  // descendants is ever held: find a leaf under the root, delete it, repeat.
+  if (auto e = tx.append_event(make_event("entityDeleted", r, r.version(), who, tx.env().now_ms));
+      !e)
+    return e.error();
+  while (true) {
+    Uuid node = r.id;
+    while (true) {
+      auto child = next_child(tx, node, std::nullopt);
+      if (!child) return child.error();
+      if (!*child) break;
+      node = **child;
+    }
+    if (node == r.id) break;
+    auto leaf = must_find(tx, node);
+    if (!leaf) return leaf.error();
+    if (auto h = hard_delete_one(tx, who, *leaf, true); !h) return h.error();
+  }
+  return hard_delete_one(tx, who, r, false);
+}
+
+}  // namespace
+
 Result<std::optional<json::object>> remove(Tx& tx, const Principal& who, Kind kind,
                                            const EntityKey& key, const DeleteOptions& options) {
   auto r = tx.load(kind, key, Include::all);
@@ -176,63 +244,12 @@ Result<std::optional<json::object>> remove(Tx& tx, const Principal& who, Kind ki
   RecordResource resource(tx, kind, &*r);
   Operation op = Operation::delete_;
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
-
   if (!options.hard_delete) {
-    if (r->deleted()) {  // already soft-deleted: nothing changes
-      auto out = render(tx, *r, FieldSet::everything());
-      if (!out) return out.error();
-      return std::optional<json::object>(std::move(*out));
-    }
-    if (!options.recursive) {
-      bool live_child = false;
-      auto check = walk(tx, r->id, [&](const Uuid& id) -> Result<bool> {
-        auto c = must_find(tx, id);
-        if (!c) return c.error();
-        live_child = live_child || !c->deleted();
-        return false;  // direct children only
-      });
-      if (!check) return check.error();
-      if (live_child) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
-    }
-    auto op_id = tx.next_event_offset();
-    if (!op_id) return op_id.error();
-    if (auto d = soft_delete_one(tx, who, *r, *op_id); !d) return d.error();
-    // Descendants deleted on their own before stay as they are (and so do theirs).
-    auto d = walk(tx, r->id, [&](const Uuid& id) -> Result<bool> {
-      auto c = must_find(tx, id);
-      if (!c) return c.error();
-      if (c->deleted()) return false;
-      if (auto s = soft_delete_one(tx, who, *c, *op_id); !s) return s.error();
-      return true;
-    });
-    if (!d) return d.error();
-    auto out = render(tx, *r, FieldSet::everything());
+    auto out = soft_remove(tx, who, kind, *r, options.recursive);
     if (!out) return out.error();
     return std::optional<json::object>(std::move(*out));
   }
-
-  auto first = next_child(tx, r->id, std::nullopt);
-  if (!first) return first.error();
-  if (*first && !options.recursive) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
-  // The named entity's event comes first (S13); then the tree goes leaf by leaf, so no list of
-  // descendants is ever held: find a leaf under the root, delete it, repeat.
-  if (auto e = tx.append_event(make_event("entityDeleted", *r, r->version(), who, tx.env().now_ms));
-      !e)
-    return e.error();
-  while (true) {
-    Uuid node = r->id;
-    while (true) {
-      auto child = next_child(tx, node, std::nullopt);
-      if (!child) return child.error();
-      if (!*child) break;
-      node = **child;
-    }
-    if (node == r->id) break;
-    auto leaf = must_find(tx, node);
-    if (!leaf) return leaf.error();
-    if (auto h = hard_delete_one(tx, who, *leaf, true); !h) return h.error();
-  }
-  if (auto h = hard_delete_one(tx, who, *r, false); !h) return h.error();
+  if (auto h = hard_remove(tx, who, kind, *r, options.recursive); !h) return h.error();
   return std::optional<json::object>();
 }
 

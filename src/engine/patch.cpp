@@ -346,6 +346,20 @@ Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
   return check_team_rules(new_type, *parents, child_records);
 }
 
+/// Every rule the patched document must keep (S14 step 8): check_changes, and the kind's
+/// structural rules when a field they depend on changed.
+Result<void> check_patched(Tx& tx, const Principal& who, Kind kind, const Record& r,
+                           const json::object& before, const json::value& patched,
+                           const std::vector<std::string>& changed) {
+  if (auto c = check_changes(kind, who, patched, changed); !c) return c.error();
+  const auto rule_fields = info(kind).rule_fields;
+  if (!std::any_of(changed.begin(), changed.end(),
+                   [&](const std::string& f) { return listed(rule_fields, f); }))
+    return {};
+  const auto& after = patched.as_object();
+  return visit_kind(kind, [&](auto type) { return check_rules(type, tx, r, before, after); });
+}
+
 /// The change description being built: one list per kind of change.
 struct Changes {
   json::array added, updated, deleted;
@@ -418,10 +432,10 @@ void write_tags(Record& r, const json::value* old_value, const json::value* new_
   r.doc["tags"] = std::move(now);
 }
 
-/// Writes the changed fields as one new version of `r` (S3, S9, S14 step 9 for references).
-Result<json::object> write_changes(Tx& tx, const Principal& who, Kind kind, Record& r,
-                                   const json::object& before, const json::object& after,
-                                   const std::vector<std::string>& changed) {
+/// Writes the changed fields into `r` and their edges (S14 step 9 for references); what
+/// changed, for the new version's change description.
+Result<Changes> write_fields(Tx& tx, Kind kind, Record& r, const json::object& before,
+                             const json::object& after, const std::vector<std::string>& changed) {
   // References resolve before anything is written, so a missing one (404) changes nothing.
   std::vector<std::pair<RelField, std::vector<Record>>> relations;
   for (const auto& f : changed)
@@ -451,21 +465,19 @@ Result<json::object> write_changes(Tx& tx, const Principal& who, Kind kind, Reco
     changes.record(f, old_value, new_value);
     if (listed(info(kind).major_fields, f)) changes.major = true;
   }
-  if (auto w = write_version(tx, who, r, false, changes.description(), "entityUpdated",
-                             changes.major);
-      !w)
-    return w.error();
-  return render(tx, r, FieldSet::everything());
+  return changes;
 }
 
-/// S9 once the body is read: load, apply, find what changed, authorize, check, write.
+/// S9 once the body is validated: read, change, authorize, check, write, record.
 Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                                   const PatchOptions& options,
                                   const std::function<Result<PatchBody>(const json::object&)>& body) {
+  // Read: the live entity at the expected version, as a document.
   auto r = load_patchable(tx, kind, key, options);
   if (!r) return r.error();
   auto current = render(tx, *r, FieldSet::everything());
   if (!current) return current.error();
+  // Change: the document the body makes of it, and the fields that differ.
   auto p = body(*current);
   if (!p) return p.error();
   auto patched = apply_body(tx, kind, *current, *p);
@@ -473,20 +485,22 @@ Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const
   const auto& after = patched->as_object();
   auto changed = changed_fields(kind, *current, after);
   if (changed.empty()) return std::move(*current);  // no version for a patch that changes nothing
+  // Authorize by what changes; then the result must still be a valid entity of its kind.
   if (auto a = authorize_changes(tx, who, kind, *r, changed); !a) return a.error();
-  if (auto c = check_changes(kind, who, *patched, changed); !c) return c.error();
-  const auto rule_fields = info(kind).rule_fields;
-  if (std::any_of(changed.begin(), changed.end(),
-                  [&](const std::string& f) { return listed(rule_fields, f); }))
-    if (auto t =
-            visit_kind(kind, [&](auto type) { return check_rules(type, tx, *r, *current, after); });
-        !t)
-      return t.error();
-  return write_changes(tx, who, kind, *r, *current, after, changed);
+  if (auto c = check_patched(tx, who, kind, *r, *current, *patched, changed); !c) return c.error();
+  // Write the fields and edges, then record them as a new version with its event.
+  auto changes = write_fields(tx, kind, *r, *current, after, changed);
+  if (!changes) return changes.error();
+  if (auto w = write_version(tx, who, *r, false, changes->description(), "entityUpdated",
+                             changes->major);
+      !w)
+    return w.error();
+  return render(tx, *r, FieldSet::everything());
 }
 
 }  // namespace
 
+/// S9: validate the body alone, then read, change, authorize, check, write and record.
 Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                            const json::value& body, const PatchOptions& options) {
   auto p = read_body(kind, body, options.format, tx.env().options.max_document_bytes);

@@ -2,6 +2,9 @@
 
 #include "routing.hpp"
 
+#include <span>
+#include <utility>
+
 namespace catalog::rest::detail {
 
 namespace {
@@ -25,6 +28,58 @@ match_collection(const std::vector<std::string>& segments) {
   return std::pair{*kind, std::size_t{1}};
 }
 
+// `route` with its kind set: the end of every successful match.
+Route routed(Route route, RouteKind kind) {
+  route.kind = kind;
+  return route;
+}
+
+// The routes below an entity's id, given the segments from the id on (at least two):
+// `versions[/{version}]`, `followers[/{userId}]` and `vote`, the last two for kinds that have
+// followers and votes.
+std::optional<Route> match_below_id(Route route, std::span<const std::string> rest) {
+  const auto& kind_info = info(route.entity);
+  if (rest[1] == "versions") {
+    if (rest.size() == 2) return routed(std::move(route), RouteKind::versions);
+    if (rest.size() == 3) {
+      route.version = rest[2];
+      return routed(std::move(route), RouteKind::version);
+    }
+    return std::nullopt;
+  }
+  if (rest[1] == "followers" && kind_info.has_followers) {
+    if (rest.size() == 2) return routed(std::move(route), RouteKind::followers);
+    if (rest.size() == 3) {
+      route.user_id = rest[2];
+      return routed(std::move(route), RouteKind::follower);
+    }
+    return std::nullopt;
+  }
+  if (rest[1] == "vote" && kind_info.has_votes && rest.size() == 2)
+    return routed(std::move(route), RouteKind::vote);
+  return std::nullopt;
+}
+
+// The routes inside a collection of `kind`, given the segments after it: the collection itself,
+// `name/{fqn}`, `restore`, and `{id}` with what follows it.
+std::optional<Route> match_in_collection(Kind kind, std::span<const std::string> rest) {
+  Route route;
+  route.entity = kind;
+  if (rest.empty()) return routed(std::move(route), RouteKind::collection);
+  if (rest[0] == "name") {
+    if (rest.size() != 2) return std::nullopt;
+    route.fqn = rest[1];
+    return routed(std::move(route), RouteKind::by_name);
+  }
+  if (rest[0] == "restore") {
+    if (rest.size() != 1) return std::nullopt;
+    return routed(std::move(route), RouteKind::restore);
+  }
+  route.id = rest[0];
+  if (rest.size() == 1) return routed(std::move(route), RouteKind::by_id);
+  return match_below_id(std::move(route), rest);
+}
+
 }  // namespace
 
 std::optional<Route> match_route(const std::vector<std::string>& segments) {
@@ -38,65 +93,11 @@ std::optional<Route> match_route(const std::vector<std::string>& segments) {
     events.kind = RouteKind::events;
     return events;
   }
-
   auto collection = match_collection(segments);
   if (!collection) return std::nullopt;
-  Route route;
-  route.entity = collection->first;
-  const std::size_t base = 1 + collection->second;  // index of the first segment after <c>
-  const std::size_t rest = segments.size() - base;
-  auto at = [&](std::size_t i) -> const std::string& { return segments[base + i]; };
-
-  if (rest == 0) {
-    route.kind = RouteKind::collection;
-    return route;
-  }
-  if (at(0) == "name") {
-    if (rest != 2) return std::nullopt;
-    route.kind = RouteKind::by_name;
-    route.fqn = at(1);
-    return route;
-  }
-  if (at(0) == "restore") {
-    if (rest != 1) return std::nullopt;
-    route.kind = RouteKind::restore;
-    return route;
-  }
-  route.id = at(0);
-  if (rest == 1) {
-    route.kind = RouteKind::by_id;
-    return route;
-  }
-  const auto& kind_info = info(route.entity);
-  if (at(1) == "versions") {
-    if (rest == 2) {
-      route.kind = RouteKind::versions;
-      return route;
-    }
-    if (rest == 3) {
-      route.kind = RouteKind::version;
-      route.version = at(2);
-      return route;
-    }
-    return std::nullopt;
-  }
-  if (at(1) == "followers" && kind_info.has_followers) {
-    if (rest == 2) {
-      route.kind = RouteKind::followers;
-      return route;
-    }
-    if (rest == 3) {
-      route.kind = RouteKind::follower;
-      route.user_id = at(2);
-      return route;
-    }
-    return std::nullopt;
-  }
-  if (at(1) == "vote" && kind_info.has_votes && rest == 2) {
-    route.kind = RouteKind::vote;
-    return route;
-  }
-  return std::nullopt;
+  // The segments after `v1` and the collection.
+  const auto rest = std::span<const std::string>(segments).subspan(1 + collection->second);
+  return match_in_collection(collection->first, rest);
 }
 
 std::string_view allowed_methods(RouteKind kind) noexcept {

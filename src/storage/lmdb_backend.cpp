@@ -563,13 +563,81 @@ unsigned env_flags(Durability durability) noexcept {
   return flags;
 }
 
+// Opens `map.lock` beside the data, which every sizing of the map holds (MapLock).
+Result<void> open_map_lock(LmdbEnv& env, const std::filesystem::path& dir) {
+  env.map_lock_fd = ::open((dir / "map.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (env.map_lock_fd < 0) {
+    return fail(Errc::storage, "open " + (dir / "map.lock").string() + ": " + std::strerror(errno));
+  }
+  return {};
+}
+
+// Data larger than `map_size` (a directory reopened with a smaller size) makes LMDB map just
+// the data, so the first write would fail; start at the first doubling that leaves room.
+Result<void> grow_past_data(LmdbEnv& env, std::size_t map_size) {
+  MDB_envinfo info;
+  mdb_env_info(env.env, &info);
+  if (info.me_mapsize > map_size) {
+    while (map_size <= info.me_mapsize && map_size < env.max_map_size) {
+      map_size = map_size > env.max_map_size / 2 ? env.max_map_size : map_size * 2;
+    }
+    if (map_size > info.me_mapsize) {
+      if (int rc = mdb_env_set_mapsize(env.env, map_size); rc != MDB_SUCCESS) {
+        return lmdb_error(rc, "set map size");
+      }
+    }
+  }
+  return {};
+}
+
+// Maps and opens the environment under the map lock, at no less than the data file's size.
+Result<void> map_env(LmdbEnv& env, const std::filesystem::path& dir, const LmdbOptions& options,
+                     std::size_t map_size, std::size_t page) {
+  detail::MapLock sizing(env.map_lock_fd);
+  // Opening maps the size asked for and cuts the file to it: ask for no less than the file is,
+  // which another process may have grown (the doubling below keeps room for writes).
+  map_size = std::max(map_size, detail::data_file_size(dir) / page * page);
+  env.max_map_size = std::max(env.max_map_size, map_size);
+  if (int rc = mdb_env_set_mapsize(env.env, map_size); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "set map size");
+  }
+  if (int rc = mdb_env_open(env.env, dir.c_str(), env_flags(options.durability), 0644);
+      rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "open " + dir.string());
+  }
+  int dead_readers = 0;
+  if (int rc = mdb_reader_check(env.env, &dead_readers); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "clear stale readers");
+  }
+  return grow_past_data(env, map_size);
+}
+
+// Opens the main (unnamed) database, whose handle every transaction uses.
+Result<void> open_main_db(LmdbEnv& env) {
+  auto txn = env.begin_txn(MDB_RDONLY);
+  if (!txn) {
+    return txn.error();
+  }
+  int rc = mdb_dbi_open(*txn, nullptr, 0, &env.dbi);
+  if (rc == MDB_SUCCESS) {
+    rc = mdb_txn_commit(*txn);  // commit keeps the database handle
+  } else {
+    mdb_txn_abort(*txn);
+  }
+  env.gate.leave();
+  if (rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "open the main database");
+  }
+  return {};
+}
+
 Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
                                           const LmdbOptions& options) {
   auto env = std::make_unique<LmdbEnv>();
   env->path = dir;
   env->pid = ::getpid();
   const std::size_t page = page_size();
-  std::size_t map_size = (std::max(options.map_size, page) + page - 1) / page * page;
+  const std::size_t map_size = (std::max(options.map_size, page) + page - 1) / page * page;
   env->max_map_size = std::max(map_size, options.max_map_size / page * page);
 
   if (int rc = mdb_env_create(&env->env); rc != MDB_SUCCESS) {
@@ -579,59 +647,15 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
   if (int rc = mdb_env_set_maxreaders(env->env, options.max_readers); rc != MDB_SUCCESS) {
     return lmdb_error(rc, "set max readers");
   }
-  env->map_lock_fd = ::open((dir / "map.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (env->map_lock_fd < 0) {
-    return fail(Errc::storage, "open " + (dir / "map.lock").string() + ": " +
-                                   std::strerror(errno));
+  if (auto l = open_map_lock(*env, dir); !l) {
+    return l.error();
   }
-  {
-    detail::MapLock sizing(env->map_lock_fd);
-    // Opening maps the size asked for and cuts the file to it: ask for no less than the file is,
-    // which another process may have grown (the doubling below keeps room for writes).
-    map_size = std::max(map_size, detail::data_file_size(dir) / page * page);
-    env->max_map_size = std::max(env->max_map_size, map_size);
-    if (int rc = mdb_env_set_mapsize(env->env, map_size); rc != MDB_SUCCESS) {
-      return lmdb_error(rc, "set map size");
-    }
-    if (int rc = mdb_env_open(env->env, dir.c_str(), env_flags(options.durability), 0644);
-        rc != MDB_SUCCESS) {
-      return lmdb_error(rc, "open " + dir.string());
-    }
-    int dead_readers = 0;
-    if (int rc = mdb_reader_check(env->env, &dead_readers); rc != MDB_SUCCESS) {
-      return lmdb_error(rc, "clear stale readers");
-    }
-
-    // Data larger than `map_size` (a directory reopened with a smaller size) makes LMDB map just
-    // the data, so the first write would fail; start at the first doubling that leaves room.
-    MDB_envinfo info;
-    mdb_env_info(env->env, &info);
-    if (info.me_mapsize > map_size) {
-      while (map_size <= info.me_mapsize && map_size < env->max_map_size) {
-        map_size = map_size > env->max_map_size / 2 ? env->max_map_size : map_size * 2;
-      }
-      if (map_size > info.me_mapsize) {
-        if (int rc = mdb_env_set_mapsize(env->env, map_size); rc != MDB_SUCCESS) {
-          return lmdb_error(rc, "set map size");
-        }
-      }
-    }
+  if (auto m = map_env(*env, dir, options, map_size, page); !m) {
+    return m.error();
   }
   env->refresh_map_size();
-
-  auto txn = env->begin_txn(MDB_RDONLY);
-  if (!txn) {
-    return txn.error();
-  }
-  int rc = mdb_dbi_open(*txn, nullptr, 0, &env->dbi);
-  if (rc == MDB_SUCCESS) {
-    rc = mdb_txn_commit(*txn);  // commit keeps the database handle
-  } else {
-    mdb_txn_abort(*txn);
-  }
-  env->gate.leave();
-  if (rc != MDB_SUCCESS) {
-    return lmdb_error(rc, "open the main database");
+  if (auto d = open_main_db(*env); !d) {
+    return d.error();
   }
   return env;
 }
