@@ -97,7 +97,8 @@ TEST_CASE("scan_reference reads escapes and spacing the engine does not write", 
          " \"name\" : \"x\" , \"fullyQualifiedName\" : \"x\" , \"deleted\" : true } } ");
   // "deleted" absent reads as false, as Record::deleted() does.
   agrees(R"({"doc":{"id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0","name":"x",)"
-         R"("fullyQualifiedName":"x","n":-1.5e3,"z":null},"k":"team","c":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f1"})");
+         R"("fullyQualifiedName":"x","n":-1.5e3,"z":null},"k":"team",)"
+         R"("c":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f1"})");
 }
 
 TEST_CASE("scan_reference gives up on what it does not expect", "[references]") {
@@ -149,9 +150,9 @@ TEMPLATE_TEST_CASE("followers and voters: references sorted by name then id, as 
   s.create_json(admin, Kind::search_service,
                 test::parse(R"({"name":"es","serviceType":"ElasticSearch"})"))
       .value();
-  auto index =
-      s.create_json(admin, Kind::search_index, test::parse(R"({"name":"idx","service":"es","fields":[]})"))
-          .value();
+  auto index = s.create_json(admin, Kind::search_index,
+                             test::parse(R"({"name":"idx","service":"es","fields":[]})"))
+                   .value();
   auto index_id = test::uuid_of(index);
 
   // Names whose order and escapes matter: a dot (quoted FQN), a backslash, Unicode, upper case
