@@ -261,8 +261,8 @@ TEST_CASE("admins are created or promoted on every open; principals must be live
   REQUIRE(history.versions.size() == 2);
   CHECK(parse(history.versions[1]).at("isAdmin") == false);
   auto events = s.events(admin, 0, 100).value();
-  CHECK(events.data.back().at("eventType") == "entityUpdated");
-  CHECK(events.data.back().at("entityFullyQualifiedName") == "root2");
+  CHECK(events.data.back().event_type == EventType::entity_updated);
+  CHECK(events.data.back().entity_fully_qualified_name == "root2");
   auto u = s.template get<User>(s.principal("admin").value(), EntityKey::by_fqn("admin")).value();
   CHECK(u.email == "admin@example.com");
   CHECK(u.is_admin);

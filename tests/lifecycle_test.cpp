@@ -122,8 +122,8 @@ TEMPLATE_TEST_CASE("recursive delete and restore bring back exactly what the del
   // G, A, A1, B: four events, the glossary first.
   auto events = s.events(f.admin, events_before, 100).value();
   REQUIRE(events.data.size() == 4);
-  CHECK(events.data[0].at("entityType") == "glossary");
-  for (auto& e : events.data) CHECK(e.at("eventType") == "entitySoftDeleted");
+  CHECK(events.data[0].entity_type == Kind::glossary);
+  for (auto& e : events.data) CHECK(e.event_type == EventType::entity_soft_deleted);
   for (auto* t : {&f.a, &f.a1, &f.b}) {
     auto got = get_all(s, f.admin, Kind::glossary_term, *t);
     CHECK(got.at("deleted") == true);
@@ -366,7 +366,7 @@ TEMPLATE_TEST_CASE("events: dense offsets, subscribers after commit only", "[eve
   auto& s = fx.store;
   auto f = build(s);
   std::vector<std::string> seen;
-  auto id = s.subscribe([&](const bj::object& e) { seen.emplace_back(e.at("eventType").as_string()); });
+  auto id = s.subscribe([&](const ChangeEvent& e) { seen.emplace_back(catalog::detail::enum_name(e.event_type)); });
   s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})")).value();
   CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"name":"x"})")).error().kind() == ErrorKind::bad_request);
   s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})")).value();  // no-op
@@ -378,5 +378,5 @@ TEMPLATE_TEST_CASE("events: dense offsets, subscribers after commit only", "[eve
   CHECK(seen.size() == 6);
   auto all = s.events(f.admin, 0, 1000).value();
   for (std::size_t i = 0; i < all.data.size(); ++i)
-    CHECK(all.data[i].at("offset").as_uint64() == i + 1);
+    CHECK(all.data[i].offset == i + 1);
 }

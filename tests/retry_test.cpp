@@ -106,8 +106,8 @@ struct Fixture {
   std::vector<std::string> events;  // the eventType of each event a subscriber was told of
 
   Fixture() {
-    store.subscribe([this](const boost::json::object& e) {
-      events.emplace_back(e.at("eventType").as_string());
+    store.subscribe([this](const ChangeEvent& e) {
+      events.emplace_back(catalog::detail::enum_name(e.event_type));
     });
     plan.conflicts = -1000000;  // armed by each test
   }
@@ -139,7 +139,7 @@ TEST_CASE("an operation whose transaction conflicts runs again and is applied on
   CHECK(f.events == std::vector<std::string>{"entityCreated"});
   auto page = f.store.events(f.admin, 0, 100).value();
   CHECK(page.total == static_cast<std::int64_t>(page.data.size()));
-  CHECK(page.data.back().at("entityFullyQualifiedName").as_string() == "alice");
+  CHECK(page.data.back().entity_fully_qualified_name == "alice");
   CHECK(f.store.verify().value().empty());
 }
 

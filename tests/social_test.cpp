@@ -82,7 +82,7 @@ std::int64_t event_total(Store& s, const Principal& admin) {
 
 // The events appended since `total`.
 std::vector<bj::object> events_since(Store& s, const Principal& admin, std::int64_t total) {
-  return s.events(admin, static_cast<std::uint64_t>(total), 1000).value().data;
+  return s.events_json(admin, static_cast<std::uint64_t>(total), 1000).value().data;
 }
 
 // What follows and votes must never change.
@@ -108,7 +108,7 @@ TEMPLATE_TEST_CASE("follow and unfollow: idempotent, sorted, no version, one eve
   const auto start = get_all(s, w.admin, Kind::glossary, w.glossary);
   const auto history = s.history_json(w.admin, Kind::glossary, g).value().versions.size();
   int notified = 0;
-  auto sub = s.subscribe([&](const bj::object&) { ++notified; });
+  auto sub = s.subscribe([&](const ChangeEvent&) { ++notified; });
   auto total = event_total(s, w.admin);
 
   // As oneself.
@@ -275,7 +275,7 @@ TEMPLATE_TEST_CASE("votes: one per user, moved, removed, counted; no version, no
   const auto g = uuid_of(w.glossary);
   const auto start = get_all(s, w.admin, Kind::glossary, w.glossary);
   int notified = 0;
-  s.subscribe([&](const bj::object&) { ++notified; });
+  s.subscribe([&](const ChangeEvent&) { ++notified; });
   auto total = event_total(s, w.admin);
   auto votes_after = [&](const Principal& who, VoteType v) {
     auto e = s.vote_json(who, Kind::glossary, g, v).value();
@@ -488,8 +488,8 @@ TEMPLATE_TEST_CASE("events: admins only, pages after an offset, total, subscribe
   TestType f;
   auto& s = f.store;
   auto w = build(s);
-  std::vector<bj::object> heard;
-  auto sub = s.subscribe([&](const bj::object& e) { heard.push_back(e); });
+  std::vector<ChangeEvent> heard;
+  auto sub = s.subscribe([&](const ChangeEvent& e) { heard.push_back(e); });
   s.follow_json(w.alice, Kind::glossary, uuid_of(w.glossary), w.alice.id).value();
   s.vote_json(w.alice, Kind::glossary, uuid_of(w.glossary), VoteType::voted_up).value();
   s.unsubscribe(sub);
@@ -500,11 +500,13 @@ TEMPLATE_TEST_CASE("events: admins only, pages after an offset, total, subscribe
   REQUIRE(everything.data.size() == static_cast<std::size_t>(total));
   CHECK(!everything.after);
   for (std::size_t i = 0; i < everything.data.size(); ++i)
-    CHECK(everything.data[i].at("offset") == i + 1);
+    CHECK(everything.data[i].offset == i + 1);
   // Subscribers got exactly the stored events of the commits they heard.
   REQUIRE(heard.size() == 2);
-  CHECK(heard[0] == everything.data[total - 3]);
-  CHECK(heard[1] == everything.data[total - 2]);
+  CHECK(to_json(heard[0]) == to_json(everything.data[total - 3]));
+  CHECK(to_json(heard[1]) == to_json(everything.data[total - 2]));
+  CHECK(heard[0].event_type == EventType::entity_fields_changed);
+  CHECK(heard[0].user_name == "alice");
 
   // Paging: `after` is the last offset of a page when more follow.
   std::uint64_t after = 0;
@@ -513,8 +515,7 @@ TEMPLATE_TEST_CASE("events: admins only, pages after an offset, total, subscribe
     REQUIRE(pages < 100);
     auto page = s.events(w.admin, after, 4).value();
     CHECK(page.total == total);
-    for (const auto& e : page.data)
-      offsets.push_back(e.at("offset").template to_number<std::uint64_t>());
+    for (const auto& e : page.data) offsets.push_back(e.offset);
     if (!page.after) break;
     CHECK(page.data.size() == 4);
     CHECK(*page.after == offsets.back());

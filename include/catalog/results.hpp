@@ -6,6 +6,8 @@
 // (store.hpp) and the engine, which share these types; hosts get them through
 // <catalog/store.hpp>.
 
+#include <catalog/change_event.hpp>
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
@@ -33,15 +35,31 @@ struct JsonPage {
   std::int64_t total = 0;
 };
 
-/// Version history (S3): the current entity first, then older versions newest first, each the
-/// entity serialized as JSON text.
+/// Version history (S3) as JSON (Store::history_json): the current entity first, then older
+/// versions newest first, each the entity serialized as JSON text.
 struct History {
   std::string entity_type{};
   std::vector<std::string> versions{};
 };
 
-/// A page of change events (S13).
+/// Version history (S3) typed (Store::history<E>): the versions of History, decoded, in the same
+/// order (the current entity first, then older versions newest first).
+template <class E>
+struct EntityHistory {
+  std::string entity_type{};  // the reference type, as History's ("glossaryTerm")
+  std::vector<E> versions{};
+};
+
+/// A page of change events (S13): `after` is the last offset of the page when more follow,
+/// `total` the number of events.
 struct EventPage {
+  std::vector<ChangeEvent> data{};
+  std::optional<std::uint64_t> after{};
+  std::int64_t total = 0;
+};
+
+/// The same page with each event as its stored JSON object (Store::events_json, GET /v1/events).
+struct JsonEventPage {
   std::vector<boost::json::object> data{};
   std::optional<std::uint64_t> after{};
   std::int64_t total = 0;

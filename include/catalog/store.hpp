@@ -110,9 +110,10 @@ class Store {
   template <class E>
   Result<E> restore(const Principal& who, const Uuid& id);
 
-  /// Version history (S3). Errors: not_found.
+  /// Version history (S3): every version decoded, the current one first, then older ones
+  /// newest first. Errors: not_found; storage (a version that does not decode).
   template <class E>
-  Result<History> history(const Principal& who, const Uuid& id);
+  Result<EntityHistory<E>> history(const Principal& who, const Uuid& id);
 
   /// The entity as it stood at `version` (S3). Errors: bad_request (invalid_version), not_found.
   template <class E>
@@ -130,15 +131,15 @@ class Store {
   template <class E>
   Result<E> vote(const Principal& who, const Uuid& id, VoteType vote);
 
-  /// Change events after offset `after` (S13). Admins only. Errors: bad_request (limit),
-  /// forbidden.
+  /// Change events after offset `after` (S13), oldest first. Admins only. Errors: bad_request
+  /// (limit), forbidden; storage (a stored event that does not decode).
   Result<EventPage> events(const Principal& who, std::uint64_t after = 0,
                            std::int64_t limit = 10) const;
 
-  /// Calls `listener` after each commit with the events it appended (never for a failed or
-  /// no-op operation). Returns an id for `unsubscribe`. Thread-safe; listeners run on the
-  /// committing thread and must not call back into a write of this Store.
-  std::uint64_t subscribe(std::function<void(const boost::json::object&)> listener);
+  /// Calls `listener` after each commit with the events it appended, in order (never for a
+  /// failed or no-op operation). Returns an id for `unsubscribe`. Thread-safe; listeners run on
+  /// the committing thread and must not call back into a write of this Store.
+  std::uint64_t subscribe(std::function<void(const ChangeEvent&)> listener);
   void unsubscribe(std::uint64_t id);
 
   // ---- the same on JSON documents ----
@@ -168,6 +169,9 @@ class Store {
                                                          const DeleteOptions& options = {});
   Result<boost::json::object> restore_json(const Principal& who, Kind kind, const Uuid& id);
   Result<History> history_json(const Principal& who, Kind kind, const Uuid& id);
+  /// events() with each event as the JSON object stored (what GET /v1/events answers).
+  Result<JsonEventPage> events_json(const Principal& who, std::uint64_t after = 0,
+                                    std::int64_t limit = 10) const;
   Result<boost::json::object> version_json(const Principal& who, Kind kind, const Uuid& id,
                                            std::string_view version);
   Result<boost::json::object> follow_json(const Principal& who, Kind kind, const Uuid& id,

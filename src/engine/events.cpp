@@ -5,8 +5,8 @@
 
 namespace catalog::engine {
 
-Result<EventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit) {
-  EventPage page;
+Result<JsonEventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit) {
+  JsonEventPage page;
   const auto prefix = keys::event_prefix();
   {
     auto last = tx.raw().scan(storage::prefix_range(prefix), storage::Direction::reverse);

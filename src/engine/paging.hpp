@@ -45,7 +45,7 @@ Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& query);
 
 /// Events with offsets after `after`, at most `limit` (already checked); `after` of the page is
 /// set when more follow; `total` is the number of events. Errors: storage.
-Result<EventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit);
+Result<JsonEventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit);
 
 }  // namespace catalog::engine
 

@@ -216,8 +216,8 @@ Result<Response> events(const Context& c) {
   if (!after) return after.error();
   auto limit = c.query.integer("limit");
   if (!limit) return limit.error();
-  auto page = c.store.events(c.who, after->value_or(0),
-                             limit->has_value() ? static_cast<std::int64_t>(**limit) : 10);
+  auto page = c.store.events_json(c.who, after->value_or(0),
+                                  limit->has_value() ? static_cast<std::int64_t>(**limit) : 10);
   if (!page) return page.error();
   bj::value body(bj::object_kind);
   auto& o = body.as_object();

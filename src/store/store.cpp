@@ -33,7 +33,7 @@ class JwtAuthenticator final : public Authenticator {
 
 void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
   if (first > last) return;
-  std::vector<std::function<void(const bj::object&)>> copy;
+  std::vector<std::function<void(const ChangeEvent&)>> copy;
   {
     std::lock_guard lock(listeners_mutex);
     for (const auto& [id, l] : listeners) copy.push_back(l);
@@ -47,10 +47,12 @@ void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
     auto cursor = (*txn)->scan({engine::keys::event(from), engine::keys::event(to + 1)},
                                storage::Direction::forward);
     if (!cursor) return;
-    std::vector<bj::object> events;
+    std::vector<ChangeEvent> events;
     for (auto& c = *cursor; c->valid();) {
-      auto v = engine::parse_stored(c->value());
-      if (v && v->is_object()) events.push_back(std::move(v->as_object()));
+      // An event that does not decode is not told (verify reports it); the commit stands.
+      if (auto offset = engine::keys::decode_event(c->key()))
+        if (auto stored = engine::decode_event(*offset, c->value()))
+          if (auto event = typed_event(*stored)) events.push_back(std::move(*event));
       if (!c->next()) break;
     }
     cursor->reset();

@@ -24,7 +24,11 @@ struct Store::Impl {
   // Subscriptions (S13): called after commit with the events the commit appended.
   std::mutex listeners_mutex;
   std::uint64_t next_listener = 1;
-  std::map<std::uint64_t, std::function<void(const boost::json::object&)>> listeners;
+  std::map<std::uint64_t, std::function<void(const ChangeEvent&)>> listeners;
+
+  /// A stored event (engine::decode_event) as the struct. Errors: storage ("corrupt change
+  /// event"), naming the member that does not decode.
+  static Result<ChangeEvent> typed_event(const boost::json::object& stored);
 
   std::int64_t now() const {
     if (options.clock) return options.clock();

@@ -99,6 +99,7 @@ constexpr auto required_members() {
 inline boost::json::value to_json(const std::string& s) { return boost::json::string(s); }
 inline boost::json::value to_json(bool b) { return b; }
 inline boost::json::value to_json(std::int64_t i) { return i; }
+inline boost::json::value to_json(std::uint64_t u) { return u; }
 inline boost::json::value to_json(const Uuid& id) { return boost::json::string(to_string(id)); }
 inline boost::json::value to_json(Version v) {
   return static_cast<double>(v.tenths()) / 10.0;
@@ -148,6 +149,18 @@ inline Error type_error(std::string_view path, const char* expected) {
 Result<void> from_json(const boost::json::value& v, std::string& out, std::string_view path);
 Result<void> from_json(const boost::json::value& v, bool& out, std::string_view path);
 Result<void> from_json(const boost::json::value& v, std::int64_t& out, std::string_view path);
+inline Result<void> from_json(const boost::json::value& v, std::uint64_t& out,
+                              std::string_view path) {
+  if (v.is_uint64()) {
+    out = v.get_uint64();
+    return {};
+  }
+  if (v.is_int64() && v.get_int64() >= 0) {  // parsed text gives an int64 where it can
+    out = static_cast<std::uint64_t>(v.get_int64());
+    return {};
+  }
+  return type_error(path, "a non-negative integer");
+}
 Result<void> from_json(const boost::json::value& v, Uuid& out, std::string_view path);
 Result<void> from_json(const boost::json::value& v, Version& out, std::string_view path);
 Result<void> from_json(const boost::json::value& v, boost::json::value& out, std::string_view);
@@ -171,6 +184,13 @@ Result<void> from_json(const boost::json::value& v, std::vector<T>& out, std::st
 template <class T>
 Result<void> from_json(const boost::json::value& v, std::optional<T>& out,
                        std::string_view path);
+/// A member that holds any JSON value keeps an explicit null (a change description's
+/// `"newValue": null`): only an absent member is nullopt, so the value writes back as it read.
+inline Result<void> from_json(const boost::json::value& v, std::optional<boost::json::value>& out,
+                              std::string_view) {
+  out = v;
+  return {};
+}
 
 template <Described T>
 Result<void> from_json(const boost::json::value& v, T& out, std::string_view path) {

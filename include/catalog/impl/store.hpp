@@ -116,8 +116,23 @@ Result<E> Store::restore(const Principal& who, const Uuid& id) {
 }
 
 template <class E>
-Result<History> Store::history(const Principal& who, const Uuid& id) {
-  return history_json(who, E::kind, id);
+Result<EntityHistory<E>> Store::history(const Principal& who, const Uuid& id) {
+  auto history = history_json(who, E::kind, id);
+  if (!history) return history.error();
+  EntityHistory<E> out;
+  out.entity_type = std::move(history->entity_type);
+  out.versions.reserve(history->versions.size());
+  // Stored versions nest deeper than a request may (S15).
+  json::ParseOptions stored;
+  stored.max_depth = json::max_parse_depth;
+  for (const auto& text : history->versions) {
+    auto doc = json::parse(text, stored);
+    if (!doc) return fail(Errc::storage, "corrupt version: " + doc.error().message());
+    auto e = from_json<E>(*doc);
+    if (!e) return fail(Errc::storage, "corrupt version: " + e.error().message());
+    out.versions.push_back(std::move(*e));
+  }
+  return out;
 }
 
 template <class E>

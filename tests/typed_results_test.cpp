@@ -1,0 +1,271 @@
+// Typed change events and histories (issue 10, point 1): Store::events and subscriptions give
+// ChangeEvent structs whose JSON form is the stored event that events_json and GET /v1/events
+// answer, and Store::history<E> decodes every version that history_json gives as text.
+#include "support.hpp"
+
+#include <catalog/change_event.hpp>
+#include <catalog/json.hpp>
+#include <catalog/store.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace catalog;
+using test::parse;
+using test::uuid_of;
+namespace bj = boost::json;
+
+namespace {
+
+/// A store where every eventType has happened: creates, merge and JSON patches (members added,
+/// changed, removed and set to null, tags, references, major steps), follow, vote, unfollow, a
+/// soft delete of a tree, its restore, and a hard delete.
+struct Busy {
+  Principal admin;
+  Principal alice;
+  bj::object glossary, term, child, model;
+};
+
+Busy build(Store& s) {
+  Busy b;
+  b.admin = s.principal("admin").value();
+  auto alice = s.create_json(b.admin, Kind::user,
+                             parse(R"({"name":"alice","email":"alice@example.com"})"))
+                   .value();
+  b.alice = s.principal("alice").value();
+  b.glossary = s.create_json(b.admin, Kind::glossary,
+                             parse(R"({"name":"G","description":"g \"quoted\" été"})"))
+                   .value();
+  b.term = s.create_json(b.admin, Kind::glossary_term,
+                         parse(R"({"name":"T","glossary":"G","description":"t"})"))
+               .value();
+  b.child = s.create_json(b.admin, Kind::glossary_term,
+                          parse(R"({"name":"C","glossary":"G","parent":"G.T","description":"c"})"))
+                .value();
+  s.create_json(b.admin, Kind::mlmodel_service, parse(R"({"name":"mlflow","serviceType":"Mlflow"})"))
+      .value();
+  b.model = s.create_json(b.admin, Kind::mlmodel,
+                          parse(R"({"name":"churn","service":"mlflow","algorithm":"xgboost"})"))
+                .value();
+  const auto g = uuid_of(b.glossary), t = uuid_of(b.term), m = uuid_of(b.model);
+  // Added, updated, removed members; tags gained and lost; owners (references).
+  s.patch_json(b.admin, Kind::glossary, g,
+               parse(R"({"displayName":"Gee","description":"second","tags":[{"tagFQN":"PII.Sensitive"}]})"))
+      .value();
+  s.patch_json(b.admin, Kind::glossary, g,
+               parse(R"([{"op":"remove","path":"/displayName"},
+                         {"op":"replace","path":"/tags","value":[{"tagFQN":"Tier.Tier1"}]},
+                         {"op":"add","path":"/owners","value":[{"id":")" +
+                     test::id_of(alice) + R"(","type":"user"}]}])"))
+      .value();
+  s.patch_json(b.admin, Kind::mlmodel, m, parse(R"({"algorithm":"lightgbm"})")).value();  // major
+  // A JSON Patch may set a member to null: the change description keeps the null value.
+  s.patch_json(b.admin, Kind::mlmodel, m,
+               parse(R"([{"op":"add","path":"/target","value":null}])"))
+      .value();
+  s.follow_json(b.alice, Kind::glossary_term, t, b.alice.id).value();
+  s.vote_json(b.alice, Kind::glossary_term, t, VoteType::voted_up).value();
+  s.vote_json(b.alice, Kind::glossary_term, t, VoteType::voted_down).value();
+  s.unfollow_json(b.alice, Kind::glossary_term, t, b.alice.id).value();
+  DeleteOptions recursive;
+  recursive.recursive = true;
+  s.remove_json(b.admin, Kind::glossary, g, recursive).value();
+  s.restore_json(b.admin, Kind::glossary, g).value();
+  DeleteOptions hard;
+  hard.hard_delete = true;
+  s.remove_json(b.admin, Kind::mlmodel, m, hard).value();
+  return b;
+}
+
+/// `o` without its changeDescription.
+bj::object without_change(bj::object o) {
+  o.erase("changeDescription");
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a kind and an event type are named on the wire as in events", "[events][typed]") {
+  for (auto k : all_kinds) {
+    CHECK(detail::enum_name(k) == type_name(k));
+    CHECK(detail::enum_from_name<Kind>(type_name(k)) == k);
+  }
+  CHECK_FALSE(detail::enum_from_name<Kind>("table"));
+  CHECK(detail::enum_name(EventType::entity_fields_changed) == "entityFieldsChanged");
+  CHECK(detail::enum_from_name<EventType>("entityRestored") == EventType::entity_restored);
+}
+
+TEMPLATE_TEST_CASE("typed change events are the stored events, for every eventType",
+                   "[events][typed]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  auto& s = f.store;
+  std::vector<ChangeEvent> heard;
+  s.subscribe([&](const ChangeEvent& e) { heard.push_back(e); });
+  auto b = build(s);
+
+  auto typed = s.events(b.admin, 0, 1000).value();
+  auto stored = s.events_json(b.admin, 0, 1000).value();
+  REQUIRE(typed.data.size() == stored.data.size());
+  CHECK(typed.total == stored.total);
+  CHECK(typed.total == static_cast<std::int64_t>(typed.data.size()));
+  std::set<EventType> types;
+  for (std::size_t i = 0; i < typed.data.size(); ++i) {
+    const auto& e = typed.data[i];
+    const auto& json = stored.data[i];
+    INFO(catalog::json::serialize(json));
+    types.insert(e.event_type);
+    CHECK(e.offset == i + 1);
+    CHECK(detail::enum_name(e.event_type) == json.at("eventType").as_string());
+    CHECK(type_name(e.entity_type) == json.at("entityType").as_string());
+    CHECK(to_string(e.entity_id) == json.at("entityId").as_string());
+    CHECK(e.user_name == json.at("userName").as_string());
+    CHECK(e.timestamp == json.at("timestamp").as_int64());
+    CHECK(e.change_description.has_value() == json.contains("changeDescription"));
+    // Equal as JSON values, and byte for byte: members in the same order with the same shapes.
+    const auto back = to_json(e);
+    CHECK(back == bj::value(json));
+    if (e.event_type != EventType::entity_fields_changed) {
+      CHECK(catalog::json::serialize(back) == catalog::json::serialize(json));
+    } else {
+      // Follows and votes store their change description with previousVersion first (what
+      // /v1/events has always answered); the struct's order puts it last. All else is the same.
+      REQUIRE(e.change_description);
+      CHECK(e.current_version == e.previous_version);
+      CHECK(e.change_description->previous_version == e.current_version);
+      CHECK(catalog::json::serialize(without_change(back.as_object())) ==
+            catalog::json::serialize(without_change(json)));
+      CHECK(to_json(*e.change_description) == json.at("changeDescription"));
+    }
+    // Created events repeat the current version as the previous one and carry no change.
+    if (e.event_type == EventType::entity_created) {
+      CHECK(e.previous_version == e.current_version);
+      CHECK_FALSE(e.change_description);
+    }
+    if (e.event_type == EventType::entity_updated || e.event_type == EventType::entity_restored ||
+        e.event_type == EventType::entity_soft_deleted) {
+      REQUIRE(e.change_description);
+      CHECK(e.change_description->previous_version == e.previous_version);
+      CHECK(e.previous_version < e.current_version);
+    }
+  }
+  CHECK(types == std::set<EventType>{EventType::entity_created, EventType::entity_updated,
+                                     EventType::entity_fields_changed,
+                                     EventType::entity_soft_deleted, EventType::entity_deleted,
+                                     EventType::entity_restored});
+
+  // The hard delete: the model's major version steps (algorithm, target) and its last change.
+  const auto& hard = typed.data.back();
+  CHECK(hard.event_type == EventType::entity_deleted);
+  CHECK(hard.entity_type == Kind::mlmodel);
+  CHECK(hard.entity_fully_qualified_name == "mlflow.churn");
+  CHECK(hard.current_version.to_string() == "2.1");
+  REQUIRE(hard.change_description);  // the model's last, where target became null
+  REQUIRE(hard.change_description->fields_added.size() == 1);
+  CHECK(hard.change_description->fields_added[0].name == "target");
+  REQUIRE(hard.change_description->fields_added[0].new_value);
+  CHECK(hard.change_description->fields_added[0].new_value->is_null());
+  CHECK_FALSE(hard.change_description->fields_added[0].old_value);
+
+  // Subscribers heard the same events as the log has (after the admin's creation at open).
+  REQUIRE(heard.size() <= typed.data.size());
+  REQUIRE_FALSE(heard.empty());
+  const auto skipped = typed.data.size() - heard.size();
+  for (std::size_t i = 0; i < heard.size(); ++i)
+    CHECK(to_json(heard[i]) == to_json(typed.data[skipped + i]));
+
+  // Pages: the same offsets, `after` and total as the JSON pages.
+  for (std::uint64_t after : {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{10}}) {
+    auto page = s.events(b.admin, after, 4).value();
+    auto json_page = s.events_json(b.admin, after, 4).value();
+    CHECK(page.after == json_page.after);
+    CHECK(page.total == json_page.total);
+    REQUIRE(page.data.size() == json_page.data.size());
+    for (std::size_t i = 0; i < page.data.size(); ++i)
+      CHECK(to_json(page.data[i]) == bj::value(json_page.data[i]));
+  }
+  // Refusals are the same on both.
+  CHECK(s.events(b.alice, 0, 10).error().kind() == ErrorKind::forbidden);
+  CHECK(s.events_json(b.alice, 0, 10).error().kind() == ErrorKind::forbidden);
+  CHECK(s.events(b.admin, 0, -1).error().code() == Errc::invalid_parameter);
+}
+
+TEST_CASE("a stored event that does not decode is a storage error of the typed read only",
+          "[events][typed]") {
+  test::MemoryFixture f;
+  auto& s = f.store;
+  auto admin = s.principal("admin").value();
+  auto page = s.events_json(admin, 0, 10).value();
+  REQUIRE(page.data.size() == 1);
+  // The admin's creation, rewritten with an event type nobody knows.
+  auto bad = page.data[0];
+  bad["eventType"] = "entityRenamed";
+  auto txn = s.backend().begin(storage::Mode::read_write).value();
+  std::string key = "E";
+  {
+    // Find the event's key: the only key whose value is the stored event.
+    auto cursor = txn->scan({}, storage::Direction::forward).value();
+    for (; cursor->valid(); cursor->next().value()) {
+      auto v = catalog::json::parse(cursor->value());
+      if (v && v->is_object() && v->as_object().contains("eventType")) {
+        key = std::string(cursor->key());
+        break;
+      }
+    }
+  }
+  REQUIRE(key != "E");
+  txn->put(key, catalog::json::serialize(bad)).value();
+  txn->commit().value();
+  CHECK(s.events_json(admin, 0, 10).value().data[0].at("eventType") == "entityRenamed");
+  auto typed = s.events(admin, 0, 10);
+  REQUIRE_FALSE(typed.has_value());
+  CHECK(typed.error().code() == Errc::storage);
+  CHECK_THAT(typed.error().message(), Catch::Contains("eventType"));
+}
+
+TEMPLATE_TEST_CASE("a typed history decodes every version, newest first", "[history][typed]",
+                   CATALOG_STORE_FIXTURES) {
+  TestType f;
+  auto& s = f.store;
+  auto b = build(s);
+  const auto g = uuid_of(b.glossary);
+  auto typed = s.template history<Glossary>(b.admin, g).value();
+  auto text = s.history_json(b.admin, Kind::glossary, g).value();
+  CHECK(typed.entity_type == "glossary");
+  CHECK(typed.entity_type == text.entity_type);
+  REQUIRE(typed.versions.size() == text.versions.size());
+  REQUIRE(typed.versions.size() == 5);  // create, two patches, soft delete, restore
+  std::vector<std::string> versions;
+  for (std::size_t i = 0; i < typed.versions.size(); ++i) {
+    const auto& v = typed.versions[i];
+    INFO(text.versions[i]);
+    versions.push_back(v.version.to_string());
+    CHECK(to_json(v) == parse(text.versions[i]));
+    CHECK(v.id == g);
+  }
+  CHECK(versions == std::vector<std::string>{"0.5", "0.4", "0.3", "0.2", "0.1"});
+  CHECK(typed.versions[4].description == "g \"quoted\" été");
+  CHECK_FALSE(typed.versions[4].change_description);
+  CHECK(typed.versions[3].display_name == "Gee");
+  CHECK(typed.versions[2].display_name == std::nullopt);
+  REQUIRE(typed.versions[2].change_description);
+  CHECK(typed.versions[2].change_description->previous_version.to_string() == "0.2");
+  CHECK(typed.versions[1].deleted);
+  CHECK_FALSE(typed.versions[0].deleted);
+  REQUIRE(typed.versions[0].owners.size() == 1);
+  CHECK(typed.versions[0].owners[0].name == "alice");
+
+  // Terms too, with their relationships; and the refusals of history_json.
+  auto term = s.template history<GlossaryTerm>(b.admin, uuid_of(b.child)).value();
+  CHECK(term.entity_type == "glossaryTerm");
+  REQUIRE(term.versions.size() == 3);
+  CHECK(term.versions[0].fully_qualified_name == "G.T.C");
+  auto wrong = s.template history<Team>(b.admin, g);
+  REQUIRE_FALSE(wrong.has_value());
+  CHECK(wrong.error().kind() == ErrorKind::not_found);
+  auto gone = s.template history<MlModel>(b.admin, uuid_of(b.model));
+  REQUIRE_FALSE(gone.has_value());
+  CHECK(gone.error().kind() == ErrorKind::not_found);
+}
