@@ -366,7 +366,8 @@ TEMPLATE_TEST_CASE("events: dense offsets, subscribers after commit only", "[eve
   auto& s = fx.store;
   auto f = build(s);
   std::vector<std::string> seen;
-  auto id = s.subscribe([&](const ChangeEvent& e) { seen.emplace_back(catalog::detail::enum_name(e.event_type)); });
+  auto id = s.subscribe(
+      [&](const ChangeEvent& e) { seen.emplace_back(catalog::detail::enum_name(e.event_type)); });
   s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})")).value();
   CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"name":"x"})")).error().kind() == ErrorKind::bad_request);
   s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})")).value();  // no-op
@@ -377,6 +378,5 @@ TEMPLATE_TEST_CASE("events: dense offsets, subscribers after commit only", "[eve
   s.restore_json(f.admin, Kind::glossary, uuid_of(f.glossary)).value();
   CHECK(seen.size() == 6);
   auto all = s.events(f.admin, 0, 1000).value();
-  for (std::size_t i = 0; i < all.data.size(); ++i)
-    CHECK(all.data[i].offset == i + 1);
+  for (std::size_t i = 0; i < all.data.size(); ++i) CHECK(all.data[i].offset == i + 1);
 }

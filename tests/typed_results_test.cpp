@@ -32,9 +32,9 @@ struct Busy {
 Busy build(Store& s) {
   Busy b;
   b.admin = s.principal("admin").value();
-  auto alice = s.create_json(b.admin, Kind::user,
-                             parse(R"({"name":"alice","email":"alice@example.com"})"))
-                   .value();
+  auto alice =
+      s.create_json(b.admin, Kind::user, parse(R"({"name":"alice","email":"alice@example.com"})"))
+          .value();
   b.alice = s.principal("alice").value();
   b.glossary = s.create_json(b.admin, Kind::glossary,
                              parse(R"({"name":"G","description":"g \"quoted\" été"})"))
@@ -45,15 +45,17 @@ Busy build(Store& s) {
   b.child = s.create_json(b.admin, Kind::glossary_term,
                           parse(R"({"name":"C","glossary":"G","parent":"G.T","description":"c"})"))
                 .value();
-  s.create_json(b.admin, Kind::mlmodel_service, parse(R"({"name":"mlflow","serviceType":"Mlflow"})"))
+  s.create_json(b.admin, Kind::mlmodel_service,
+                parse(R"({"name":"mlflow","serviceType":"Mlflow"})"))
       .value();
   b.model = s.create_json(b.admin, Kind::mlmodel,
                           parse(R"({"name":"churn","service":"mlflow","algorithm":"xgboost"})"))
                 .value();
   const auto g = uuid_of(b.glossary), t = uuid_of(b.term), m = uuid_of(b.model);
   // Added, updated, removed members; tags gained and lost; owners (references).
-  s.patch_json(b.admin, Kind::glossary, g,
-               parse(R"({"displayName":"Gee","description":"second","tags":[{"tagFQN":"PII.Sensitive"}]})"))
+  s.patch_json(
+       b.admin, Kind::glossary, g,
+       parse(R"({"displayName":"Gee","description":"second","tags":[{"tagFQN":"PII.Sensitive"}]})"))
       .value();
   s.patch_json(b.admin, Kind::glossary, g,
                parse(R"([{"op":"remove","path":"/displayName"},
@@ -63,8 +65,7 @@ Busy build(Store& s) {
       .value();
   s.patch_json(b.admin, Kind::mlmodel, m, parse(R"({"algorithm":"lightgbm"})")).value();  // major
   // A JSON Patch may set a member to null: the change description keeps the null value.
-  s.patch_json(b.admin, Kind::mlmodel, m,
-               parse(R"([{"op":"add","path":"/target","value":null}])"))
+  s.patch_json(b.admin, Kind::mlmodel, m, parse(R"([{"op":"add","path":"/target","value":null}])"))
       .value();
   s.follow_json(b.alice, Kind::glossary_term, t, b.alice.id).value();
   s.vote_json(b.alice, Kind::glossary_term, t, VoteType::voted_up).value();

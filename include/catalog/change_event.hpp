@@ -88,14 +88,21 @@ struct ChangeEvent {
   std::int64_t timestamp = 0;  // milliseconds since the Unix epoch
   std::optional<ChangeDescription> change_description{};
   std::uint64_t offset = 0;  // from 1, dense (S13)
-  static constexpr std::array<std::string_view, 10> required_members{
-      "id",       "eventType", "entityType", "entityId",  "entityFullyQualifiedName",
-      "previousVersion", "currentVersion", "userName", "timestamp", "offset"};
+  static constexpr std::array<std::string_view, 10> required_members{"id",
+                                                                     "eventType",
+                                                                     "entityType",
+                                                                     "entityId",
+                                                                     "entityFullyQualifiedName",
+                                                                     "previousVersion",
+                                                                     "currentVersion",
+                                                                     "userName",
+                                                                     "timestamp",
+                                                                     "offset"};
 };
 BOOST_DESCRIBE_STRUCT(ChangeEvent, (),
                       (id, event_type, entity_type, entity_id, entity_fully_qualified_name,
-                       previous_version, current_version, user_name, timestamp,
-                       change_description, offset))
+                       previous_version, current_version, user_name, timestamp, change_description,
+                       offset))
 
 }  // namespace catalog
 
