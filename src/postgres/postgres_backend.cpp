@@ -37,11 +37,13 @@
 // whose reads and writes cannot be ordered with the others' (SQLSTATE 40001), or which is part
 // of a deadlock (40P01). Both become Errc::storage_conflict and end the transaction. A write
 // transaction that runs alone (writers taking turns, the default, or after conflicts in a row)
-// sends LOCK TABLE ... IN EXCLUSIVE MODE after BEGIN: LOCK takes no snapshot, so its snapshot,
-// taken by the next statement, sees every writer before it, and none runs beside it. Readers
-// take ACCESS SHARE only and go on; the write statements are prepared with a connection's first
-// writes (preparing an INSERT takes the table's ROW EXCLUSIVE lock, which would make a reader
-// opening a connection wait).
+// sends LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE after BEGIN, and a concurrent writer
+// locks it IN ROW EXCLUSIVE MODE, so that one alone waits for every concurrent writer and they
+// for it. LOCK takes no snapshot, so its snapshot, taken by the next statement, sees every writer
+// before it, and none runs beside it. The lock is on a table of its own, never on `entries`:
+// readers go on, and autovacuum (SHARE UPDATE EXCLUSIVE on `entries`, which EXCLUSIVE there would
+// refuse it) keeps vacuuming under a steady stream of writes. The write statements are prepared
+// with a connection's first writes.
 
 namespace catalog::storage {
 
@@ -231,7 +233,8 @@ struct PgShared {
   std::atomic<std::uint64_t> connections{0};
   std::atomic<std::uint64_t> conflicts{0};
   std::atomic<std::uint64_t> exclusive{0};
-  std::string lock_sql;  // LOCK TABLE ... IN EXCLUSIVE MODE
+  std::string lock_sql;     // LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE: runs alone
+  std::string share_sql;    // ... IN ROW EXCLUSIVE MODE: a concurrent writer
 
   std::mutex mutex;
   std::vector<std::unique_ptr<Connection>> idle;
@@ -598,12 +601,15 @@ class PgTransaction final : public Transaction,
     for (;;) {
       const bool first = !begun_;
       // A transaction run alone locks out other writers before its first query takes the
-      // snapshot (LOCK takes none), so it sees every write that can ever meet it.
+      // snapshot (LOCK takes none), so it sees every write that can ever meet it; a concurrent
+      // writer takes the shared form of the same lock, so it never runs beside one run alone.
+      const bool writes = mode_ == Mode::read_write;
       const bool ok =
-          (!first || (queue_text(*conn_, mode_ == Mode::read_only
-                                             ? "BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY"
-                                             : "BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE") &&
-                      (!exclusive_ || queue_text(*conn_, shared_->lock_sql.c_str())))) &&
+          (!first ||
+           (queue_text(*conn_, writes ? "BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE"
+                                      : "BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY") &&
+            (!writes || queue_text(*conn_, exclusive_ ? shared_->lock_sql.c_str()
+                                                      : shared_->share_sql.c_str())))) &&
           statements(*conn_);
       if (!ok) {
         conn_->broken = true;  // half queued: the session cannot be trusted
@@ -613,8 +619,9 @@ class PgTransaction final : public Transaction,
       auto results = round(*conn_, shared_->round_trips);
       if (results) {
         begun_ = true;
-        if (first)  // BEGIN's result, and LOCK's
-          results->erase(results->begin(), results->begin() + (exclusive_ ? 2 : 1));
+        if (first)  // BEGIN's result, and a writer's LOCK's
+          results->erase(results->begin(),
+                         results->begin() + (mode_ == Mode::read_write ? 2 : 1));
         return results;
       }
       if (results.error().code() == Errc::storage_conflict) note_conflict();
@@ -948,6 +955,10 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string
                             "CREATE TABLE IF NOT EXISTS " +
                             versions +
                             " (version integer NOT NULL);"
+                            // Holds no rows: write transactions lock it to take turns.
+                            "CREATE TABLE IF NOT EXISTS " +
+                            schema +
+                            ".writer_turn ();"
                             "INSERT INTO " +
                             versions + " SELECT " + std::to_string(schema_version) +
                             " WHERE NOT EXISTS (SELECT 1 FROM " + versions +
@@ -971,7 +982,8 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string
   auto shared = std::make_shared<detail::PgShared>();
   shared->conninfo = conninfo;
   shared->table = table;
-  shared->lock_sql = "LOCK TABLE " + table + " IN EXCLUSIVE MODE";
+  shared->lock_sql = "LOCK TABLE " + schema + ".writer_turn IN EXCLUSIVE MODE";
+  shared->share_sql = "LOCK TABLE " + schema + ".writer_turn IN ROW EXCLUSIVE MODE";
   shared->options = std::move(options);
   return std::unique_ptr<PostgresBackend>(new PostgresBackend(std::move(shared)));
 }

@@ -453,17 +453,18 @@ TEST_CASE("postgres: after conflicts in a row a thread's next write transaction 
   CHECK(db->stats().conflicts == 2);
   CHECK(db->stats().exclusive == 0);
 
-  // The third runs alone: another session's write waits for it, a reader does not.
+  // The third runs alone: another host's concurrent writer waits for it (on the writers' turn
+  // lock, before its snapshot), a reader does not.
   auto alone = begin(*db, Mode::read_write);
   CHECK(db->stats().exclusive == 1);
   CHECK(must(alone->get("x")) == "2"s);
-  std::thread other(
-      [&] { sql("UPDATE " + table + " SET v = 'other'::bytea WHERE k = 'x'::bytea"); });
+  auto other_host = open_pg(concurrent(schema));
+  std::thread other([&] { write(*other_host, {{"x", "other"}}); });
   bool waiting = false;
   for (int i = 0; i < 1000 && !waiting; ++i) {
     waiting = sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
-                  "query LIKE 'UPDATE " +
-                  table + "%'") == "1";
+                  "query LIKE 'LOCK TABLE \"" +
+                  schema.name() + "\".writer_turn IN ROW EXCLUSIVE MODE%'") == "1";
     if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   CHECK(waiting);
@@ -511,4 +512,27 @@ TEST_CASE("postgres: by default writers take turns: the next waits, then sees th
   CHECK(read(*db, "x") == "first+second"s);
   CHECK(db->stats().conflicts == 0);
   CHECK(db->stats().exclusive - alone0 == 2);
+}
+
+TEST_CASE("postgres: a writer's turn does not lock out autovacuum", "[postgres]") {
+  // Writers take turns on a lock of their own (writer_turn), not on the entries table: an
+  // EXCLUSIVE lock there refuses autovacuum's SHARE UPDATE EXCLUSIVE, so under a steady stream of
+  // writes the table was never vacuumed (the server logged "skipping vacuum ... lock not
+  // available" for as long as writes went on).
+  test::pg::Schema schema;
+  auto db = open_pg(schema.options());
+  write(*db, {{"x", "0"}});
+  for (bool together : {false, true}) {
+    INFO((together ? "concurrent writers" : "writers taking turns"));
+    auto writer = together ? open_pg(concurrent(schema)) : open_pg(schema.options());
+    auto txn = begin(*writer, Mode::read_write);
+    CHECK(must(txn->get("x")) == "0"s);  // BEGIN and the writer's lock have reached the server
+    CHECK(sql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+              "WHERE c.relname = 'writer_turn' AND l.granted AND l.mode = '" +
+              std::string(together ? "RowExclusiveLock" : "ExclusiveLock") + "'") == "1");
+    // What autovacuum takes on the table, refused at once (NOWAIT) if anything held it off.
+    CHECK(sql("BEGIN; LOCK TABLE \"" + schema.name() +
+              "\".entries IN SHARE UPDATE EXCLUSIVE MODE NOWAIT; COMMIT") == std::nullopt);
+    must(txn->commit());
+  }
 }

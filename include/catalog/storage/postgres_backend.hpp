@@ -33,8 +33,9 @@ struct PostgresOptions {
   /// Default: 4 MiB.
   std::size_t write_buffer_bytes = std::size_t{4} << 20;
   /// How write transactions of all hosts meet. false: they take turns, as on LMDB: each locks
-  /// the table against other writers before its snapshot (LOCK TABLE ... IN EXCLUSIVE MODE, sent
-  /// with its first statement; readers go on), so no two conflict and none is retried. true:
+  /// out other writers before its snapshot (LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE, a
+  /// table of its own, sent with its first statement; readers and autovacuum go on), so no two
+  /// conflict and none is retried. true:
   /// they run concurrently and the server fails those it cannot serialize (storage_conflict; the
   /// Store runs them again). Default: false, which is faster for the catalog as it is: every
   /// operation appends to one event log (SEMANTICS S13: dense offsets, one counter key), so any
