@@ -118,51 +118,35 @@ Result<ListQuery> parse_list_query(Kind kind, const ListOptions& options) {
   return q;
 }
 
-Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
-  Operation op =
-      q.fields.all || !q.fields.names.empty() ? Operation::view_all : Operation::view_basic;
-  RecordResource resource(tx, q.kind, nullptr);
-  if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+namespace {
 
-  JsonPage page;
+// The list prefixes `q` walks (live, deleted or both, in the scope of its service) and their
+// total in `page`; nullopt when the service is unknown (S8: an empty page, not 404).
+Result<std::optional<std::vector<std::string>>> list_prefixes(Tx& tx, const ListQuery& q,
+                                                              JsonPage& page) {
   Uuid scope = keys::all_scope;
   if (q.service) {
     // A soft-deleted service still scopes its (soft-deleted) assets: `include` decides which
     // states are listed, the filter only which service.
     auto service = tx.find(*service_kind(q.kind), *q.service);
     if (!service) return service.error();
-    if (!*service) return page;  // an unknown service has nothing in it (S8: not 404)
+    if (!*service) return std::optional<std::vector<std::string>>();
     scope = (*service)->id;
   }
-  std::vector<bool> states;
-  if (q.include != Include::deleted) states.push_back(false);
-  if (q.include != Include::non_deleted) states.push_back(true);
   std::vector<std::string> prefixes;
-  for (bool deleted : states) {
+  for (bool deleted : {false, true}) {
+    if (q.include == (deleted ? Include::non_deleted : Include::deleted)) continue;
     auto n = tx.count(q.kind, deleted, scope);
     if (!n) return n.error();
     page.total += *n;
     prefixes.push_back(keys::list_prefix(q.kind, deleted, scope));
   }
-  if (q.limit == 0) return page;
+  return std::optional(std::move(prefixes));
+}
 
-  const bool backward = q.before.has_value();
-  const auto limit = static_cast<std::size_t>(q.limit);
-  auto found = collect(tx, prefixes, backward ? q.before : q.after, !backward, limit + 1);
-  if (!found) return found.error();
-  auto& positions = *found;
-  const bool more = positions.size() > limit;
-  if (more) positions.pop_back();
-  if (backward) std::reverse(positions.begin(), positions.end());
-
-  if (positions.empty()) {
-    // Nothing beyond the cursor: hand it back, so the client can turn around.
-    if (backward)
-      page.after = q.cursor_text;
-    else if (q.after)
-      page.before = q.cursor_text;
-    return page;
-  }
+// The page's entities, rendered with the fields `q` asks for, in list order.
+Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::string>& positions,
+                         JsonPage& page) {
   page.data.reserve(positions.size());
   for (const auto& p : positions) {
     auto id = decode_position(p).id;
@@ -173,6 +157,21 @@ Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
     if (!rendered) return rendered.error();
     page.data.push_back(std::move(*rendered));
   }
+  return {};
+}
+
+// The page's cursors (S8): `before` and `after` where there is more that way, and the
+// client's own cursor handed back when nothing lies beyond it, so it can turn around.
+void set_cursors(const ListQuery& q, const std::vector<std::string>& positions, bool more,
+                 JsonPage& page) {
+  const bool backward = q.before.has_value();
+  if (positions.empty()) {
+    if (backward)
+      page.after = q.cursor_text;
+    else if (q.after)
+      page.before = q.cursor_text;
+    return;
+  }
   auto first = encode_cursor(to_position(positions.front()));
   auto last = encode_cursor(to_position(positions.back()));
   if (backward) {
@@ -182,6 +181,32 @@ Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
     if (more) page.after = std::move(last);
     if (q.after) page.before = std::move(first);
   }
+}
+
+}  // namespace
+
+// S8: authorize, total from the counters, then at most limit+1 index keys from the cursor.
+Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
+  Operation op =
+      q.fields.all || !q.fields.names.empty() ? Operation::view_all : Operation::view_basic;
+  RecordResource resource(tx, q.kind, nullptr);
+  if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+
+  JsonPage page;
+  auto prefixes = list_prefixes(tx, q, page);
+  if (!prefixes) return prefixes.error();
+  if (!*prefixes || q.limit == 0) return page;
+
+  const bool backward = q.before.has_value();
+  const auto limit = static_cast<std::size_t>(q.limit);
+  auto found = collect(tx, **prefixes, backward ? q.before : q.after, !backward, limit + 1);
+  if (!found) return found.error();
+  auto& positions = *found;
+  const bool more = positions.size() > limit;
+  if (more) positions.pop_back();
+  if (backward) std::reverse(positions.begin(), positions.end());
+  if (auto rendered = render_page(tx, q, positions, page); !rendered) return rendered.error();
+  set_cursors(q, positions, more, page);
   return page;
 }
 
