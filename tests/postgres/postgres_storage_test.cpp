@@ -527,8 +527,10 @@ TEST_CASE("postgres: a writer's turn does not lock out autovacuum", "[postgres]"
     auto writer = together ? open_pg(concurrent(schema)) : open_pg(schema.options());
     auto txn = begin(*writer, Mode::read_write);
     CHECK(must(txn->get("x")) == "0"s);  // BEGIN and the writer's lock have reached the server
+    // (This schema's lock only: tests running beside this one have writer_turn tables too.)
     CHECK(sql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-              "WHERE c.relname = 'writer_turn' AND l.granted AND l.mode = '" +
+              "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '" +
+              schema.name() + "' AND c.relname = 'writer_turn' AND l.granted AND l.mode = '" +
               std::string(together ? "RowExclusiveLock" : "ExclusiveLock") + "'") == "1");
     // What autovacuum takes on the table, refused at once (NOWAIT) if anything held it off.
     CHECK(sql("BEGIN; LOCK TABLE \"" + schema.name() +
