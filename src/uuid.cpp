@@ -49,16 +49,20 @@ Result<Uuid> parse_uuid(std::string_view text) {
   return id;
 }
 
-std::string to_string(const Uuid& id) {
+void format_uuid(const Uuid& id, char (&out)[36]) noexcept {
   static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
+  std::size_t at = 0;
   for (std::size_t i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += digits[id.data[i] >> 4];
-    out += digits[id.data[i] & 15];
+    if (i == 4 || i == 6 || i == 8 || i == 10) out[at++] = '-';
+    out[at++] = digits[id.data[i] >> 4];
+    out[at++] = digits[id.data[i] & 15];
   }
-  return out;
+}
+
+std::string to_string(const Uuid& id) {
+  char text[36];
+  format_uuid(id, text);
+  return std::string(text, sizeof text);
 }
 
 Uuid random_uuid() {

@@ -21,6 +21,9 @@ Result<Uuid> parse_uuid(std::string_view text);
 /// Lowercase canonical form.
 std::string to_string(const Uuid& id);
 
+/// The same 36 characters into `out`, without allocating (for hot paths).
+void format_uuid(const Uuid& id, char (&out)[36]) noexcept;
+
 /// A random (version 4) UUID. Thread-safe.
 Uuid random_uuid();
 

@@ -277,16 +277,6 @@ bool scan_doc(Scanner& s, StoredReference& out) {
   return s.eat('}') && id && name && fqn;
 }
 
-void format_uuid(const Uuid& id, char (&out)[36]) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out[at++] = '-';
-    out[at++] = digits[id.data[i] >> 4];
-    out[at++] = digits[id.data[i] & 15];
-  }
-}
-
 }  // namespace
 
 bool scan_reference(std::string_view stored, StoredReference& out) {
