@@ -1,33 +1,3 @@
-#include <catalog/version.hpp>
-
-#include <limits>
-
-namespace catalog {
-
-Result<Version> Version::parse(std::string_view text) {
-  auto bad = [&] {
-    return fail(Errc::invalid_version, "Invalid version " + std::string(text) +
-                                           ": expected a number like 0.1 or 1.3");
-  };
-  auto dot = text.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 2 != text.size()) return bad();
-  auto whole = text.substr(0, dot);
-  if (whole.size() > 1 && whole[0] == '0') return bad();
-  std::uint64_t value = 0;
-  for (char c : whole) {
-    if (c < '0' || c > '9') return bad();
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    if (value > std::numeric_limits<std::uint32_t>::max() / 10 - 1) return bad();
-  }
-  char frac = text[dot + 1];
-  if (frac < '0' || frac > '9') return bad();
-  value = value * 10 + static_cast<std::uint64_t>(frac - '0');
-  if (value == 0) return bad();
-  return Version::from_tenths(static_cast<std::uint32_t>(value));
-}
-
-std::string Version::to_string() const {
-  return std::to_string(tenths_ / 10) + "." + std::to_string(tenths_ % 10);
-}
-
-}  // namespace catalog
+// catalog::catalog compiles <catalog/impl/version.ipp> here; a header-only host compiles it
+// through <catalog/src.hpp> instead.
+#include <catalog/impl/version.ipp>

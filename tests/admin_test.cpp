@@ -6,7 +6,7 @@
 // runs catalog-admin on.
 #include <catalog/admin.hpp>
 
-#include "../src/engine/keys.hpp"  // to break one key, and to read raw counts
+#include <catalog/detail/engine/keys.hpp>  // to break one key, and to read raw counts
 #include "admin_support.hpp"
 #include "child_process.hpp"
 #include "support.hpp"

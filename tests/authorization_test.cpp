@@ -5,7 +5,7 @@
 
 #include <catalog/detail/base64url.hpp>
 
-#include "../src/engine/keys.hpp"  // the key of a stored record, to break it
+#include <catalog/detail/engine/keys.hpp>  // the key of a stored record, to break it
 #include "support.hpp"
 
 #include <catch2/catch.hpp>

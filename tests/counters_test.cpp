@@ -1,10 +1,10 @@
-// Counters (src/engine/keys.hpp): each list's counter is split in shards by entity id, `total`
+// Counters (<catalog/detail/engine/keys.hpp>): each list's counter is split in shards by entity id, `total`
 // sums them, and a store written with key schema 1 (one counter key per list) is converted when
 // a Store opens it.
 #include <catalog/storage/lmdb_backend.hpp>
 #include <catalog/store.hpp>
 
-#include "../src/engine/keys.hpp"  // the key schema, to read and rewrite counters
+#include <catalog/detail/engine/keys.hpp>  // the key schema, to read and rewrite counters
 #include "support.hpp"
 
 #include <catch2/catch.hpp>

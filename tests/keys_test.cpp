@@ -1,11 +1,11 @@
-// The key schema's decoders (src/engine/keys.hpp): each reads back exactly what its family's
+// The key schema's decoders (<catalog/detail/engine/keys.hpp>): each reads back exactly what its family's
 // encoder wrote, and refuses bytes that are not a key of its family, so no caller takes a stored
 // key apart by offsets.
 #include <catalog/kind.hpp>
 #include <catalog/uuid.hpp>
 #include <catalog/version.hpp>
 
-#include "../src/engine/keys.hpp"
+#include <catalog/detail/engine/keys.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,17 +1,19 @@
-# One-way layers (issue 10): the engine (src/engine) is below the Store facade (src/store,
-# <catalog/store.hpp>), the maintenance tools (src/admin, <catalog/admin.hpp>) and the REST
-# surface (src/rest, <catalog/rest/...>), and includes none of them. The types the facade and the
+# One-way layers (issue 10): the engine (<catalog/detail/engine/...>, <catalog/impl/engine/...>)
+# is below the Store facade (<catalog/store.hpp>, impl/store/), the maintenance tools
+# (<catalog/admin.hpp>, impl/admin/) and the REST surface (src/rest, <catalog/rest/...>), and
+# includes none of them. The types the facade and the
 # engine share are in headers below both (<catalog/options.hpp>, <catalog/results.hpp>).
 # Usage: cmake -DSOURCE_DIR=<project root> -P layers.cmake
-file(GLOB engine_files "${SOURCE_DIR}/src/engine/*.cpp" "${SOURCE_DIR}/src/engine/*.hpp")
+file(GLOB engine_files "${SOURCE_DIR}/include/catalog/impl/engine/*.ipp"
+     "${SOURCE_DIR}/include/catalog/detail/engine/*.hpp")
 if(NOT engine_files)
-  message(FATAL_ERROR "no engine sources under ${SOURCE_DIR}/src/engine")
+  message(FATAL_ERROR "no engine sources under ${SOURCE_DIR}/include/catalog/{impl,detail}/engine")
 endif()
 set(violations "")
 foreach(file ${engine_files})
   file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include")
   foreach(line ${includes})
-    if(line MATCHES "<catalog/(store|admin)\\.hpp>|<catalog/rest/|\"\\.\\./(store|admin|rest)/")
+    if(line MATCHES "<catalog/(impl/)?(store|admin|src)\\.hpp>|<catalog/(rest|impl/store|impl/admin|detail/store|detail/admin)/|\"")
       file(RELATIVE_PATH rel "${SOURCE_DIR}" "${file}")
       string(APPEND violations "\n  ${rel}: ${line}")
     endif()

@@ -3,7 +3,7 @@
 // with its error and an unchanged store, and the cost of a page.
 #include <catalog/store.hpp>
 
-#include "../src/engine/keys.hpp"  // counter_shards: what reading a total may cost
+#include <catalog/detail/engine/keys.hpp>  // counter_shards: what reading a total may cost
 #include "support.hpp"
 
 #include <catalog/detail/base64url.hpp>

@@ -1,11 +1,11 @@
-// Entity references read from stored records without decoding them (src/engine/references.hpp):
+// Entity references read from stored records without decoding them (<catalog/detail/engine/references.hpp>):
 // the scan agrees with the full decode on every field, escapes and Unicode included, gives up on
 // whatever it does not expect, and reference arrays keep their order (name, then id) and bytes.
 #include <catalog/json.hpp>
 #include <catalog/store.hpp>
 
-#include "../src/engine/engine.hpp"
-#include "../src/engine/references.hpp"
+#include <catalog/detail/engine/engine.hpp>
+#include <catalog/detail/engine/references.hpp>
 #include "support.hpp"
 
 #include <catch2/catch.hpp>

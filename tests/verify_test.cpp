@@ -2,7 +2,7 @@
 // invariant of the key schema, broken through raw backend writes, is reported under its key.
 #include <catalog/store.hpp>
 
-#include "../src/engine/keys.hpp"  // the key schema, to break exactly one key of it
+#include <catalog/detail/engine/keys.hpp>  // the key schema, to break exactly one key of it
 #include "support.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 #include <catalog/storage/postgres_backend.hpp>
 
-#include "../storage/transaction_state.hpp"
+#include <catalog/detail/storage/transaction_state.hpp>
 
 #include <libpq-fe.h>
 #include <poll.h>

@@ -1,15 +1,3 @@
-// Store::list_json (S8): the request is checked on its own, then read in one read transaction.
-
-#include "../engine/paging.hpp"
-#include "store_impl.hpp"
-
-namespace catalog {
-
-Result<Store::JsonPage> Store::list_json(const Principal& who, Kind kind,
-                                         const ListOptions& options) {
-  auto query = engine::parse_list_query(kind, options);
-  if (!query) return query.error();
-  return impl_->read([&](engine::Tx& tx) { return engine::list(tx, who, *query); });
-}
-
-}  // namespace catalog
+// catalog::catalog compiles <catalog/impl/store/store_list.ipp> here; a header-only host compiles it
+// through <catalog/src.hpp> instead.
+#include <catalog/impl/store/store_list.ipp>

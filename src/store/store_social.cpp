@@ -1,23 +1,3 @@
-// Store: follow, unfollow and vote (S4, S5), each one write transaction.
-
-#include "../engine/social.hpp"
-#include "store_impl.hpp"
-
-namespace catalog {
-
-Result<boost::json::object> Store::follow_json(const Principal& who, Kind kind, const Uuid& id,
-                                               const Uuid& user) {
-  return impl_->write([&](engine::Tx& tx) { return engine::follow(tx, who, kind, id, user); });
-}
-
-Result<boost::json::object> Store::unfollow_json(const Principal& who, Kind kind, const Uuid& id,
-                                                 const Uuid& user) {
-  return impl_->write([&](engine::Tx& tx) { return engine::unfollow(tx, who, kind, id, user); });
-}
-
-Result<boost::json::object> Store::vote_json(const Principal& who, Kind kind, const Uuid& id,
-                                             VoteType vote) {
-  return impl_->write([&](engine::Tx& tx) { return engine::vote(tx, who, kind, id, vote); });
-}
-
-}  // namespace catalog
+// catalog::catalog compiles <catalog/impl/store/store_social.ipp> here; a header-only host compiles it
+// through <catalog/src.hpp> instead.
+#include <catalog/impl/store/store_social.ipp>

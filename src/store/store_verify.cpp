@@ -1,12 +1,3 @@
-// Store::verify: the engine's integrity check (engine/verify.cpp) in one read transaction.
-
-#include "../engine/verify.hpp"
-#include "store_impl.hpp"
-
-namespace catalog {
-
-Result<std::vector<IntegrityProblem>> Store::verify() const {
-  return impl_->read([](engine::Tx& tx) { return engine::check_integrity(tx); });
-}
-
-}  // namespace catalog
+// catalog::catalog compiles <catalog/impl/store/store_verify.ipp> here; a header-only host compiles it
+// through <catalog/src.hpp> instead.
+#include <catalog/impl/store/store_verify.ipp>

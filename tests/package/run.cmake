@@ -2,7 +2,8 @@
 #   1. `cmake --install` the already-built project into WORK_DIR/prefix;
 #   2. configure, build and run tests/package/consumer with find_package(catalog 0.1 REQUIRED)
 #      and CMAKE_PREFIX_PATH=WORK_DIR/prefix;
-#   3. compile and run the same main.cpp with the flags of `pkg-config --cflags --libs catalog`.
+#   3. compile and run the same main.cpp with the flags of `pkg-config --cflags --libs catalog`;
+#   4. compile and run it header-only: with header_only.cpp (<catalog/src.hpp>), no libcatalog.
 # Needs no network. WORK_DIR is removed at the end, whether the test passes or fails.
 #
 # Inputs (-D): CATALOG_BINARY_DIR, CATALOG_CONFIG, CATALOG_VERSION, CATALOG_LIBDIR,
@@ -48,6 +49,8 @@ step("cmake --install" ${CMAKE_COMMAND} --install ${CATALOG_BINARY_DIR} --prefix
      ${config_args})
 foreach(file include/catalog/store.hpp
              include/catalog/impl/store.hpp
+             include/catalog/src.hpp
+             include/catalog/impl/engine/patch.ipp
              ${CATALOG_LIBDIR}/cmake/catalog/catalogConfig.cmake
              ${CATALOG_LIBDIR}/cmake/catalog/catalogConfigVersion.cmake
              ${CATALOG_LIBDIR}/cmake/catalog/catalogTargets.cmake
@@ -103,5 +106,14 @@ step("compile and link the pkg-config consumer"
      ${CXX_COMPILER} ${extra_flags} ${CONSUMER_DIR}/main.cpp ${pc_flags}
      -o ${WORK_DIR}/consumer-pc)
 step("run the pkg-config consumer" ${WORK_DIR}/consumer-pc)
+
+# 4. Header-only consumer: the same main.cpp, with header_only.cpp compiling the library from
+# <catalog/src.hpp>; only the installed headers and what catalog::catalog itself links (LMDB,
+# libcrypto, Boost.JSON), no libcatalog.
+step("compile and link the header-only consumer"
+     ${CXX_COMPILER} ${extra_flags} -std=c++20 -I${prefix}/include
+     ${CONSUMER_DIR}/main.cpp ${CONSUMER_DIR}/header_only.cpp
+     -llmdb -lcrypto -lboost_json -pthread -o ${WORK_DIR}/consumer-header-only)
+step("run the header-only consumer" ${WORK_DIR}/consumer-header-only)
 
 file(REMOVE_RECURSE ${WORK_DIR})

@@ -1,11 +1,11 @@
-#ifndef CATALOG_SRC_ENGINE_ENGINE_HPP
-#define CATALOG_SRC_ENGINE_ENGINE_HPP
+#ifndef CATALOG_DETAIL_ENGINE_ENGINE_HPP
+#define CATALOG_DETAIL_ENGINE_ENGINE_HPP
 
 // The engine: entity rules over one storage transaction. It knows nothing of LMDB or HTTP.
 // `Tx` wraps a transaction with the catalog's reads and writes (records, names, edges, list
 // indexes, counters, history, events); the operations are free functions over a Tx.
 
-#include "keys.hpp"
+#include <catalog/detail/engine/keys.hpp>
 
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
@@ -229,4 +229,4 @@ boost::json::object make_event(std::string_view type, const Record& r,
 
 }  // namespace catalog::engine
 
-#endif  // CATALOG_SRC_ENGINE_ENGINE_HPP
+#endif  // CATALOG_DETAIL_ENGINE_ENGINE_HPP

@@ -1,5 +1,5 @@
-#ifndef CATALOG_SRC_ENGINE_CURSOR_HPP
-#define CATALOG_SRC_ENGINE_CURSOR_HPP
+#ifndef CATALOG_DETAIL_ENGINE_CURSOR_HPP
+#define CATALOG_DETAIL_ENGINE_CURSOR_HPP
 
 // The one list cursor codec (S8): base64url, with padding, of `{"name": ..., "id": ...}`.
 // A cursor is a position, not a reference: any well-formed cursor is valid, even when no
@@ -30,4 +30,4 @@ Result<ListPosition> decode_cursor(std::string_view text, std::string_view param
 
 }  // namespace catalog::engine
 
-#endif  // CATALOG_SRC_ENGINE_CURSOR_HPP
+#endif  // CATALOG_DETAIL_ENGINE_CURSOR_HPP

@@ -1,10 +1,10 @@
-#ifndef CATALOG_SRC_ENGINE_SOCIAL_HPP
-#define CATALOG_SRC_ENGINE_SOCIAL_HPP
+#ifndef CATALOG_DETAIL_ENGINE_SOCIAL_HPP
+#define CATALOG_DETAIL_ENGINE_SOCIAL_HPP
 
 // Followers (S4) and votes (S5): edges from users to entities. They never make a version; each
 // effective change appends one entityFieldsChanged event, and a repeat changes nothing.
 
-#include "engine.hpp"
+#include <catalog/detail/engine/engine.hpp>
 
 #include <catalog/entities.hpp>
 
@@ -31,4 +31,4 @@ Result<boost::json::object> vote(Tx& tx, const Principal& who, Kind kind, const 
 
 }  // namespace catalog::engine
 
-#endif  // CATALOG_SRC_ENGINE_SOCIAL_HPP
+#endif  // CATALOG_DETAIL_ENGINE_SOCIAL_HPP

@@ -1,5 +1,5 @@
-#ifndef CATALOG_SRC_STORAGE_TRANSACTION_STATE_HPP
-#define CATALOG_SRC_STORAGE_TRANSACTION_STATE_HPP
+#ifndef CATALOG_DETAIL_STORAGE_TRANSACTION_STATE_HPP
+#define CATALOG_DETAIL_STORAGE_TRANSACTION_STATE_HPP
 
 // What every backend's transaction keeps beside its handle, written once: the mode, the error
 // that ended the transaction (every later call returns it, as backend.hpp promises), and the
@@ -76,4 +76,4 @@ class TransactionState {
 
 }  // namespace catalog::storage::detail
 
-#endif  // CATALOG_SRC_STORAGE_TRANSACTION_STATE_HPP
+#endif  // CATALOG_DETAIL_STORAGE_TRANSACTION_STATE_HPP

@@ -1,5 +1,5 @@
-#ifndef CATALOG_SRC_ENGINE_REFERENCES_HPP
-#define CATALOG_SRC_ENGINE_REFERENCES_HPP
+#ifndef CATALOG_DETAIL_ENGINE_REFERENCES_HPP
+#define CATALOG_DETAIL_ENGINE_REFERENCES_HPP
 
 // Entity references read straight from stored records.
 //

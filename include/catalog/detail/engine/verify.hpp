@@ -1,11 +1,11 @@
-#ifndef CATALOG_SRC_ENGINE_VERIFY_HPP
-#define CATALOG_SRC_ENGINE_VERIFY_HPP
+#ifndef CATALOG_DETAIL_ENGINE_VERIFY_HPP
+#define CATALOG_DETAIL_ENGINE_VERIFY_HPP
 
 // The integrity check over one transaction: Store::verify runs it in a read transaction, and
 // catalog::admin's import in its write transaction before committing, so that data that would
 // not verify is never committed.
 
-#include "engine.hpp"
+#include <catalog/detail/engine/engine.hpp>
 
 #include <catalog/results.hpp>
 
@@ -26,4 +26,4 @@ Result<std::vector<IntegrityProblem>> check_integrity(Tx& tx,
 
 }  // namespace catalog::engine
 
-#endif  // CATALOG_SRC_ENGINE_VERIFY_HPP
+#endif  // CATALOG_DETAIL_ENGINE_VERIFY_HPP

@@ -1,11 +1,11 @@
-#ifndef CATALOG_SRC_STORE_STORE_IMPL_HPP
-#define CATALOG_SRC_STORE_STORE_IMPL_HPP
+#ifndef CATALOG_DETAIL_STORE_STORE_IMPL_HPP
+#define CATALOG_DETAIL_STORE_STORE_IMPL_HPP
 
 // Store::Impl: the backend, the options, and the transaction runners every Store method uses.
 // Store methods live in several files (store.cpp, store_lifecycle.cpp, store_list.cpp, ...),
 // one per group of operations.
 
-#include "../engine/engine.hpp"
+#include <catalog/detail/engine/engine.hpp>
 
 #include <catalog/auth/jwt.hpp>
 #include <catalog/store.hpp>
@@ -108,4 +108,4 @@ struct Store::Impl {
 
 }  // namespace catalog
 
-#endif  // CATALOG_SRC_STORE_STORE_IMPL_HPP
+#endif  // CATALOG_DETAIL_STORE_STORE_IMPL_HPP

@@ -1,11 +1,11 @@
-#ifndef CATALOG_SRC_ENGINE_PAGING_HPP
-#define CATALOG_SRC_ENGINE_PAGING_HPP
+#ifndef CATALOG_DETAIL_ENGINE_PAGING_HPP
+#define CATALOG_DETAIL_ENGINE_PAGING_HPP
 
 // Paged reads: lists with cursors (S8) and change events (S13). Each page costs O(limit +
 // log n): a seek in the ordered index, then `limit + 1` keys; totals come from counters.
 
-#include "cursor.hpp"
-#include "engine.hpp"
+#include <catalog/detail/engine/cursor.hpp>
+#include <catalog/detail/engine/engine.hpp>
 
 #include <catalog/options.hpp>
 #include <catalog/results.hpp>
@@ -49,4 +49,4 @@ Result<JsonEventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit);
 
 }  // namespace catalog::engine
 
-#endif  // CATALOG_SRC_ENGINE_PAGING_HPP
+#endif  // CATALOG_DETAIL_ENGINE_PAGING_HPP

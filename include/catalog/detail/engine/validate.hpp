@@ -1,10 +1,10 @@
-#ifndef CATALOG_SRC_ENGINE_VALIDATE_HPP
-#define CATALOG_SRC_ENGINE_VALIDATE_HPP
+#ifndef CATALOG_DETAIL_ENGINE_VALIDATE_HPP
+#define CATALOG_DETAIL_ENGINE_VALIDATE_HPP
 
 // Value rules of S2 shared by create and patch: emails, tags, search index fields, servers,
 // and resolution of references to live entities.
 
-#include "engine.hpp"
+#include <catalog/detail/engine/engine.hpp>
 
 #include <catalog/entities.hpp>
 
@@ -46,4 +46,4 @@ Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
 
 }  // namespace catalog::engine
 
-#endif  // CATALOG_SRC_ENGINE_VALIDATE_HPP
+#endif  // CATALOG_DETAIL_ENGINE_VALIDATE_HPP

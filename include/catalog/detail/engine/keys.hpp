@@ -1,5 +1,5 @@
-#ifndef CATALOG_SRC_ENGINE_KEYS_HPP
-#define CATALOG_SRC_ENGINE_KEYS_HPP
+#ifndef CATALOG_DETAIL_ENGINE_KEYS_HPP
+#define CATALOG_DETAIL_ENGINE_KEYS_HPP
 
 // The key schema: every key the engine writes, in one place, each family's encoder with its
 // decoder (decode_*: nothing else takes a stored key apart by offsets).
@@ -158,4 +158,4 @@ std::optional<std::int64_t> decode_count(std::string_view value);
 
 }  // namespace catalog::engine::keys
 
-#endif  // CATALOG_SRC_ENGINE_KEYS_HPP
+#endif  // CATALOG_DETAIL_ENGINE_KEYS_HPP

@@ -1,10 +1,10 @@
-#ifndef CATALOG_SRC_ADMIN_COMMON_HPP
-#define CATALOG_SRC_ADMIN_COMMON_HPP
+#ifndef CATALOG_DETAIL_ADMIN_COMMON_HPP
+#define CATALOG_DETAIL_ADMIN_COMMON_HPP
 
 // What the admin functions share: relation names of the export format, progress reports, and
 // the engine's view of a raw transaction.
 
-#include "../engine/engine.hpp"
+#include <catalog/detail/engine/engine.hpp>
 
 #include <catalog/admin.hpp>
 
@@ -84,4 +84,4 @@ class Reporter {
 
 }  // namespace catalog::admin::detail
 
-#endif  // CATALOG_SRC_ADMIN_COMMON_HPP
+#endif  // CATALOG_DETAIL_ADMIN_COMMON_HPP

@@ -1,0 +1,799 @@
+#ifndef CATALOG_IMPL_ADMIN_DUMP_IPP
+#define CATALOG_IMPL_ADMIN_DUMP_IPP
+
+// Export and import in the JSON-lines format of docs/EXPORT_FORMAT.md.
+//
+// Export reads one snapshot with three cursors walked side by side (a merge join on the entity
+// id, which leads the keys of records, history and reverse edges alike): each entity's record,
+// then its snapshots, then the edges into it, so every family is read once, in order, with no
+// seek per entity. Import reads the same order back and writes each record as the engine writes
+// it, rebuilding the indexes through the engine's own Tx (names, list entries and counters,
+// both directions of each edge), in one write transaction.
+
+#include <catalog/detail/admin/common.hpp>
+
+#include <catalog/detail/engine/verify.hpp>
+
+#include <catalog/detail/json_mapping.hpp>
+#include <catalog/json.hpp>
+#include <catalog/storage/lmdb_backend.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <istream>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace catalog::admin {
+
+namespace {
+
+namespace bj = boost::json;
+namespace keys = engine::keys;
+using engine::parse_stored;
+using engine::Rel;
+
+constexpr std::string_view format_name = "catalog-export";
+constexpr std::size_t id_size = 16;
+// Tag and id: the prefix every record, snapshot and reverse-edge key starts with.
+constexpr std::size_t id_prefix_size = 1 + id_size;
+
+std::string id_text(std::string_view bytes) { return to_string(keys::id_from_bytes(bytes)); }
+
+// ---- export ----
+
+class LineWriter {
+ public:
+  explicit LineWriter(std::ostream& out) : out_(out) {}
+
+  Result<void> write(const bj::value& line) {
+    text_ = catalog::json::serialize(line);
+    text_ += '\n';
+    out_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+    if (!out_)
+      return fail(Errc::storage, "cannot write the export: the output failed after " +
+                                     std::to_string(bytes_) + " bytes");
+    bytes_ += text_.size();
+    return {};
+  }
+  std::uint64_t bytes() const noexcept { return bytes_; }
+
+ private:
+  std::ostream& out_;
+  std::string text_;
+  std::uint64_t bytes_ = 0;
+};
+
+Error corrupt(std::string_view key, std::string_view what) {
+  return fail(Errc::storage, std::string(what) + " at key " + keys::printable(key) +
+                                 " does not decode (catalog-admin verify names the problem)");
+}
+
+// {"entity":{"type","container"?,"glossary"?,"deletedBy"?,"doc"}} from a stored record.
+Result<bj::value> entity_line(std::string_view key, std::string_view bytes) {
+  auto parsed = parse_stored(bytes);
+  if (!parsed || !parsed->is_object()) return corrupt(key, "entity record");
+  auto& record = parsed->get_object();
+  const auto* kind = record.if_contains("k");
+  auto* doc = record.if_contains("doc");
+  if (!kind || !kind->is_string() || !kind_from_type(kind->get_string()) || !doc ||
+      !doc->is_object())
+    return corrupt(key, "entity record");
+  const auto* id = doc->get_object().if_contains("id");
+  const auto key_id = keys::decode_entity(key);
+  if (!id || !id->is_string() || !key_id || id->get_string() != to_string(*key_id))
+    return corrupt(key, "entity record (its id)");
+  bj::value line(bj::object_kind);
+  auto& entity = line.get_object()["entity"].emplace_object();
+  entity["type"] = *kind;
+  for (auto [member, name] : {std::pair{"c", "container"}, {"g", "glossary"}, {"d", "deletedBy"}})
+    if (const auto* v = record.if_contains(member)) entity[name] = *v;
+  entity["doc"] = std::move(*doc);
+  return line;
+}
+
+// {"snapshot":{"id","version","doc"}} from a history key (H id version) and its value.
+Result<bj::value> snapshot_line(const keys::HistoryKey& key, std::string_view key_bytes,
+                                std::string_view bytes) {
+  auto parsed = parse_stored(bytes);
+  if (!parsed || !parsed->is_object()) return corrupt(key_bytes, "snapshot");
+  bj::value line(bj::object_kind);
+  auto& snapshot = line.get_object()["snapshot"].emplace_object();
+  snapshot["id"] = to_string(key.id);
+  snapshot["version"] = catalog::detail::to_json(key.version);
+  snapshot["doc"] = std::move(*parsed);
+  return line;
+}
+
+// {"edge":{"from","relation","to","data"?}} from a reverse edge key (Q to rel from) and its data;
+// null for a key that is not one (skipped).
+std::optional<bj::value> edge_line(std::string_view key, std::string_view data) {
+  const auto decoded = keys::decode_reverse_edge(key);
+  if (!decoded) return std::nullopt;
+  const auto relation = detail::relation_name(static_cast<char>(decoded->rel));
+  if (relation.empty()) return std::nullopt;
+  bj::value line(bj::object_kind);
+  auto& edge = line.get_object()["edge"].emplace_object();
+  edge["from"] = to_string(decoded->from);
+  edge["relation"] = relation;
+  edge["to"] = to_string(decoded->to);
+  if (!data.empty()) edge["data"] = data;
+  return line;
+}
+
+// Moves `cursor` past the keys whose id (after the tag) sorts before `id`, counting them as
+// skipped (they belong to no entity), and calls `emit` for each key of `id` itself.
+template <class Emit>
+Result<void> merge(storage::Cursor& cursor, std::string_view id, std::uint64_t& skipped,
+                   Emit&& emit) {
+  while (cursor.valid()) {
+    const auto key = cursor.key();
+    const auto key_id = key.substr(1, id_size);
+    const int order = key.size() < id_prefix_size ? -1 : key_id.compare(id);
+    if (order > 0) return {};
+    if (order < 0) {
+      ++skipped;
+    } else if (auto e = emit(key, cursor.value()); !e) {
+      return e.error();
+    }
+    if (auto n = cursor.next(); !n) return n.error();
+  }
+  return {};
+}
+
+// How many lines the export will write, for the progress estimate: entities from the counters,
+// events from the last offset.
+Result<std::uint64_t> expected_lines(engine::Tx& tx, storage::Transaction& raw) {
+  std::uint64_t expected = 0;
+  for (Kind kind : all_kinds)
+    for (bool deleted : {false, true}) {
+      auto n = tx.count(kind, deleted, keys::all_scope);
+      if (!n) return n.error();
+      expected += static_cast<std::uint64_t>(std::max<std::int64_t>(0, *n));
+    }
+  auto last_event = raw.get(keys::meta("event_offset"));
+  if (!last_event) return last_event.error();
+  if (*last_event && (*last_event)->size() == 8) expected += keys::decode_u64(**last_event);
+  return expected;
+}
+
+// Writes the sections of one export in order (header, entities with their snapshots and edges,
+// events, end), counting what it writes in `info`.
+class Exporter {
+ public:
+  Exporter(storage::Transaction& raw, std::ostream& out, detail::Reporter& reporter)
+      : raw_(raw), writer_(out), reporter_(reporter) {}
+
+  Result<void> header() {
+    bj::value line(bj::object_kind);
+    line.get_object()["format"] = format_name;
+    line.get_object()["version"] = export_format_version;
+    return writer_.write(line);
+  }
+
+  // Every entity with its snapshots and the edges into it: the three families are walked side
+  // by side (the merge join above); keys that belong to no entity are counted as skipped.
+  Result<void> entities() {
+    auto records = scan("E");
+    if (!records) return records.error();
+    auto history = scan("H");
+    if (!history) return history.error();
+    auto edges = scan("Q");
+    if (!edges) return edges.error();
+    for (auto& e = **records; e.valid();) {
+      if (!keys::decode_entity(e.key())) {
+        ++info_.skipped_keys;
+      } else if (auto w = entity(e.key(), e.value(), **history, **edges); !w) {
+        return w.error();
+      }
+      if (auto n = e.next(); !n) return n.error();
+    }
+    // What is left belongs to ids after the last entity.
+    for (auto* rest : {history->get(), edges->get()})
+      for (; rest->valid(); ++info_.skipped_keys)
+        if (auto n = rest->next(); !n) return n.error();
+    return {};
+  }
+
+  // The change events, in offset order.
+  Result<void> events() {
+    auto log = scan("V");
+    if (!log) return log.error();
+    for (auto& c = **log; c.valid();) {
+      const auto key = c.key();
+      auto parsed = parse_stored(c.value());
+      if (!keys::decode_event(key) || !parsed || !parsed->is_object()) return corrupt(key, "event");
+      bj::value line(bj::object_kind);
+      line.get_object()["event"] = std::move(*parsed);
+      if (auto w = writer_.write(line); !w) return w.error();
+      ++info_.counts.events;
+      ++reporter_.progress().done;
+      reporter_.step();
+      if (auto n = c.next(); !n) return n.error();
+    }
+    return {};
+  }
+
+  // The end line with the totals; what the export wrote.
+  Result<ExportInfo> end() {
+    const auto& counts = info_.counts;
+    bj::value line(bj::object_kind);
+    auto& totals = line.get_object()["end"].emplace_object();
+    totals["entities"] = counts.entities;
+    totals["snapshots"] = counts.snapshots;
+    totals["edges"] = counts.edges;
+    totals["events"] = counts.events;
+    if (auto w = writer_.write(line); !w) return w.error();
+    info_.bytes = writer_.bytes();
+    return info_;
+  }
+
+ private:
+  Result<std::unique_ptr<storage::Cursor>> scan(std::string_view tag) {
+    return raw_.scan(storage::prefix_range(tag), storage::Direction::forward);
+  }
+
+  // One entity's line, then the lines of its snapshots and of the edges into it.
+  Result<void> entity(std::string_view key, std::string_view value, storage::Cursor& history,
+                      storage::Cursor& edges) {
+    auto line = entity_line(key, value);
+    if (!line) return line.error();
+    if (auto w = writer_.write(*line); !w) return w.error();
+    auto& counts = info_.counts;
+    ++counts.entities;
+    const auto id = key.substr(1);
+    auto snapshot = [&](std::string_view k, std::string_view v) -> Result<void> {
+      const auto decoded = keys::decode_history(k);
+      if (!decoded) {
+        ++info_.skipped_keys;
+        return {};
+      }
+      auto line = snapshot_line(*decoded, k, v);
+      if (!line) return line.error();
+      ++counts.snapshots;
+      return writer_.write(*line);
+    };
+    if (auto m = merge(history, id, info_.skipped_keys, snapshot); !m) return m.error();
+    auto edge = [&](std::string_view k, std::string_view v) -> Result<void> {
+      auto line = edge_line(k, v);
+      if (!line) {
+        ++info_.skipped_keys;
+        return {};
+      }
+      ++counts.edges;
+      return writer_.write(*line);
+    };
+    if (auto m = merge(edges, id, info_.skipped_keys, edge); !m) return m.error();
+    reporter_.progress().entities = counts.entities;
+    ++reporter_.progress().done;
+    reporter_.step();
+    return {};
+  }
+
+  storage::Transaction& raw_;
+  LineWriter writer_;
+  detail::Reporter& reporter_;
+  ExportInfo info_;
+};
+
+}  // namespace
+
+Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressFn& progress) {
+  auto txn = store.backend().begin(storage::Mode::read_only);
+  if (!txn) return txn.error();
+  auto& raw = **txn;
+  const engine::Env env{detail::plain_options(), 0};
+  engine::Tx tx(raw, env);
+  detail::Reporter reporter(progress, "export");
+  auto expected = expected_lines(tx, raw);
+  if (!expected) return expected.error();
+  reporter.progress().total = *expected;
+  Exporter exporter(raw, out, reporter);
+  if (auto h = exporter.header(); !h) return h.error();
+  if (auto e = exporter.entities(); !e) return e.error();
+  if (auto e = exporter.events(); !e) return e.error();
+  auto info = exporter.end();
+  if (!info) return info.error();
+  out.flush();
+  if (!out) return fail(Errc::storage, "cannot write the export: the output failed at the end");
+  reporter.finish();
+  return info;
+}
+
+namespace {
+
+// ---- import ----
+
+// The lines of a stream, each at most `max` bytes, read in large blocks.
+class LineReader {
+ public:
+  LineReader(std::istream& in, std::size_t max) : in_(in), max_(max), buffer_(1 << 20) {}
+
+  // The next line without its newline (a last line may lack one), or nullopt at the end.
+  // Errors: invalid_request (too long), storage (the stream failed).
+  Result<std::optional<std::string_view>> next() {
+    line_.clear();
+    bool any = false;
+    for (;;) {
+      if (pos_ == end_) {
+        if (auto f = fill(); !f) return f.error();
+        if (end_ == 0) {
+          if (!any) return std::optional<std::string_view>();
+          ++number_;
+          return std::optional<std::string_view>(line_);
+        }
+      }
+      const char* from = buffer_.data() + pos_;
+      const auto* nl = static_cast<const char*>(std::memchr(from, '\n', end_ - pos_));
+      const std::size_t n = nl ? static_cast<std::size_t>(nl - from) : end_ - pos_;
+      if (line_.size() + n > max_)
+        return fail(Errc::invalid_request, "line " + std::to_string(number_ + 1) +
+                                               ": longer than " + std::to_string(max_) + " bytes");
+      any = true;
+      pos_ += n + (nl ? 1 : 0);
+      bytes_ += n + (nl ? 1 : 0);
+      if (nl && line_.empty()) {
+        ++number_;
+        return std::optional<std::string_view>(std::string_view(from, n));  // no copy
+      }
+      line_.append(from, n);
+      if (nl) {
+        ++number_;
+        return std::optional<std::string_view>(line_);
+      }
+    }
+  }
+
+  std::uint64_t number() const noexcept { return number_; }
+  std::uint64_t bytes() const noexcept { return bytes_; }
+
+ private:
+  Result<void> fill() {
+    pos_ = end_ = 0;
+    if (done_) return {};
+    in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    end_ = static_cast<std::size_t>(in_.gcount());
+    if (in_.bad()) return fail(Errc::storage, "cannot read the input");
+    if (!in_) done_ = true;  // end of input (eof and fail set by a short read)
+    return {};
+  }
+
+  std::istream& in_;
+  std::size_t max_;
+  std::vector<char> buffer_;
+  std::size_t pos_ = 0, end_ = 0;
+  bool done_ = false;
+  std::string line_;
+  std::uint64_t number_ = 0;
+  std::uint64_t bytes_ = 0;
+};
+
+// Reads the lines of an export into a transaction, checking each against the format and the
+// ones before it. Every error names its line.
+class Importer {
+ public:
+  explicit Importer(engine::Tx& tx) : tx_(tx), txn_(tx.raw()) {}
+
+  Result<void> take(std::string_view text, std::uint64_t number) {
+    line_ = number;
+    auto taken = take_line(text);
+    if (!taken) {
+      const auto& e = taken.error();
+      return Error(e.code(), "line " + std::to_string(number) + ": " + e.message());
+    }
+    return {};
+  }
+
+  // At the end of the input, after `lines` lines.
+  Result<void> finish(std::uint64_t lines) {
+    if (section_ == Section::end) return {};
+    if (lines == 0) return fail(Errc::invalid_request, "the input is empty: not a catalog export");
+    return fail(Errc::invalid_request, "the input ends after line " + std::to_string(lines) +
+                                           " without the end line: it is truncated");
+  }
+
+  const DumpCounts& counts() const noexcept { return counts_; }
+  // About the keys written, for the estimate of the check.
+  std::uint64_t keys() const noexcept { return keys_; }
+
+ private:
+  enum class Section { header, entities, events, end };
+
+  static Error bad(std::string message) { return fail(Errc::invalid_request, std::move(message)); }
+
+  Result<void> take_line(std::string_view text) {
+    if (section_ == Section::end) return bad("nothing may follow the end line");
+    if (text.empty()) return bad("an empty line");
+    auto parsed = catalog::json::parse(text, {catalog::json::max_parse_depth});
+    if (!parsed) return bad("not JSON: " + parsed.error().message());
+    if (section_ == Section::header) return header(*parsed);
+    auto* line = parsed->if_object();
+    if (!line || line->size() != 1)
+      return bad("expected an object with one member (entity, snapshot, edge, event or end)");
+    auto& member = *line->begin();
+    const std::string_view type = member.key();
+    auto& body = member.value();
+    if (type == "event") return event(body);
+    if (type == "end") return end(body);
+    if (section_ == Section::events)
+      return bad("a line of type " + std::string(type) +
+                 " after the events (only events and the end "
+                 "line follow the first event)");
+    auto* object = body.if_object();
+    if (!object) return bad("the " + std::string(type) + " is not an object");
+    if (type == "entity") return entity(*object);
+    if (type == "snapshot") return snapshot(*object);
+    if (type == "edge") return edge(*object);
+    return bad("unknown line type " + std::string(type));
+  }
+
+  Result<void> header(const bj::value& v) {
+    const auto* o = v.if_object();
+    const auto* format = o ? o->if_contains("format") : nullptr;
+    if (!format || !format->is_string() || format->get_string() != format_name)
+      return bad(
+          R"(not a catalog export: the first line must be {"format":"catalog-export","version":N})");
+    const auto* version = o->if_contains("version");
+    if (!version || !version->is_int64() || version->get_int64() < 1 || o->size() != 2)
+      return bad(R"(the format line must be {"format":"catalog-export","version":N}, N from 1)");
+    if (version->get_int64() > export_format_version)
+      return fail(Errc::invalid_value, "format version " + std::to_string(version->get_int64()) +
+                                           " is newer than this library reads (" +
+                                           std::to_string(export_format_version) + ")");
+    section_ = Section::entities;
+    return {};
+  }
+
+  // Checks that `o` has no members but `allowed`.
+  static Result<void> only(const bj::object& o, std::string_view what,
+                           std::initializer_list<std::string_view> allowed) {
+    for (const auto& m : o)
+      if (std::find(allowed.begin(), allowed.end(), m.key()) == allowed.end())
+        return bad("unknown member " + std::string(m.key()) + " in " + std::string(what));
+    return {};
+  }
+
+  // An id written as export writes them: lowercase 8-4-4-4-12.
+  static Result<Uuid> id_member(const bj::object& o, std::string_view name, std::string_view what) {
+    const auto* v = o.if_contains(name);
+    if (!v) return bad(std::string(what) + " has no " + std::string(name));
+    auto id = v->is_string() ? parse_uuid(v->get_string()) : Result<Uuid>(Error());
+    if (!id || to_string(*id) != v->get_string())
+      return bad(std::string(name) + " of " + std::string(what) +
+                 " is not an id (8-4-4-4-12 lowercase hex)");
+    return *id;
+  }
+
+  static Result<Version> version_member(const bj::object& o, std::string_view what) {
+    const auto* v = o.if_contains("version");
+    Version version;
+    if (!v || !catalog::detail::from_json(*v, version, "version"))
+      return bad(std::string(what) + " has no valid version");
+    return version;
+  }
+
+  // The entity whose lines are being read closes: its history ended at its version.
+  Result<void> close_entity() {
+    if (!current_) return {};
+    const Version version = current_->version();
+    if (last_snapshot_ != version)
+      return bad("the entity of line " + std::to_string(entity_line_) + " is at version " +
+                 version.to_string() + " but its snapshots " +
+                 (last_snapshot_ ? "end at " + last_snapshot_->to_string() : "are missing") +
+                 " (each version has a snapshot, the current one last)");
+    current_.reset();
+    return {};
+  }
+
+  // An entity line: the entity before it closes, this one is read and written.
+  Result<void> entity(bj::object& o) {
+    if (auto c = close_entity(); !c) return c.error();
+    auto r = entity_record(o);
+    if (!r) return r.error();
+    return store_entity(std::move(*r));
+  }
+
+  // The record an entity line holds, checked alone: its members, type, container ids,
+  // deletion offset and the doc's identity and deleted flag.
+  static Result<engine::Record> entity_record(bj::object& o) {
+    if (auto c = only(o, "an entity", {"type", "container", "glossary", "deletedBy", "doc"}); !c)
+      return c.error();
+    engine::Record r;
+    const auto* type = o.if_contains("type");
+    auto kind = type && type->is_string() ? kind_from_type(type->get_string()) : std::nullopt;
+    if (!kind) return bad("the entity has no known type");
+    r.kind = *kind;
+    for (auto [name, field] : {std::pair{"container", &r.container}, {"glossary", &r.glossary}}) {
+      if (!o.contains(name)) continue;
+      auto id = id_member(o, name, "the entity");
+      if (!id) return id.error();
+      *field = *id;
+    }
+    if (const auto* d = o.if_contains("deletedBy")) {
+      if (d->is_int64() && d->get_int64() > 0)
+        r.deleted_by = static_cast<std::uint64_t>(d->get_int64());
+      else if (d->is_uint64())
+        r.deleted_by = d->get_uint64();
+      else
+        return bad("deletedBy is not an event offset (a positive integer)");
+    }
+    auto* doc = o.if_contains("doc");
+    if (!doc || !doc->is_object()) return bad("the entity has no doc object");
+    r.doc = std::move(doc->get_object());
+    auto id = id_member(r.doc, "id", "the doc");
+    if (!id) return id.error();
+    r.id = *id;
+    for (const char* member : {"name", "fullyQualifiedName"})
+      if (const auto* v = r.doc.if_contains(member); !v || !v->is_string())
+        return bad("the doc has no " + std::string(member));
+    if (auto v = version_member(r.doc, "the doc"); !v) return v.error();
+    const auto* deleted = r.doc.if_contains("deleted");
+    if (!deleted || !deleted->is_bool()) return bad("the doc has no deleted flag");
+    if (deleted->get_bool() != (r.deleted_by != 0))
+      return bad(r.deleted_by ? "a live entity with deletedBy"
+                              : "a soft-deleted entity without deletedBy (the offset of the "
+                                "event that deleted it)");
+    return r;
+  }
+
+  // Writes an entity read from its line, with its name and list entries, once it is known to
+  // come after the entity before it and to have an FQN of its own; it becomes the current one.
+  Result<void> store_entity(engine::Record r) {
+    const auto id_bytes = keys::id_bytes(r.id);
+    if (!last_entity_.empty() && id_bytes <= last_entity_)
+      return bad("entity " + to_string(r.id) +
+                 " is not after the entity before it (entities "
+                 "come in increasing id order, each once)");
+    auto named = txn_.get(keys::name(r.kind, r.fqn()));
+    if (!named) return named.error();
+    if (*named)
+      return bad(std::string(type_name(r.kind)) + " " + std::string(r.fqn()) +
+                 " has the FQN of an entity before it (" +
+                 ((*named)->size() == id_size ? id_text(**named) : "?") + ")");
+    if (auto p = tx_.put(r); !p) return p.error();
+    if (auto p = tx_.put_name(r); !p) return p.error();
+    if (auto p = tx_.index(r, true); !p) return p.error();
+    keys_ += r.scope() ? 4 : 3;
+    last_entity_ = id_bytes;
+    entity_line_ = line_;
+    last_snapshot_.reset();
+    last_edge_.clear();
+    current_ = std::move(r);
+    ++counts_.entities;
+    return {};
+  }
+
+  // The entity a snapshot or edge line belongs to: the one just read.
+  Result<void> of_current(const Uuid& id, std::string_view what) {
+    if (!current_ || current_->id != id)
+      return bad(std::string(what) + " of " + to_string(id) +
+                 " is not among the lines of its entity (they follow the entity line)");
+    return {};
+  }
+
+  Result<void> snapshot(bj::object& o) {
+    if (auto c = only(o, "a snapshot", {"id", "version", "doc"}); !c) return c.error();
+    auto id = id_member(o, "id", "the snapshot");
+    if (!id) return id.error();
+    if (auto c = of_current(*id, "a snapshot"); !c) return c.error();
+    auto version = version_member(o, "the snapshot");
+    if (!version) return version.error();
+    if (last_snapshot_ && *version <= *last_snapshot_)
+      return bad("snapshot " + version->to_string() + " is not after snapshot " +
+                 last_snapshot_->to_string() + " (snapshots come in version order)");
+    if (*version > current_->version())
+      return bad("snapshot " + version->to_string() + " is newer than its entity's version " +
+                 current_->version().to_string());
+    const auto* doc = o.if_contains("doc");
+    if (!doc || !doc->is_object()) return bad("the snapshot has no doc object");
+    if (auto p = txn_.put(keys::history(*id, *version), catalog::json::serialize(*doc)); !p)
+      return p.error();
+    ++keys_;
+    last_snapshot_ = *version;
+    ++counts_.snapshots;
+    return {};
+  }
+
+  Result<void> edge(const bj::object& o) {
+    if (auto c = only(o, "an edge", {"from", "relation", "to", "data"}); !c) return c.error();
+    auto to = id_member(o, "to", "the edge");
+    if (!to) return to.error();
+    if (auto c = of_current(*to, "an edge into"); !c) return c.error();
+    auto from = id_member(o, "from", "the edge");
+    if (!from) return from.error();
+    const auto* relation = o.if_contains("relation");
+    auto rel = relation && relation->is_string()
+                   ? detail::relation_from_name(relation->get_string())
+                   : std::nullopt;
+    if (!rel) return bad("the edge has no known relation");
+    std::string_view data;
+    if (const auto* d = o.if_contains("data")) {
+      if (!d->is_string()) return bad("the edge's data is not a string");
+      data = d->get_string();
+    }
+    if (*rel == Rel::votes ? data != "u" && data != "d" : !data.empty())
+      return bad(*rel == Rel::votes ? R"(a vote's data is "u" (up) or "d" (down))"
+                                    : "only votes carry data");
+    // The order of the reverse keys (Q to rel from): by relation byte, then by `from`.
+    std::string position(1, static_cast<char>(*rel));
+    position += keys::id_bytes(*from);
+    if (!last_edge_.empty() && position <= last_edge_)
+      return bad("the edge is not after the edge before it (the edges into an entity come in "
+                 "the order of their relation's byte, then of `from`, each once)");
+    if (auto l = tx_.link(*from, *rel, *to, data); !l) return l.error();
+    keys_ += 2;
+    last_edge_ = std::move(position);
+    ++counts_.edges;
+    return {};
+  }
+
+  Result<void> event(bj::value& v) {
+    if (section_ == Section::entities) {
+      if (auto c = close_entity(); !c) return c.error();
+      section_ = Section::events;
+    }
+    auto* o = v.if_object();
+    if (!o) return bad("the event is not an object");
+    const auto* offset = o->if_contains("offset");
+    const auto expected = counts_.events + 1;
+    if (!offset || !offset->is_int64() || offset->get_int64() < 0 ||
+        static_cast<std::uint64_t>(offset->get_int64()) != expected)
+      return bad("the event's offset is not " + std::to_string(expected) +
+                 " (offsets are dense from 1, in order)");
+    if (auto p = txn_.put(keys::event(expected), catalog::json::serialize(v)); !p) return p.error();
+    ++keys_;
+    ++counts_.events;
+    return {};
+  }
+
+  Result<void> end(const bj::value& v) {
+    if (auto c = close_entity(); !c) return c.error();
+    const auto* o = v.if_object();
+    if (!o) return bad("the end line's counts are not an object");
+    if (auto c = only(*o, "the end line", {"entities", "snapshots", "edges", "events"}); !c)
+      return c.error();
+    for (auto [name, count] : {std::pair{"entities", counts_.entities},
+                               {"snapshots", counts_.snapshots},
+                               {"edges", counts_.edges},
+                               {"events", counts_.events}}) {
+      const auto* n = o->if_contains(name);
+      if (!n || !n->is_int64() || n->get_int64() < 0 ||
+          static_cast<std::uint64_t>(n->get_int64()) != count)
+        return bad("the end line does not count the " + std::to_string(count) + " " + name +
+                   " read");
+    }
+    if (counts_.events > 0)
+      if (auto p = txn_.put(keys::meta("event_offset"), keys::encode_u64(counts_.events)); !p)
+        return p.error();
+    section_ = Section::end;
+    return {};
+  }
+
+  engine::Tx& tx_;
+  storage::Transaction& txn_;
+  Section section_ = Section::header;
+  std::uint64_t line_ = 0;
+  DumpCounts counts_;
+  std::uint64_t keys_ = 0;
+  // The entity whose snapshots and edges are being read, and where they are.
+  std::optional<engine::Record> current_;
+  std::uint64_t entity_line_ = 0;
+  std::string last_entity_;  // id bytes
+  std::optional<Version> last_snapshot_;
+  std::string last_edge_;  // relation byte and `from` id
+};
+
+// The store holds nothing but what opening it writes (the key schema).
+Result<void> check_empty(storage::Transaction& txn) {
+  const auto schema = keys::meta("key_schema");
+  auto cursor = txn.scan(storage::Range{}, storage::Direction::forward);
+  if (!cursor) return cursor.error();
+  for (auto& c = *cursor; c->valid();) {
+    if (c->key() != schema) {
+      auto entities = txn.scan(storage::prefix_range("E"), storage::Direction::forward);
+      if (!entities) return entities.error();
+      const std::string held = (*entities)->valid()
+                                   ? "entities"
+                                   : "data (key " + keys::printable(c->key().substr(0, 24)) + ")";
+      return fail(Errc::already_exists,
+                  "the store is not empty: it holds " + held +
+                      "; import goes into an empty store, so that nothing is mixed or lost");
+    }
+    if (auto n = c->next(); !n) return n.error();
+  }
+  return {};
+}
+
+std::string describe(const std::vector<IntegrityProblem>& problems) {
+  std::string out = "the input does not make a consistent store (" +
+                    std::to_string(problems.size()) + " problem" +
+                    (problems.size() == 1 ? "" : "s") + "): ";
+  for (std::size_t i = 0; i < problems.size() && i < 3; ++i) {
+    if (i) out += "; ";
+    if (!problems[i].key.empty()) out += problems[i].key + ": ";
+    out += problems[i].message;
+  }
+  if (problems.size() > 3) out += "; ...";
+  return out;
+}
+
+Result<DumpCounts> import_once(storage::Backend& backend, std::istream& in,
+                               const ImportOptions& options) {
+  auto txn = backend.begin(storage::Mode::read_write);
+  if (!txn) return txn.error();
+  if (auto e = check_empty(**txn); !e) return e.error();
+  const engine::Env env{detail::plain_options(), 0};
+  engine::Tx tx(**txn, env);
+  Importer importer(tx);
+  LineReader reader(in, options.max_line_bytes);
+  detail::Reporter reporter(options.progress, "import");
+  reporter.progress().total = options.input_bytes;
+  for (;;) {
+    auto line = reader.next();
+    if (!line) return line.error();
+    if (!*line) break;
+    if (auto t = importer.take(**line, reader.number()); !t) return t.error();
+    reporter.progress().entities = importer.counts().entities;
+    reporter.progress().done = reader.bytes();
+    reporter.step();
+  }
+  if (auto f = importer.finish(reader.number()); !f) return f.error();
+  reporter.finish();
+  if (options.check) {
+    detail::Reporter checking(options.progress, "check");
+    checking.progress().total = importer.keys() + 1;
+    auto problems = engine::check_integrity(tx, [&](std::uint64_t keys, std::uint64_t entities) {
+      checking.progress().done = keys;
+      checking.progress().entities = entities;
+      checking.report();
+    });
+    if (!problems) return problems.error();
+    if (!problems->empty()) return fail(Errc::invalid_request, describe(*problems));
+    checking.finish();
+  }
+  if (auto c = (*txn)->commit(); !c) return c.error();
+  return importer.counts();
+}
+
+// Grows an LMDB map ahead of an import of `input_bytes`: the store takes about what the export
+// does, plus its indexes and half-full pages; room for 4 times as much (the map is address
+// space, and the file is sparse) spares restarting the import after the map filled.
+void make_room(storage::LmdbBackend& lmdb, std::uint64_t input_bytes) {
+  auto stats = lmdb.stats();
+  if (!stats) return;
+  const std::uint64_t wanted = stats->pages_in_use * stats->page_size + 4 * input_bytes;
+  while (lmdb.map_size() < wanted)
+    if (!lmdb.grow()) return;  // at its maximum: the import will tell
+}
+
+}  // namespace
+
+Result<DumpCounts> import_store(Store& store, std::istream& in, const ImportOptions& options) {
+  auto& backend = store.backend();
+  auto* lmdb = dynamic_cast<storage::LmdbBackend*>(&backend);
+  if (lmdb && options.input_bytes > 0) make_room(*lmdb, options.input_bytes);
+  const auto start = in.tellg();
+  // A full map ends the transaction; the backend grows the map when the next one begins.
+  constexpr int max_attempts = 40;
+  for (int attempt = 1;; ++attempt) {
+    auto imported = import_once(backend, in, options);
+    if (imported || imported.error().code() != Errc::storage_full || attempt == max_attempts)
+      return imported;
+    in.clear();
+    if (start == std::istream::pos_type(-1) || !in.seekg(start))
+      return fail(Errc::storage_full,
+                  imported.error().message() +
+                      "; the input cannot be read again to start over: import from a file, or "
+                      "open the store with a larger map");
+  }
+}
+
+}  // namespace catalog::admin
+
+#endif  // CATALOG_IMPL_ADMIN_DUMP_IPP

@@ -1,0 +1,458 @@
+#ifndef CATALOG_IMPL_ENGINE_CREATE_IPP
+#define CATALOG_IMPL_ENGINE_CREATE_IPP
+
+// Create (S10): validate the request, resolve containers and references, authorize, then write
+// the entity, its name, list indexes, counters, edges, first snapshot and event.
+
+#include <catalog/detail/engine/engine.hpp>
+#include <catalog/detail/engine/validate.hpp>
+
+#include <catalog/json.hpp>
+
+#include <catalog/entities.hpp>
+#include <catalog/fqn.hpp>
+#include <catalog/kind_traits.hpp>
+#include <catalog/policy.hpp>
+
+#include <type_traits>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+namespace {
+
+struct Link {
+  Uuid from{};
+  Rel rel;
+  Uuid to{};
+};
+
+/// What a kind's preparation produces; `write_new` does the rest the same way for every kind.
+struct Draft {
+  Record record;
+  std::string parent_fqn;        // "" for top-level entities
+  std::optional<Record> parent;  // the container record, for owner inheritance
+  std::vector<Link> links;       // `record.id` is filled in before they are written
+  std::vector<OwnerRef> owners;  // as the request names them: isOwner() before they resolve
+  bool admin_only = false;       // only an admin may create it (an admin user, S11)
+};
+
+// Placeholder for the new entity's id in links, replaced once the id is known.
+constexpr Uuid self{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                     0xff, 0xff, 0xff}};
+
+// Reads the kind's create request strictly, and notes the owners it names.
+template <class T>
+Result<T> read_request(Kind kind, const json::value& body, Draft& d) {
+  if (!body.is_object())
+    return fail(Errc::invalid_request,
+                "Invalid " + std::string(type_name(kind)) + " create request: expected an object");
+  auto request = from_json<T>(body);
+  if constexpr (requires { request->owners; })
+    if (request)
+      for (const auto& ref : request->owners)
+        d.owners.push_back(OwnerRef{ref.id, kind_from_type(ref.type).value_or(Kind::user)});
+  return request;
+}
+
+void base_doc(json::object& doc, std::string_view name, const std::optional<std::string>& display,
+              const std::optional<std::string>& description) {
+  doc["name"] = name;
+  if (display) doc["displayName"] = *display;
+  if (description) doc["description"] = *description;
+}
+
+void add_owners(Draft& d, const std::vector<Record>& owners) {
+  for (const auto& o : owners) {
+    d.links.push_back({o.id, Rel::owns, self});
+  }
+}
+
+void add_links(Draft& d, Rel rel, const std::vector<Record>& targets) {
+  for (const auto& t : targets) d.links.push_back({self, rel, t.id});
+}
+
+Result<void> check_name(std::string_view name) { return fqn::validate_name(name); }
+
+// The new entity lives under `container` (S1): its FQN starts with the container's, and it
+// inherits the container's owners until it has its own.
+void place_under(Draft& d, Record container) {
+  d.record.container = container.id;
+  d.parent_fqn = std::string(container.fqn());
+  d.parent = std::move(container);
+}
+
+// Each link_* resolves references to live entities (404, or 400 for a wrong type) and records
+// the edges the new entity will get.
+Result<void> link_owners(Tx& tx, Draft& d, const std::vector<EntityReference>& refs) {
+  auto owners = resolve_owners(tx, refs);
+  if (!owners) return owners.error();
+  add_owners(d, *owners);
+  return {};
+}
+
+Result<void> link_users(Tx& tx, Draft& d, Rel rel, const std::vector<EntityReference>& refs,
+                        std::string_view field) {
+  auto users = resolve_refs(tx, Kind::user, refs, field);
+  if (!users) return users.error();
+  add_links(d, rel, *users);
+  return {};
+}
+
+Result<void> link_fqns(Tx& tx, Draft& d, Kind kind, Rel rel, const std::vector<std::string>& fqns) {
+  auto targets = resolve_fqns(tx, kind, fqns);
+  if (!targets) return targets.error();
+  add_links(d, rel, *targets);
+  return {};
+}
+
+Result<void> link_owners_and_domains(Tx& tx, Draft& d, const std::vector<EntityReference>& owners,
+                                     const std::vector<std::string>& domains) {
+  if (auto o = link_owners(tx, d, owners); !o) return o.error();
+  return link_fqns(tx, d, Kind::domain, Rel::domain, domains);
+}
+
+// An ML model or a search index lives in the live service its request names by FQN (S1).
+Result<void> place_in_service(Tx& tx, Draft& d, Kind kind, std::string_view service) {
+  auto found = tx.live_by_fqn(*service_kind(kind), service);
+  if (!found) return found.error();
+  place_under(d, std::move(*found));
+  return {};
+}
+
+Result<void> link_ids(Tx& tx, Draft& d, Kind kind, Rel rel, const std::vector<Uuid>& ids) {
+  auto targets = resolve_ids(tx, kind, ids);
+  if (!targets) return targets.error();
+  add_links(d, rel, *targets);
+  return {};
+}
+
+// How a create request becomes an entity, one `prepare` per request type: it validates the
+// request alone (400), resolves its container (404) and fills in the draft; references are
+// resolved after authorization, by the `resolve` callback it leaves.
+using Resolver = std::function<Result<void>(Tx&, Draft&)>;
+
+struct Prepared {
+  Draft draft;
+  Resolver resolve;  // references (after authorization)
+};
+
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateUser& r,
+                     Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (auto e = validate_email(r.email); !e) return e.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["email"] = r.email;
+  doc["isAdmin"] = r.is_admin.value_or(false);
+  d.admin_only = r.is_admin.value_or(false);
+  doc["isBot"] = r.is_bot.value_or(false);
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
+    auto teams = resolve_ids(tx, Kind::team, req.teams);
+    if (!teams) return teams.error();
+    for (const auto& t : *teams) d.links.push_back({t.id, Rel::member, self});
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateTeam& r,
+                     Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (r.email)
+    if (auto e = validate_email(*r.email); !e) return e.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  auto type = r.team_type.value_or(TeamType::group);
+  doc["teamType"] = detail::enum_name(type);
+  if (r.email) doc["email"] = *r.email;
+  doc["isJoinable"] = r.is_joinable.value_or(true);
+  p.resolve = [req = r, type](Tx& tx, Draft& d) -> Result<void> {
+    auto parents = resolve_ids(tx, Kind::team, req.parents);
+    if (!parents) return parents.error();
+    if (auto rules = check_team_rules(type, *parents, {}); !rules) return rules.error();
+    for (const auto& t : *parents) d.links.push_back({t.id, Rel::contains, self});
+    if (auto l = link_ids(tx, d, Kind::user, Rel::member, req.users); !l) return l.error();
+    if (auto l = link_ids(tx, d, Kind::policy, Rel::policy, req.policies); !l) return l.error();
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
+  };
+  return {};
+}
+
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreatePolicy& r,
+                     Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (auto v = policy::validate_rules(r.rules); !v) return v.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["rules"] = detail::to_json(r.rules);
+  doc["enabled"] = r.enabled.value_or(true);
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateService& r,
+                     Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (r.service_type.empty())
+    return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
+  auto tags = normalize_tags(r.tags);
+  if (!tags) return tags.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["serviceType"] = r.service_type;
+  doc["tags"] = std::move(*tags);
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
+  };
+  return {};
+}
+
+Result<void> prepare(Tx& tx, Kind kind, const CreateMlModel& r, Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (r.server)
+    if (auto u = validate_uri(*r.server, "server"); !u) return u.error();
+  auto tags = normalize_tags(r.tags);
+  if (!tags) return tags.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["algorithm"] = r.algorithm;
+  if (r.target) doc["target"] = *r.target;
+  if (r.server) doc["server"] = *r.server;
+  doc["mlFeatures"] = detail::to_json(r.ml_features);
+  doc["mlHyperParameters"] = detail::to_json(r.ml_hyper_parameters);
+  doc["tags"] = std::move(*tags);
+  if (r.extension) doc["extension"] = *r.extension;
+  if (auto in = place_in_service(tx, d, kind, r.service); !in) return in.error();
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
+  };
+  return {};
+}
+
+Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossary& r,
+                     Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  if (auto c = check_name(r.name); !c) return c.error();
+  auto tags = normalize_tags(r.tags);
+  if (!tags) return tags.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["mutuallyExclusive"] = r.mutually_exclusive.value_or(false);
+  doc["tags"] = std::move(*tags);
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
+    if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
+  };
+  return {};
+}
+
+Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossaryTerm& r, Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (auto f = fqn::canonical(r.glossary); !f) return f.error();
+  if (r.parent)
+    if (auto f = fqn::canonical(*r.parent); !f) return f.error();
+  for (const auto& s : r.synonyms)
+    if (s.empty()) return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
+  auto tags = normalize_tags(r.tags);
+  if (!tags) return tags.error();
+  auto glossary = tx.live_by_fqn(Kind::glossary, r.glossary);
+  if (!glossary) return glossary.error();
+  d.record.glossary = glossary->id;
+  if (r.parent) {
+    auto parent = tx.live_by_fqn(Kind::glossary_term, *r.parent);
+    if (!parent) return parent.error();
+    if (parent->glossary != glossary->id)
+      return fail(Errc::invalid_value,
+                  "Invalid parent " + *r.parent + ": the term belongs to another glossary");
+    place_under(d, std::move(*parent));
+  } else {
+    place_under(d, *glossary);
+  }
+  auto glossary_reviewers = tx.edges(glossary->id, Rel::reviews, false);
+  if (!glossary_reviewers) return glossary_reviewers.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  json::array synonyms;
+  for (const auto& s : r.synonyms) synonyms.push_back(json::string(s));
+  doc["synonyms"] = std::move(synonyms);
+  bool reviewed = !glossary_reviewers->empty() || !r.reviewers.empty();
+  doc["status"] = reviewed ? "Draft" : "Approved";
+  doc["mutuallyExclusive"] = r.mutually_exclusive.value_or(false);
+  doc["tags"] = std::move(*tags);
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
+    if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    if (auto l = link_fqns(tx, d, Kind::glossary_term, Rel::related, req.related_terms); !l)
+      return l.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateDomain& r, Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (r.parent) {
+    if (auto f = fqn::canonical(*r.parent); !f) return f.error();
+    auto parent = tx.live_by_fqn(Kind::domain, *r.parent);
+    if (!parent) return parent.error();
+    place_under(d, std::move(*parent));
+  }
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["domainType"] = detail::enum_name(r.domain_type);
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
+    // Experts are user names, not FQNs: a name with a dot is one part ("john.doe").
+    std::vector<std::string> expert_fqns;
+    for (const auto& name : req.experts) expert_fqns.push_back(fqn::quote(name));
+    if (auto l = link_fqns(tx, d, Kind::user, Rel::expert, expert_fqns); !l) return l.error();
+    if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
+    return {};
+  };
+  return {};
+}
+
+Result<void> prepare(Tx& tx, Kind kind, const CreateSearchIndex& r, Prepared& p) {
+  Draft& d = p.draft;
+  auto& doc = d.record.doc;
+  if (auto c = check_name(r.name); !c) return c.error();
+  if (auto v = validate_index_fields(r.fields); !v) return v.error();
+  if (r.source_hash)
+    if (auto v = validate_source_hash(*r.source_hash); !v) return v.error();
+  auto tags = normalize_tags(r.tags);
+  if (!tags) return tags.error();
+  base_doc(doc, r.name, r.display_name, r.description);
+  doc["fields"] = detail::to_json(r.fields);
+  doc["indexType"] = detail::enum_name(r.index_type.value_or(IndexType::index));
+  doc["tags"] = std::move(*tags);
+  if (r.extension) doc["extension"] = *r.extension;
+  if (r.source_hash) doc["sourceHash"] = *r.source_hash;
+  if (auto in = place_in_service(tx, d, kind, r.service); !in) return in.error();
+  p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
+    return link_owners_and_domains(tx, d, req.owners, req.domains);
+  };
+  return {};
+}
+
+// Reads the create request of the kind's type (`E::create_type`) and prepares it.
+Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
+  Prepared p;
+  p.draft.record.kind = kind;
+  auto r = visit_kind(kind, [&]<class E>(std::type_identity<E>) -> Result<void> {
+    auto request = read_request<typename E::create_type>(kind, body, p.draft);
+    if (!request) return request.error();
+    return prepare(tx, kind, *request, p);
+  });
+  if (!r) return r.error();
+  return p;
+}
+
+}  // namespace
+
+Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d);
+
+Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json::value& body) {
+  // C++ callers hand over values the REST parser never saw: the same S15 limits bind them.
+  if (auto l = check_limits(body, catalog::json::max_body_depth,
+                            tx.env().options.max_document_bytes, "The create request");
+      !l)
+    return l.error();
+  auto prepared = prepare(tx, kind, body);
+  if (!prepared) return prepared.error();
+  auto& d = prepared->draft;
+  // Owners named in the request decide isOwner() for the new entity; else the container's.
+  RecordResource resource(tx, kind, d.parent ? &*d.parent : nullptr, d.owners,
+                          "a new " + std::string(type_name(kind)));
+  Operation op = Operation::create;
+  if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+  if (d.admin_only && !who.is_admin)
+    return fail(Errc::forbidden, "Only an admin may create an admin user");
+  if (auto r = prepared->resolve(tx, d); !r) return r.error();
+  return write_new(tx, who, d);
+}
+
+Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d) {
+  auto& r = d.record;
+  auto fqn_text = fqn::append(d.parent_fqn, r.doc.at("name").as_string());
+  if (fqn_text.size() > fqn::max_fqn_bytes)
+    return fail(Errc::invalid_fqn, "Invalid fullyQualifiedName: longer than 3072 bytes");
+  auto existing = tx.find(r.kind, fqn_text);
+  if (!existing) return existing.error();
+  if (*existing) return fail(Errc::already_exists, "Entity already exists");
+
+  r.id = random_uuid();
+  json::object doc;
+  doc["id"] = to_string(r.id);
+  for (auto& kv : r.doc) {
+    doc.emplace(kv.key(), kv.value());
+    if (kv.key() == "name") doc["fullyQualifiedName"] = fqn_text;
+  }
+  doc["version"] = detail::to_json(Version::initial());
+  doc["updatedAt"] = tx.env().now_ms;
+  doc["updatedBy"] = who.name;
+  doc["deleted"] = false;
+  r.doc = std::move(doc);
+
+  if (auto p = tx.put(r); !p) return p.error();
+  if (auto p = tx.put_name(r); !p) return p.error();
+  if (auto p = tx.index(r, true); !p) return p.error();
+  if (r.container)
+    if (auto l = tx.link(*r.container, Rel::contains, r.id); !l) return l.error();
+  for (auto& link : d.links) {
+    auto from = link.from == self ? r.id : link.from;
+    auto to = link.to == self ? r.id : link.to;
+    if (auto l = tx.link(from, link.rel, to); !l) return l.error();
+  }
+  auto rendered = render(tx, r, FieldSet::everything());
+  if (!rendered) return rendered.error();
+  if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
+  if (auto e = tx.append_event(make_event("entityCreated", r, std::nullopt, who, tx.env().now_ms));
+      !e)
+    return e.error();
+  return rendered;
+}
+
+Result<void> ensure_admin(Tx& tx, std::string_view name) {
+  auto canonical = fqn::validate_name(name, "admin name");
+  if (!canonical) return canonical.error();
+  auto existing = tx.find(Kind::user, fqn::quote(name));
+  if (!existing) return existing.error();
+  Principal system{Uuid{}, std::string(name), true};
+  if (*existing) {
+    auto& r = **existing;
+    if (r.doc.at("isAdmin").as_bool()) return {};
+    // S11: an existing admin principal is made admin: a change like any other, so it gets its
+    // own version, history snapshot and event (S3, S13).
+    r.doc["isAdmin"] = true;
+    json::value was = false, now = true;
+    json::object change;
+    change["fieldsAdded"] = json::array();
+    change["fieldsUpdated"] = json::array{field_change("isAdmin", &was, &now)};
+    change["fieldsDeleted"] = json::array();
+    return write_version(tx, system, r, r.deleted(), std::move(change), "entityUpdated", false);
+  }
+  Draft d;
+  d.record.kind = Kind::user;
+  d.record.doc["name"] = name;
+  d.record.doc["email"] = std::string(name) + "@example.com";
+  d.record.doc["isAdmin"] = true;
+  d.record.doc["isBot"] = false;
+  auto made = write_new(tx, system, d);
+  if (!made) return made.error();
+  return {};
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_IMPL_ENGINE_CREATE_IPP

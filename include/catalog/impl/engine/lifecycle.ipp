@@ -1,0 +1,335 @@
+#ifndef CATALOG_IMPL_ENGINE_LIFECYCLE_IPP
+#define CATALOG_IMPL_ENGINE_LIFECYCLE_IPP
+
+// Delete (S6), restore (S7) and history (S3). Trees are walked with cursors and a stack as deep
+// as the tree, never as wide: a recursive delete of 100,000 terms holds a batch, not the tree.
+
+#include <catalog/detail/engine/engine.hpp>
+
+#include <catalog/json.hpp>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::size_t batch = 256;
+
+std::string kind_text(Kind k) { return std::string(type_name(k)); }
+
+/// The first child (containment edge) of `parent` after `after` (or the first one), if any.
+Result<std::optional<Uuid>> next_child(Tx& tx, const Uuid& parent, const std::optional<Uuid>& after) {
+  auto prefix = keys::edge_prefix(parent, Rel::contains);
+  storage::Range range = storage::prefix_range(prefix);
+  if (after) range.begin = keys::edge(parent, Rel::contains, *after) + '\0';
+  auto cursor = tx.raw().scan(range, storage::Direction::forward);
+  if (!cursor) return cursor.error();
+  if (!(*cursor)->valid()) return std::optional<Uuid>();
+  auto edge = keys::decode_edge((*cursor)->key());
+  if (!edge) return fail(Errc::storage, "corrupt edge key " + keys::printable((*cursor)->key()));
+  return std::optional<Uuid>(edge->to);
+}
+
+/// Erases every key of `range`, a batch at a time (no cursor lives across an erase).
+template <class OnKey>
+Result<void> erase_range(Tx& tx, const storage::Range& range, OnKey&& on_key) {
+  while (true) {
+    std::vector<std::string> found;
+    {
+      auto cursor = tx.raw().scan(range, storage::Direction::forward);
+      if (!cursor) return cursor.error();
+      for (auto& c = *cursor; c->valid() && found.size() < batch;) {
+        found.emplace_back(c->key());
+        if (auto n = c->next(); !n) return n.error();
+      }
+    }
+    if (found.empty()) return {};
+    for (const auto& key : found) {
+      if (auto r = on_key(key); !r) return r.error();
+      if (auto e = tx.raw().erase(key); !e) return e.error();
+    }
+  }
+}
+
+json::object deleted_change(bool from, bool to) {
+  json::object change;
+  change["fieldsAdded"] = json::array();
+  json::value old_value = from, new_value = to;
+  change["fieldsUpdated"] = json::array{field_change("deleted", &old_value, &new_value)};
+  change["fieldsDeleted"] = json::array();
+  return change;
+}
+
+Result<void> soft_delete_one(Tx& tx, const Principal& who, Record& r, std::uint64_t op) {
+  r.doc["deleted"] = true;
+  r.deleted_by = op;
+  return write_version(tx, who, r, false, deleted_change(false, true), "entitySoftDeleted",
+                       false);
+}
+
+Result<void> restore_one(Tx& tx, const Principal& who, Record& r) {
+  r.doc["deleted"] = false;
+  r.deleted_by = 0;
+  return write_version(tx, who, r, true, deleted_change(true, false), "entityRestored", false);
+}
+
+/// Removes every trace of `r`: record, name, list entries and counters, history, and every
+/// edge to or from it (both directions). Appends the entityDeleted event unless `quiet`.
+Result<void> hard_delete_one(Tx& tx, const Principal& who, const Record& r, bool event) {
+  if (event)
+    if (auto e = tx.append_event(make_event("entityDeleted", r, r.version(), who, tx.env().now_ms));
+        !e)
+      return e.error();
+  if (auto i = tx.index(r, false); !i) return i.error();
+  if (auto n = tx.erase_name(r); !n) return n.error();
+  if (auto e = tx.raw().erase(keys::entity(r.id)); !e) return e.error();
+  auto none = [](const std::string&) -> Result<void> { return {}; };
+  if (auto h = erase_range(tx, storage::prefix_range(keys::history_prefix(r.id)), none); !h)
+    return h.error();
+  // Forward edges r -> x: erase the reverse key x <- r too; and the same for reverse edges.
+  auto drop_reverse = [&](const std::string& key) -> Result<void> {
+    auto edge = keys::decode_edge(key);
+    if (!edge) return fail(Errc::storage, "corrupt edge key " + keys::printable(key));
+    auto e = tx.raw().erase(keys::reverse_edge(edge->to, edge->rel, r.id));
+    if (!e) return e.error();
+    return {};
+  };
+  if (auto f = erase_range(tx, storage::prefix_range(keys::edge_prefix(r.id)), drop_reverse); !f)
+    return f.error();
+  auto drop_forward = [&](const std::string& key) -> Result<void> {
+    auto edge = keys::decode_reverse_edge(key);
+    if (!edge) return fail(Errc::storage, "corrupt edge key " + keys::printable(key));
+    auto e = tx.raw().erase(keys::edge(edge->from, edge->rel, r.id));
+    if (!e) return e.error();
+    return {};
+  };
+  return erase_range(tx, storage::prefix_range(keys::reverse_edge_prefix(r.id)), drop_forward);
+}
+
+Result<Record> must_find(Tx& tx, const Uuid& id) {
+  auto r = tx.find(id);
+  if (!r) return r.error();
+  if (!*r) return fail(Errc::storage, "dangling containment edge to " + to_string(id));
+  return std::move(**r);
+}
+
+/// Pre-order walk below `root` over children for which `enter(child)` says to descend; the
+/// stack holds one position per level.
+template <class Enter>
+Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
+  struct Level {
+    Uuid id;
+    std::optional<Uuid> last;
+  };
+  std::vector<Level> stack{{root, std::nullopt}};
+  while (!stack.empty()) {
+    auto& top = stack.back();
+    auto child = next_child(tx, top.id, top.last);
+    if (!child) return child.error();
+    if (!*child) {
+      stack.pop_back();
+      continue;
+    }
+    top.last = **child;
+    auto descend = enter(**child);
+    if (!descend) return descend.error();
+    if (*descend) stack.push_back({**child, std::nullopt});
+  }
+  return {};
+}
+
+}  // namespace
+
+// Writes a new version of `r` (already changed in memory): +0.1, stamps, change description,
+/// indexes moved from `was_deleted` state, snapshot, event.
+Result<void> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
+                           json::object change, std::string_view event_type, bool major) {
+  auto previous = r.version();
+  auto next = major ? previous.next_major() : previous.next_minor();
+  // Index entries live under the deletion state; move them when it changes.
+  if (was_deleted != r.deleted()) {
+    auto old = r;
+    old.doc["deleted"] = was_deleted;
+    if (auto i = tx.index(old, false); !i) return i.error();
+    if (auto i = tx.index(r, true); !i) return i.error();
+  }
+  r.doc["version"] = detail::to_json(next);
+  r.doc["updatedAt"] = tx.env().now_ms;
+  r.doc["updatedBy"] = who.name;
+  change["previousVersion"] = detail::to_json(previous);
+  r.doc["changeDescription"] = std::move(change);
+  if (auto p = tx.put(r); !p) return p.error();
+  auto rendered = render(tx, r, FieldSet::everything());
+  if (!rendered) return rendered.error();
+  if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
+  auto e = tx.append_event(make_event(event_type, r, previous, who, tx.env().now_ms));
+  if (!e) return e.error();
+  return {};
+}
+
+namespace {
+
+/// Whether `id` has a child that is not soft-deleted (S6: a non-recursive delete needs none).
+Result<bool> has_live_child(Tx& tx, const Uuid& id) {
+  bool live_child = false;
+  auto check = walk(tx, id, [&](const Uuid& child) -> Result<bool> {
+    auto c = must_find(tx, child);
+    if (!c) return c.error();
+    live_child = live_child || !c->deleted();
+    return false;  // direct children only
+  });
+  if (!check) return check.error();
+  return live_child;
+}
+
+/// Soft delete (S6): `r` and its live descendants, all under one event offset; the entity as it
+/// is now.
+Result<json::object> soft_remove(Tx& tx, const Principal& who, Kind kind, Record& r,
+                                 bool recursive) {
+  if (r.deleted()) return render(tx, r, FieldSet::everything());  // nothing changes
+  if (!recursive) {
+    auto live = has_live_child(tx, r.id);
+    if (!live) return live.error();
+    if (*live) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
+  }
+  auto op_id = tx.next_event_offset();
+  if (!op_id) return op_id.error();
+  if (auto d = soft_delete_one(tx, who, r, *op_id); !d) return d.error();
+  // Descendants deleted on their own before stay as they are (and so do theirs).
+  auto d = walk(tx, r.id, [&](const Uuid& id) -> Result<bool> {
+    auto c = must_find(tx, id);
+    if (!c) return c.error();
+    if (c->deleted()) return false;
+    if (auto s = soft_delete_one(tx, who, *c, *op_id); !s) return s.error();
+    return true;
+  });
+  if (!d) return d.error();
+  return render(tx, r, FieldSet::everything());
+}
+
+/// Hard delete (S6): `r` and, when recursive, its whole tree, leaf by leaf.
+Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& r, bool recursive) {
+  auto first = next_child(tx, r.id, std::nullopt);
+  if (!first) return first.error();
+  if (*first && !recursive) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
+  // The named entity's event comes first (S13); then the tree goes leaf by leaf, so no list of
+  // descendants is ever held: find a leaf under the root, delete it, repeat.
+  if (auto e = tx.append_event(make_event("entityDeleted", r, r.version(), who, tx.env().now_ms));
+      !e)
+    return e.error();
+  while (true) {
+    Uuid node = r.id;
+    while (true) {
+      auto child = next_child(tx, node, std::nullopt);
+      if (!child) return child.error();
+      if (!*child) break;
+      node = **child;
+    }
+    if (node == r.id) break;
+    auto leaf = must_find(tx, node);
+    if (!leaf) return leaf.error();
+    if (auto h = hard_delete_one(tx, who, *leaf, true); !h) return h.error();
+  }
+  return hard_delete_one(tx, who, r, false);
+}
+
+}  // namespace
+
+Result<std::optional<json::object>> remove(Tx& tx, const Principal& who, Kind kind,
+                                           const EntityKey& key, const DeleteOptions& options) {
+  auto r = tx.load(kind, key, Include::all);
+  if (!r) return r.error();
+  if (options.expected_version && *options.expected_version != r->version())
+    return fail(Errc::version_mismatch,
+                kind_text(kind) + " " + std::string(r->fqn()) + " is at version " +
+                    r->version().to_string() + ", not " + options.expected_version->to_string());
+  RecordResource resource(tx, kind, &*r);
+  Operation op = Operation::delete_;
+  if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+  if (!options.hard_delete) {
+    auto out = soft_remove(tx, who, kind, *r, options.recursive);
+    if (!out) return out.error();
+    return std::optional<json::object>(std::move(*out));
+  }
+  if (auto h = hard_remove(tx, who, kind, *r, options.recursive); !h) return h.error();
+  return std::optional<json::object>();
+}
+
+Result<json::object> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id) {
+  auto r = tx.load(kind, EntityKey::by_id(id), Include::all);
+  if (!r) return r.error();
+  RecordResource resource(tx, kind, &*r);
+  Operation op = Operation::edit_all;
+  if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+  if (r->deleted()) {
+    // Containers (S7): service, glossary, parent term or domain; and the entities a relation
+    // field names by containment edges to it (every parent team of a team).
+    std::vector<Uuid> containers;
+    for (const auto& c : {r->container, r->glossary})
+      if (c) containers.push_back(*c);
+    for (const auto& rf : relation_fields(kind)) {
+      if (rf.rel != Rel::contains || !rf.reverse) continue;
+      auto parents = tx.edges(r->id, rf.rel, true);
+      if (!parents) return parents.error();
+      for (const auto& p : *parents) containers.push_back(p.other);
+    }
+    for (const auto& container : containers) {
+      auto c = must_find(tx, container);
+      if (!c) return c.error();
+      if (c->deleted())
+        return fail(Errc::container_deleted,
+                    "Can't restore " + kind_text(kind) + " " + std::string(r->fqn()) + ": restore " +
+                        kind_text(c->kind) + " " + std::string(c->fqn()) + " first");
+    }
+    auto op_id = r->deleted_by;
+    if (auto s = restore_one(tx, who, *r); !s) return s.error();
+    // Bring back exactly what the same delete took: descendants marked with its operation.
+    auto w = walk(tx, r->id, [&](const Uuid& child) -> Result<bool> {
+      auto c = must_find(tx, child);
+      if (!c) return c.error();
+      if (!c->deleted() || op_id == 0 || c->deleted_by != op_id) return false;
+      if (auto s = restore_one(tx, who, *c); !s) return s.error();
+      return true;
+    });
+    if (!w) return w.error();
+  }
+  return render(tx, *r, FieldSet::everything());
+}
+
+Result<History> history(Tx& tx, Kind kind, const Uuid& id) {
+  auto r = tx.load(kind, EntityKey::by_id(id), Include::all);
+  if (!r) return r.error();
+  History h;
+  h.entity_type = type_name(kind);
+  auto current = render(tx, *r, FieldSet::everything());
+  if (!current) return current.error();
+  h.versions.push_back(catalog::json::serialize(*current));
+  auto current_key = keys::history(r->id, r->version());
+  auto cursor = tx.raw().scan(storage::prefix_range(keys::history_prefix(r->id)),
+                              storage::Direction::reverse);
+  if (!cursor) return cursor.error();
+  for (auto& c = *cursor; c->valid();) {
+    if (c->key() != current_key) h.versions.emplace_back(c->value());
+    if (auto n = c->next(); !n) return n.error();
+  }
+  return h;
+}
+
+Result<json::object> version(Tx& tx, Kind kind, const Uuid& id, std::string_view text) {
+  auto v = Version::parse(text);
+  if (!v) return v.error();
+  auto r = tx.load(kind, EntityKey::by_id(id), Include::all);
+  if (!r) return r.error();
+  if (*v == r->version()) return render(tx, *r, FieldSet::everything());
+  auto snapshot = tx.raw().get(keys::history(r->id, *v));
+  if (!snapshot) return snapshot.error();
+  if (!*snapshot || *v > r->version())
+    return fail(Errc::not_found, kind_text(kind) + " instance for " + to_string(id) +
+                                     " and version " + v->to_string() + " not found");
+  return decode_snapshot(**snapshot);
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_IMPL_ENGINE_LIFECYCLE_IPP

@@ -1,0 +1,528 @@
+#ifndef CATALOG_IMPL_ENGINE_PATCH_IPP
+#define CATALOG_IMPL_ENGINE_PATCH_IPP
+
+// Patch (S9): apply a merge patch or JSON Patch to the entity's full JSON, find what changed,
+// authorize by the changed fields, refuse read-only changes, validate the result as an entity
+// of its kind, then write own fields and edge differences as one new version.
+
+#include <catalog/detail/engine/engine.hpp>
+#include <catalog/detail/engine/validate.hpp>
+
+#include <catalog/entities.hpp>
+#include <catalog/json.hpp>
+#include <catalog/kind_traits.hpp>
+#include <catalog/policy.hpp>
+
+#include <algorithm>
+#include <span>
+#include <type_traits>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+namespace {
+
+bool listed(std::span<const std::string_view> fields, std::string_view field) {
+  return std::find(fields.begin(), fields.end(), field) != fields.end();
+}
+
+bool read_only(Kind kind, std::string_view field) {
+  return listed(common_read_only, field) || listed(info(kind).read_only, field);
+}
+
+std::optional<RelField> relation(Kind kind, std::string_view field) {
+  for (const auto& rf : relation_fields(kind))
+    if (rf.field == field) return rf;
+  return std::nullopt;
+}
+
+/// The kind a patchable relation field refers to (owners, users or teams, resolve apart).
+Kind target_kind(const RelField& rf) {
+  for (auto k : all_kinds)
+    if (rf.others.contains(k)) return k;
+  return Kind::user;
+}
+
+std::vector<std::string> ids_of(const json::value* v) {
+  std::vector<std::string> out;
+  if (v && v->is_array())
+    for (const auto& e : v->as_array())
+      if (e.is_object())
+        if (auto id = e.as_object().find("id");
+            id != e.as_object().end() && id->value().is_string())
+          out.emplace_back(id->value().as_string());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool is_reference_array(Kind kind, std::string_view field) {
+  return relation(kind, field).has_value();
+}
+
+/// Whether `field` differs between the two documents, comparing reference arrays and tags as
+/// sets (S2).
+bool differs(Kind kind, std::string_view field, const json::value* a, const json::value* b) {
+  if (!a || !b) return (a == nullptr) != (b == nullptr);
+  if (is_reference_array(kind, field) && a->is_array() && b->is_array()) {
+    // Elements without an id are malformed; compare them whole so validation reports them.
+    for (const auto* v : {a, b})
+      for (const auto& e : v->as_array())
+        if (!e.is_object() || !e.as_object().contains("id")) return *a != *b;
+    return ids_of(a) != ids_of(b);
+  }
+  if (field == "tags" && a->is_array() && b->is_array()) {
+    auto ta = from_json<std::vector<TagLabel>>(*a);
+    auto tb = from_json<std::vector<TagLabel>>(*b);
+    if (!ta || !tb) return *a != *b;
+    auto na = normalize_tags(*ta), nb = normalize_tags(*tb);
+    if (!na || !nb) return true;
+    return *na != *nb;
+  }
+  return *a != *b;
+}
+
+const json::value* member(const json::object& o, std::string_view k) {
+  auto it = o.find(k);
+  return it == o.end() ? nullptr : &it->value();
+}
+
+Operation operation_for(std::string_view field) {
+  if (field == "description") return Operation::edit_description;
+  if (field == "displayName") return Operation::edit_display_name;
+  if (field == "owners") return Operation::edit_owners;
+  if (field == "tags") return Operation::edit_tags;
+  if (field == "experts" || field == "reviewers") return Operation::edit_reviewers;
+  if (field == "users") return Operation::edit_users;
+  if (field == "policies") return Operation::edit_policy;
+  return Operation::edit_all;
+}
+
+/// Reads the patched document as the kind's struct: types, enumerations, unknown members.
+Result<void> check_shape(Kind kind, const json::value& doc) {
+  return visit_kind(kind, [&]<class E>(std::type_identity<E>) -> Result<void> {
+    auto r = from_json<E>(doc);
+    if (!r) return r.error();
+    return {};
+  });
+}
+
+/// Values rules for changed own fields (S2). The shape check before has tied each field to
+/// the kind's struct, so a field name is enough to pick its rule.
+Result<void> check_value(Kind kind, std::string_view field, const json::value* v) {
+  if (!v) {
+    if (listed(info(kind).required, field))
+      return fail(Errc::invalid_request, "Missing required member " + std::string(field));
+    return {};
+  }
+  if (field == "email") return validate_email(v->as_string());
+  if (field == "serviceType" && v->as_string().empty())
+    return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
+  if (field == "server") return validate_uri(v->as_string(), "server");
+  if (field == "sourceHash") return validate_source_hash(v->as_string());
+  if (field == "fields") {
+    auto f = from_json<std::vector<SearchIndexField>>(*v);
+    if (!f) return f.error();
+    return validate_index_fields(*f);
+  }
+  if (field == "rules") {
+    auto rules = from_json<std::vector<PolicyRule>>(*v);
+    if (!rules) return rules.error();
+    return policy::validate_rules(*rules);
+  }
+  if (field == "tags") {
+    auto tags = from_json<std::vector<TagLabel>>(*v);
+    if (!tags) return tags.error();
+    auto n = normalize_tags(*tags);
+    if (!n) return n.error();
+  }
+  if (field == "synonyms")
+    for (const auto& s : v->as_array())
+      if (s.as_string().empty())
+        return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
+  return {};
+}
+
+/// Live records a relation field names. Errors: bad_request (wrong type), not_found.
+Result<std::vector<Record>> resolve_field(Tx& tx, const RelField& rf, const json::value* v) {
+  if (!v) return std::vector<Record>{};
+  auto refs = from_json<std::vector<EntityReference>>(*v);
+  if (!refs) return refs.error();
+  if (rf.rel == Rel::owns && rf.reverse) return resolve_owners(tx, *refs);
+  return resolve_refs(tx, target_kind(rf), *refs, rf.field);
+}
+
+/// Elements of `a` whose key (id, or tagFQN for tags) is not in `b`.
+json::array minus(const json::value* a, const json::value* b, std::string_view key) {
+  json::array out;
+  if (!a || !a->is_array()) return out;
+  auto keys_of = [&](const json::value* v) {
+    std::vector<json::value> k;
+    if (v && v->is_array())
+      for (const auto& e : v->as_array())
+        if (e.is_object())
+          if (auto it = e.as_object().find(key); it != e.as_object().end())
+            k.push_back(it->value());
+    return k;
+  };
+  auto kb = keys_of(b);
+  for (const auto& e : a->as_array()) {
+    if (!e.is_object()) continue;
+    auto it = e.as_object().find(key);
+    if (it == e.as_object().end()) continue;
+    if (std::find(kb.begin(), kb.end(), it->value()) == kb.end()) out.push_back(e);
+  }
+  return out;
+}
+
+TeamType team_type_of(const json::value* v) {
+  if (!v || !v->is_string()) return TeamType::group;
+  auto t = detail::enum_from_name<TeamType>(v->as_string());
+  return t ? *t : TeamType::group;
+}
+
+/// A patch body read and checked alone (S14 step 3): its format, and a team's `domain` member
+/// taken out, to be resolved once the entity is read.
+struct PatchBody {
+  PatchFormat format = PatchFormat::merge;
+  json::value body;
+  std::optional<json::value> team_domain;
+};
+
+Result<PatchBody> read_body(Kind kind, const json::value& body, PatchFormat format,
+                            std::size_t max_bytes) {
+  if (format == PatchFormat::detect) {
+    if (body.is_object())
+      format = PatchFormat::merge;
+    else if (body.is_array())
+      format = PatchFormat::json_patch;
+    else
+      return fail(Errc::invalid_patch,
+                  "Invalid patch: expected a JSON object (merge patch) or array (JSON Patch)");
+  }
+  if (format == PatchFormat::merge && !body.is_object())
+    return fail(Errc::invalid_patch, "Invalid merge patch: expected a JSON object");
+  if (format == PatchFormat::json_patch && !body.is_array())
+    return fail(Errc::invalid_patch, "Invalid JSON Patch: expected an array of operations");
+  // C++ callers hand over values the REST parser never saw: the same S15 limits bind them.
+  if (auto l = check_limits(body, catalog::json::max_body_depth, max_bytes, "The patch"); !l)
+    return l.error();
+  PatchBody out{format, body, std::nullopt};
+  // The team field `domain` (a domain FQN, as the seed has it) is merge-patch only.
+  if (format == PatchFormat::merge && info(kind).domain_by_fqn) {
+    auto& o = out.body.as_object();
+    if (auto d = o.find("domain"); d != o.end()) {
+      if (o.contains("domains"))
+        return fail(Errc::invalid_patch, "Invalid patch: give domain or domains, not both");
+      if (!d->value().is_string() && !d->value().is_null())
+        return fail(Errc::invalid_request, "Invalid member domain: expected a domain FQN string");
+      out.team_domain = d->value();
+      o.erase("domain");
+    }
+  }
+  return out;
+}
+
+/// The entity a patch applies to: it exists, is live, and is at the expected version (S14
+/// steps 4 and 5).
+Result<Record> load_patchable(Tx& tx, Kind kind, const EntityKey& key,
+                              const PatchOptions& options) {
+  auto r = tx.load(kind, key, Include::all);
+  if (!r) return r.error();
+  if (r->deleted())
+    return fail(Errc::not_found, std::string(type_name(kind)) + " instance for " + key.text() +
+                                     " is deleted; restore it first");
+  if (options.expected_version && *options.expected_version != r->version())
+    return fail(Errc::version_mismatch, std::string(type_name(kind)) + " " + std::string(r->fqn()) +
+                                            " is at version " + r->version().to_string() +
+                                            ", not " + options.expected_version->to_string());
+  return r;
+}
+
+/// The document the body makes of `current` (S14 step 6), within the S15 limits.
+Result<json::value> apply_body(Tx& tx, Kind kind, const json::object& current, PatchBody& p) {
+  const auto max_bytes = tx.env().options.max_document_bytes;
+  if (p.team_domain) {
+    json::array domains;
+    if (p.team_domain->is_string()) {
+      auto d = tx.live_by_fqn(Kind::domain, p.team_domain->as_string());
+      if (!d) return d.error();
+      domains.push_back(reference(*d));
+    }
+    p.body.as_object()["domains"] = std::move(domains);
+  }
+  json::value patched;
+  if (p.format == PatchFormat::merge) {
+    patched = catalog::json::merge_patch(current, p.body);
+  } else {
+    // What the operations may build is bounded too (S15), so a patch's cost is a small multiple
+    // of the body limit whoever sends it, even before authorization decides.
+    auto applied = catalog::json::apply_json_patch(
+        current, p.body, {catalog::json::max_document_depth, 3 * max_bytes});
+    if (!applied) return applied.error();
+    patched = std::move(*applied);
+  }
+  if (!patched.is_object())
+    return fail(Errc::invalid_patch, "Invalid patch: the result is not a JSON object");
+  if (auto l = check_limits(patched, catalog::json::max_document_depth, max_bytes,
+                            "The patched " + std::string(type_name(kind)));
+      !l)
+    return l.error();
+  return patched;
+}
+
+/// The top-level fields whose values differ (S2: reference arrays and tags as sets).
+std::vector<std::string> changed_fields(Kind kind, const json::object& before,
+                                        const json::object& after) {
+  std::vector<std::string> changed;
+  for (const auto& kv : before)
+    if (differs(kind, kv.key(), &kv.value(), member(after, kv.key())))
+      changed.emplace_back(kv.key());
+  for (const auto& kv : after)
+    if (!before.contains(kv.key())) changed.emplace_back(kv.key());
+  return changed;
+}
+
+/// Authorization by the operations of the changed fields (S9, S14 step 7).
+Result<void> authorize_changes(Tx& tx, const Principal& who, Kind kind, const Record& r,
+                               const std::vector<std::string>& changed) {
+  std::vector<Operation> ops;
+  for (const auto& f : changed) {
+    auto op = operation_for(f);
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+  }
+  RecordResource resource(tx, kind, &r);
+  return authorize(tx, who, ops, resource);
+}
+
+/// The rules the changed document must keep (S9, S14 step 8): read-only fields, the kind's
+/// shape and values, admin-only flags.
+Result<void> check_changes(Kind kind, const Principal& who, const json::value& patched,
+                           const std::vector<std::string>& changed) {
+  const auto& after = patched.as_object();
+  for (const auto& f : changed)
+    if (read_only(kind, f))
+      return fail(Errc::read_only_field,
+                  std::string(type_name(kind)) + " attribute " + f + " can't be modified");
+  if (auto shape = check_shape(kind, patched); !shape) return shape.error();
+  for (const auto& f : changed)
+    if (!relation(kind, f))
+      if (auto v = check_value(kind, f, member(after, f)); !v) return v.error();
+  const auto admin_only = info(kind).admin_only;
+  if (!who.is_admin && std::any_of(changed.begin(), changed.end(),
+                                   [&](const std::string& f) { return listed(admin_only, f); })) {
+    std::string fields;
+    for (auto f : admin_only) fields += (fields.empty() ? "" : " or ") + std::string(f);
+    return fail(Errc::forbidden, "Only an admin may change " + fields);
+  }
+  return {};
+}
+
+/// The structural rules of a kind, checked again when a patch changes one of its
+/// `rule_fields`: none but the team rules below.
+template <class E>
+Result<void> check_rules(std::type_identity<E>, Tx&, const Record&, const json::object&,
+                         const json::object&) {
+  return {};
+}
+
+/// Team type rules for the type and parents the patch leaves (S9).
+Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
+                         const json::object& before, const json::object& after) {
+  auto old_type = team_type_of(member(before, "teamType"));
+  auto new_type = team_type_of(member(after, "teamType"));
+  if (old_type == TeamType::group && new_type != TeamType::group)
+    return fail(Errc::team_rule, "Team of type Group can't change its type");
+  auto parents = resolve_field(tx, *relation(r.kind, "parents"), member(after, "parents"));
+  if (!parents) return parents.error();
+  auto children = tx.edges(r.id, Rel::contains, false);
+  if (!children) return children.error();
+  std::vector<Record> child_records;
+  for (const auto& c : *children) {
+    auto rec = tx.find(c.other);
+    if (!rec) return rec.error();
+    if (*rec) child_records.push_back(std::move(**rec));
+  }
+  if (new_type == TeamType::group && !child_records.empty())
+    return fail(Errc::team_rule, "Team with child teams can't become a Group");
+  return check_team_rules(new_type, *parents, child_records);
+}
+
+/// Every rule the patched document must keep (S14 step 8): check_changes, and the kind's
+/// structural rules when a field they depend on changed.
+Result<void> check_patched(Tx& tx, const Principal& who, Kind kind, const Record& r,
+                           const json::object& before, const json::value& patched,
+                           const std::vector<std::string>& changed) {
+  if (auto c = check_changes(kind, who, patched, changed); !c) return c.error();
+  const auto rule_fields = info(kind).rule_fields;
+  if (!std::any_of(changed.begin(), changed.end(),
+                   [&](const std::string& f) { return listed(rule_fields, f); }))
+    return {};
+  const auto& after = patched.as_object();
+  return visit_kind(kind, [&](auto type) { return check_rules(type, tx, r, before, after); });
+}
+
+/// The change description being built: one list per kind of change.
+struct Changes {
+  json::array added, updated, deleted;
+  bool major = false;
+
+  void record(std::string_view f, const json::value* old_value, const json::value* new_value) {
+    if (!old_value)
+      added.push_back(field_change(f, nullptr, new_value));
+    else if (!new_value)
+      deleted.push_back(field_change(f, old_value, nullptr));
+    else
+      updated.push_back(field_change(f, old_value, new_value));
+  }
+  // What a set-valued field gained and lost (references by id, tags by tagFQN).
+  void record_sets(std::string_view f, json::array gained, json::array lost) {
+    if (!gained.empty()) {
+      json::value g = std::move(gained);
+      added.push_back(field_change(f, nullptr, &g));
+    }
+    if (!lost.empty()) {
+      json::value l = std::move(lost);
+      deleted.push_back(field_change(f, &l, nullptr));
+    }
+  }
+  json::object description() {
+    json::object change;
+    change["fieldsAdded"] = std::move(added);
+    change["fieldsUpdated"] = std::move(updated);
+    change["fieldsDeleted"] = std::move(deleted);
+    return change;
+  }
+};
+
+/// A relation field: the edges it gained and lost, written as edge differences.
+Result<void> write_relation(Tx& tx, const Record& r, const RelField& rf,
+                            const std::vector<Record>& now, const json::value* old_value,
+                            Changes& changes) {
+  json::array new_refs;
+  for (const auto& rec : now) new_refs.push_back(reference(rec));
+  json::value new_refs_value = std::move(new_refs);
+  auto gained = minus(&new_refs_value, old_value, "id");
+  auto lost = minus(old_value, &new_refs_value, "id");
+  auto other_of = [](const json::value& e) {
+    return *parse_uuid(e.as_object().at("id").as_string());
+  };
+  for (const auto& e : lost) {
+    auto other = other_of(e);
+    auto u = rf.reverse ? tx.unlink(other, rf.rel, r.id) : tx.unlink(r.id, rf.rel, other);
+    if (!u) return u.error();
+  }
+  for (const auto& e : gained) {
+    auto other = other_of(e);
+    auto l = rf.reverse ? tx.link(other, rf.rel, r.id) : tx.link(r.id, rf.rel, other);
+    if (!l) return l.error();
+  }
+  changes.record_sets(rf.field, std::move(gained), std::move(lost));
+  return {};
+}
+
+/// Tags: stored normalized; recorded as gained and lost tags, or as an update when only their
+/// details changed.
+void write_tags(Record& r, const json::value* old_value, const json::value* new_value,
+                Changes& changes) {
+  auto tags = from_json<std::vector<TagLabel>>(new_value ? *new_value : json::value(json::array()));
+  json::value now = *normalize_tags(*tags);  // check_changes validated them
+  auto gained = minus(&now, old_value, "tagFQN");
+  auto lost = minus(old_value, &now, "tagFQN");
+  if (gained.empty() && lost.empty()) changes.record("tags", old_value, &now);
+  changes.record_sets("tags", std::move(gained), std::move(lost));
+  r.doc["tags"] = std::move(now);
+}
+
+/// Writes the changed fields into `r` and their edges (S14 step 9 for references); what
+/// changed, for the new version's change description.
+Result<Changes> write_fields(Tx& tx, Kind kind, Record& r, const json::object& before,
+                             const json::object& after, const std::vector<std::string>& changed) {
+  // References resolve before anything is written, so a missing one (404) changes nothing.
+  std::vector<std::pair<RelField, std::vector<Record>>> relations;
+  for (const auto& f : changed)
+    if (auto rf = relation(kind, f)) {
+      auto records = resolve_field(tx, *rf, member(after, f));
+      if (!records) return records.error();
+      relations.emplace_back(*rf, std::move(*records));
+    }
+  Changes changes;
+  auto next_relation = relations.begin();  // in the order of `changed`, as the fields are
+  for (const auto& f : changed) {
+    const auto* old_value = member(before, f);
+    if (relation(kind, f)) {
+      const auto& [rf, records] = *next_relation++;
+      if (auto w = write_relation(tx, r, rf, records, old_value, changes); !w) return w.error();
+      continue;
+    }
+    const auto* new_value = member(after, f);
+    if (f == "tags") {
+      write_tags(r, old_value, new_value, changes);
+      continue;
+    }
+    if (new_value)
+      r.doc[f] = *new_value;
+    else
+      r.doc.erase(f);
+    changes.record(f, old_value, new_value);
+    if (listed(info(kind).major_fields, f)) changes.major = true;
+  }
+  return changes;
+}
+
+/// S9 once the body is validated: read, change, authorize, check, write, record.
+Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                                  const PatchOptions& options,
+                                  const std::function<Result<PatchBody>(const json::object&)>& body) {
+  // Read: the live entity at the expected version, as a document.
+  auto r = load_patchable(tx, kind, key, options);
+  if (!r) return r.error();
+  auto current = render(tx, *r, FieldSet::everything());
+  if (!current) return current.error();
+  // Change: the document the body makes of it, and the fields that differ.
+  auto p = body(*current);
+  if (!p) return p.error();
+  auto patched = apply_body(tx, kind, *current, *p);
+  if (!patched) return patched.error();
+  const auto& after = patched->as_object();
+  auto changed = changed_fields(kind, *current, after);
+  if (changed.empty()) return std::move(*current);  // no version for a patch that changes nothing
+  // Authorize by what changes; then the result must still be a valid entity of its kind.
+  if (auto a = authorize_changes(tx, who, kind, *r, changed); !a) return a.error();
+  if (auto c = check_patched(tx, who, kind, *r, *current, *patched, changed); !c) return c.error();
+  // Write the fields and edges, then record them as a new version with its event.
+  auto changes = write_fields(tx, kind, *r, *current, after, changed);
+  if (!changes) return changes.error();
+  if (auto w = write_version(tx, who, *r, false, changes->description(), "entityUpdated",
+                             changes->major);
+      !w)
+    return w.error();
+  return render(tx, *r, FieldSet::everything());
+}
+
+}  // namespace
+
+/// S9: validate the body alone, then read, change, authorize, check, write and record.
+Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                           const json::value& body, const PatchOptions& options) {
+  auto p = read_body(kind, body, options.format, tx.env().options.max_document_bytes);
+  if (!p) return p.error();
+  return patch_entity(tx, who, kind, key, options,
+                      [&](const json::object&) -> Result<PatchBody> { return std::move(*p); });
+}
+
+Result<json::object> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                                const PatchMaker& make, const PatchOptions& options) {
+  return patch_entity(tx, who, kind, key, options,
+                      [&](const json::object& current) -> Result<PatchBody> {
+                        auto body = make(current);
+                        if (!body) return body.error();
+                        return read_body(kind, *body, PatchFormat::json_patch,
+                                         tx.env().options.max_document_bytes);
+                      });
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_IMPL_ENGINE_PATCH_IPP

@@ -1,0 +1,128 @@
+#ifndef CATALOG_IMPL_ENGINE_SOCIAL_IPP
+#define CATALOG_IMPL_ENGINE_SOCIAL_IPP
+
+// Followers (S4) and votes (S5). Each is one edge from the user to the entity (votes carry "u"
+// or "d"), so a change is O(1) writes whatever the number of followers or voters. The entity's
+// own document, version and history are never touched; the event alone records the change.
+
+#include <catalog/detail/engine/social.hpp>
+
+#include <catalog/detail/json_mapping.hpp>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+namespace {
+
+// The routes exist only for the kinds whose S2 row lists the field.
+Result<void> require_route(Kind kind, bool exists, std::string_view field) {
+  if (exists) return {};
+  return fail(Errc::not_found, std::string(type_name(kind)) + " has no " + std::string(field));
+}
+
+// Appends the entityFieldsChanged event. The change description lives only in the event:
+// the entity keeps the one of its last version (S3).
+Result<void> record(Tx& tx, const Principal& who, const Record& r, json::array added,
+                    json::array updated, json::array deleted) {
+  json::object change;
+  change["previousVersion"] = detail::to_json(r.version());
+  change["fieldsAdded"] = std::move(added);
+  change["fieldsUpdated"] = std::move(updated);
+  change["fieldsDeleted"] = std::move(deleted);
+  auto event = make_event("entityFieldsChanged", r, r.version(), who, tx.env().now_ms);
+  event["changeDescription"] = std::move(change);
+  if (auto e = tx.append_event(std::move(event)); !e) return e.error();
+  return {};
+}
+
+Result<json::object> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
+                                  const Uuid& user, bool follow) {
+  if (auto r = require_route(kind, info(kind).has_followers, "followers"); !r) return r.error();
+  // Unfollowing works on soft-deleted entities (and for soft-deleted users): nobody is stuck
+  // following what they cannot follow any more.
+  const Include needed = follow ? Include::non_deleted : Include::all;
+  auto r = tx.load(kind, id, needed);
+  if (!r) return r.error();
+  const Operation op = user == who.id ? Operation::follow : Operation::edit_followers;
+  RecordResource resource(tx, kind, &*r);
+  if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+  auto follower = tx.load(Kind::user, user, needed);
+  if (!follower) return follower.error();
+
+  auto existing = tx.edge(user, Rel::follows, id);
+  if (!existing) return existing.error();
+  if (existing->has_value() != follow) {
+    if (follow) {
+      if (auto l = tx.link(user, Rel::follows, id); !l) return l.error();
+    } else {
+      if (auto u = tx.unlink(user, Rel::follows, id); !u) return u.error();
+    }
+    json::value refs = json::array{reference(*follower)};
+    json::array change{
+        field_change("followers", follow ? nullptr : &refs, follow ? &refs : nullptr)};
+    auto e = follow ? record(tx, who, *r, std::move(change), {}, {})
+                    : record(tx, who, *r, {}, {}, std::move(change));
+    if (!e) return e.error();
+  }
+  return render(tx, *r, FieldSet::everything());
+}
+
+// The edge data of a vote; nullopt for unVoted (no edge).
+std::optional<std::string> vote_data(VoteType v) {
+  if (v == VoteType::voted_up) return "u";
+  if (v == VoteType::voted_down) return "d";
+  return std::nullopt;
+}
+
+json::value vote_name(const std::optional<std::string>& data) {
+  if (!data) return json::string(detail::enum_name(VoteType::un_voted));
+  return json::string(detail::enum_name(*data == "u" ? VoteType::voted_up : VoteType::voted_down));
+}
+
+}  // namespace
+
+Result<json::object> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
+                            const Uuid& user) {
+  return set_follower(tx, who, kind, id, user, true);
+}
+
+Result<json::object> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
+                              const Uuid& user) {
+  return set_follower(tx, who, kind, id, user, false);
+}
+
+Result<json::object> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, VoteType v) {
+  if (detail::enum_name(v).empty())
+    return fail(Errc::invalid_value,
+                "Invalid updatedVoteType: must be one of votedUp, votedDown, unVoted");
+  if (auto r = require_route(kind, info(kind).has_votes, "votes"); !r) return r.error();
+  auto r = tx.load(kind, id, Include::non_deleted);
+  if (!r) return r.error();
+  const Operation op = Operation::edit_votes;
+  RecordResource resource(tx, kind, &*r);
+  if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+  // The caller's principal may outlive its user: a vote needs a live voter to show.
+  if (auto voter = tx.load(Kind::user, who.id, Include::non_deleted); !voter) return voter.error();
+
+  auto current = tx.edge(who.id, Rel::votes, id);
+  if (!current) return current.error();
+  auto wanted = vote_data(v);
+  if (*current != wanted) {
+    if (wanted) {
+      if (auto l = tx.link(who.id, Rel::votes, id, *wanted); !l) return l.error();
+    } else {
+      if (auto u = tx.unlink(who.id, Rel::votes, id); !u) return u.error();
+    }
+    // The voter is the event's userName; the change is that user's vote, O(1) to describe.
+    auto from = vote_name(*current);
+    auto to = vote_name(wanted);
+    if (auto e = record(tx, who, *r, {}, json::array{field_change("votes", &from, &to)}, {}); !e)
+      return e.error();
+  }
+  return render(tx, *r, FieldSet::everything());
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_IMPL_ENGINE_SOCIAL_IPP

@@ -1,0 +1,498 @@
+#ifndef CATALOG_IMPL_ENGINE_TX_IPP
+#define CATALOG_IMPL_ENGINE_TX_IPP
+
+// Tx: the catalog's reads and writes over one storage transaction, and entity rendering.
+
+#include <catalog/detail/engine/engine.hpp>
+
+#include <catalog/fqn.hpp>
+#include <catalog/json.hpp>
+
+#include <boost/json/parse.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+// ---- Record ----
+
+std::string_view Record::name() const { return doc.at("name").get_string(); }
+std::string_view Record::fqn() const { return doc.at("fullyQualifiedName").get_string(); }
+bool Record::deleted() const {
+  auto it = doc.find("deleted");
+  return it != doc.end() && it->value().is_bool() && it->value().get_bool();
+}
+Version Record::version() const {
+  Version v;
+  (void)detail::from_json(doc.at("version"), v, "version");
+  return v;
+}
+std::optional<Uuid> Record::scope() const {
+  if (service_kind(kind)) return container;
+  return std::nullopt;
+}
+
+std::string encode(const Record& r) {
+  json::object o;
+  o["k"] = type_name(r.kind);
+  if (r.container) o["c"] = to_string(*r.container);
+  if (r.glossary) o["g"] = to_string(*r.glossary);
+  if (r.deleted_by) o["d"] = r.deleted_by;
+  o["doc"] = r.doc;
+  return catalog::json::serialize(o);
+}
+
+Result<Record> decode(std::string_view bytes) {
+  auto corrupt = [] { return fail(Errc::storage, "corrupt entity record"); };
+  auto v = parse_stored(bytes);
+  if (!v || !v->is_object()) return corrupt();
+  auto& o = v->get_object();
+  Record r;
+  auto k = o.find("k");
+  if (k == o.end() || !k->value().is_string()) return corrupt();
+  auto kind = kind_from_type(k->value().get_string());
+  if (!kind) return corrupt();
+  r.kind = *kind;
+  if (auto c = o.find("c"); c != o.end()) r.container = *parse_uuid(c->value().get_string());
+  if (auto g = o.find("g"); g != o.end()) r.glossary = *parse_uuid(g->value().get_string());
+  if (auto d = o.find("d"); d != o.end()) r.deleted_by = d->value().to_number<std::uint64_t>();
+  auto doc = o.find("doc");
+  if (doc == o.end() || !doc->value().is_object()) return corrupt();
+  r.doc = std::move(doc->value().get_object());
+  auto id = parse_uuid(r.doc.at("id").get_string());
+  if (!id) return corrupt();
+  r.id = *id;
+  return r;
+}
+
+// ---- fields ----
+
+Result<FieldSet> parse_fields(Kind kind, const std::vector<std::string>& fields) {
+  FieldSet set;
+  const auto& extras = info(kind).extra_fields;
+  for (const auto& f : fields) {
+    if (f == "*") {
+      set.all = true;
+      continue;
+    }
+    if (std::find(extras.begin(), extras.end(), f) == extras.end())
+      return fail(Errc::invalid_field, "Invalid field name " + f);
+    set.names.insert(f);
+  }
+  return set;
+}
+
+// ---- Tx: records ----
+
+Result<std::optional<Record>> Tx::find(const Uuid& id) {
+  auto bytes = txn_.get(keys::entity(id));
+  if (!bytes) return bytes.error();
+  if (!*bytes) return std::optional<Record>();
+  auto r = decode(**bytes);
+  if (!r) return r.error();
+  return std::optional<Record>(std::move(*r));
+}
+
+Result<std::optional<Record>> Tx::find(Kind kind, std::string_view canonical_fqn) {
+  auto id = txn_.get(keys::name(kind, canonical_fqn));
+  if (!id) return id.error();
+  if (!*id || (*id)->size() != 16) return std::optional<Record>();
+  auto r = find(keys::id_from_bytes(**id));
+  if (!r) return r.error();
+  // Long FQNs share a bounded key: the stored entity's FQN must be the one asked for.
+  if (*r && ((*r)->kind != kind || (*r)->fqn() != canonical_fqn)) return std::optional<Record>();
+  return r;
+}
+
+Result<Record> Tx::load(Kind kind, const EntityKey& key, Include include) {
+  std::optional<Record> found;
+  std::string shown;
+  if (key.is_id()) {
+    auto r = find(key.id());
+    if (!r) return r.error();
+    if (*r && (*r)->kind == kind) found = std::move(**r);
+    shown = to_string(key.id());
+  } else {
+    auto canonical = fqn::canonical(key.fqn());
+    if (!canonical) return canonical.error();
+    auto r = find(kind, *canonical);
+    if (!r) return r.error();
+    found = std::move(*r);
+    shown = *canonical;
+  }
+  if (found) {
+    bool del = found->deleted();
+    if (include == Include::all || (include == Include::deleted) == del) return std::move(*found);
+  }
+  return fail(Errc::not_found,
+              std::string(type_name(kind)) + " instance for " + shown + " not found");
+}
+
+Result<Record> Tx::live_by_fqn(Kind kind, std::string_view text) {
+  return load(kind, EntityKey::by_fqn(std::string(text)), Include::non_deleted);
+}
+
+Result<Record> Tx::live_by_id(Kind kind, const Uuid& id) {
+  return load(kind, EntityKey::by_id(id), Include::non_deleted);
+}
+
+Result<void> Tx::put(const Record& r) { return txn_.put(keys::entity(r.id), encode(r)); }
+
+// ---- Tx: indexes ----
+
+Result<void> Tx::put_name(const Record& r) {
+  return txn_.put(keys::name(r.kind, r.fqn()), keys::id_bytes(r.id));
+}
+
+Result<void> Tx::erase_name(const Record& r) {
+  auto e = txn_.erase(keys::name(r.kind, r.fqn()));
+  if (!e) return e.error();
+  return {};
+}
+
+Result<void> Tx::add_count(Kind kind, bool deleted, const Uuid& scope, const Uuid& id,
+                           std::int64_t delta) {
+  // Only the entity's shard is read and written (keys.hpp: why counters are sharded).
+  auto key = keys::counter(kind, deleted, scope, keys::counter_shard(id));
+  auto v = txn_.get(key);
+  if (!v) return v.error();
+  std::optional<std::int64_t> stored = std::int64_t{0};
+  if (*v) stored = keys::decode_count(**v);
+  if (!stored) return fail(Errc::storage, "corrupt counter " + keys::printable(key));
+  std::int64_t next = *stored + delta;
+  if (next == 0) {
+    auto e = txn_.erase(key);
+    if (!e) return e.error();
+    return {};
+  }
+  return txn_.put(key, keys::encode_u64(static_cast<std::uint64_t>(next)));
+}
+
+Result<std::int64_t> Tx::count(Kind kind, bool deleted, const Uuid& scope) {
+  // The sum of the shards, at most keys::counter_shards keys (a key-schema-1 counter, the bare
+  // prefix, is counted too: it sorts first).
+  auto cursor = txn_.scan(storage::prefix_range(keys::counter_prefix(kind, deleted, scope)),
+                          storage::Direction::forward);
+  if (!cursor) return cursor.error();
+  std::int64_t total = 0;
+  for (auto& c = *cursor; c->valid();) {
+    auto n = keys::decode_count(c->value());
+    if (!n) return fail(Errc::storage, "corrupt counter " + keys::printable(c->key()));
+    total += *n;
+    if (auto n = c->next(); !n) return n.error();
+  }
+  return total;
+}
+
+Result<void> Tx::index(const Record& r, bool add) {
+  bool del = r.deleted();
+  std::vector<Uuid> scopes{keys::all_scope};
+  if (auto s = r.scope()) scopes.push_back(*s);
+  for (const auto& scope : scopes) {
+    auto key = keys::list(r.kind, del, scope, r.name(), r.id);
+    if (add) {
+      if (auto p = txn_.put(key, ""); !p) return p.error();
+    } else {
+      if (auto e = txn_.erase(key); !e) return e.error();
+    }
+    if (auto c = add_count(r.kind, del, scope, r.id, add ? 1 : -1); !c) return c.error();
+  }
+  return {};
+}
+
+// ---- Tx: edges ----
+
+Result<void> Tx::link(const Uuid& from, Rel rel, const Uuid& to, std::string_view data) {
+  if (auto p = txn_.put(keys::edge(from, rel, to), data); !p) return p.error();
+  return txn_.put(keys::reverse_edge(to, rel, from), data);
+}
+
+Result<bool> Tx::unlink(const Uuid& from, Rel rel, const Uuid& to) {
+  auto a = txn_.erase(keys::edge(from, rel, to));
+  if (!a) return a.error();
+  auto b = txn_.erase(keys::reverse_edge(to, rel, from));
+  if (!b) return b.error();
+  return *a;
+}
+
+Result<std::optional<std::string>> Tx::edge(const Uuid& from, Rel rel, const Uuid& to) {
+  return txn_.get(keys::edge(from, rel, to));
+}
+
+Result<std::vector<Edge>> Tx::edges(const Uuid& id, Rel rel, bool reverse) {
+  auto prefix = reverse ? keys::reverse_edge_prefix(id, rel) : keys::edge_prefix(id, rel);
+  auto cursor = txn_.scan(storage::prefix_range(prefix), storage::Direction::forward);
+  if (!cursor) return cursor.error();
+  std::vector<Edge> out;
+  for (auto& c = *cursor; c->valid();) {
+    auto e = reverse ? keys::decode_reverse_edge(c->key()) : keys::decode_edge(c->key());
+    if (!e) return fail(Errc::storage, "corrupt edge key " + keys::printable(c->key()));
+    out.push_back(Edge{reverse ? e->from : e->to, std::string(c->value())});
+    if (auto n = c->next(); !n) return n.error();
+  }
+  return out;
+}
+
+// ---- Tx: history and events ----
+
+Result<void> Tx::put_snapshot(const Record& r, const json::object& rendered) {
+  return txn_.put(keys::history(r.id, r.version()), catalog::json::serialize(rendered));
+}
+
+Result<std::uint64_t> Tx::next_event_offset() {
+  auto last = txn_.get(keys::meta("event_offset"));
+  if (!last) return last.error();
+  return (*last ? keys::decode_u64(**last) : 0) + 1;
+}
+
+Result<std::uint64_t> Tx::append_event(json::object event) {
+  auto key = keys::meta("event_offset");
+  auto last = txn_.get(key);
+  if (!last) return last.error();
+  std::uint64_t offset = (*last ? keys::decode_u64(**last) : 0) + 1;
+  if (auto p = txn_.put(key, keys::encode_u64(offset)); !p) return p.error();
+  event["offset"] = offset;
+  if (auto p = txn_.put(keys::event(offset), catalog::json::serialize(event)); !p)
+    return p.error();
+  if (first_event_ > last_event_) first_event_ = offset;
+  last_event_ = offset;
+  return offset;
+}
+
+json::object make_event(std::string_view type, const Record& r, std::optional<Version> previous,
+                        const Principal& who, std::int64_t now) {
+  json::object e;
+  e["id"] = to_string(random_uuid());
+  e["eventType"] = type;
+  e["entityType"] = type_name(r.kind);
+  e["entityId"] = to_string(r.id);
+  e["entityFullyQualifiedName"] = r.fqn();
+  // S13 lists previousVersion on every event; a created entity has no earlier version, so it
+  // repeats the current one (0.1), as the reference system does.
+  e["previousVersion"] = previous ? detail::to_json(*previous) : r.doc.at("version");
+  e["currentVersion"] = r.doc.at("version");
+  e["userName"] = who.name;
+  e["timestamp"] = now;
+  if (auto cd = r.doc.find("changeDescription"); cd != r.doc.end() && type != "entityCreated")
+    e["changeDescription"] = cd->value();
+  return e;
+}
+
+json::object field_change(std::string_view name, const json::value* old_value,
+                          const json::value* new_value) {
+  json::object c;
+  c["name"] = name;
+  if (old_value) c["oldValue"] = *old_value;
+  if (new_value) c["newValue"] = *new_value;
+  return c;
+}
+
+// ---- rendering ----
+
+json::object reference(const Record& r) {
+  json::object o;
+  o["id"] = to_string(r.id);
+  o["type"] = type_name(r.kind);
+  o["name"] = r.name();
+  o["fullyQualifiedName"] = r.fqn();
+  if (auto d = r.doc.find("displayName"); d != r.doc.end()) o["displayName"] = d->value();
+  o["deleted"] = r.deleted();
+  return o;
+}
+
+// references(): references.cpp, which reads the reference fields without decoding records.
+
+namespace {
+
+bool is_extra(Kind k, std::string_view field) {
+  const auto& extras = info(k).extra_fields;
+  return std::find(extras.begin(), extras.end(), field) != extras.end();
+}
+
+Result<json::object> votes_of(Tx& tx, const Uuid& id) {
+  auto edges = tx.edges(id, Rel::votes, true);
+  if (!edges) return edges.error();
+  std::vector<Edge> up, down;
+  for (auto& e : *edges) (e.data == "u" ? up : down).push_back(std::move(e));
+  auto up_refs = references(tx, up);
+  if (!up_refs) return up_refs.error();
+  auto down_refs = references(tx, down);
+  if (!down_refs) return down_refs.error();
+  json::object v;
+  v["upVotes"] = static_cast<std::int64_t>(up_refs->size());
+  v["downVotes"] = static_cast<std::int64_t>(down_refs->size());
+  v["upVoters"] = std::move(*up_refs);
+  v["downVoters"] = std::move(*down_refs);
+  return v;
+}
+
+// A counted extra field: the edges of its relation from `root`, or, when deep, from every entity
+// reached along them (the terms of a glossary).
+Result<std::int64_t> count_edges(Tx& tx, const Uuid& root, const CountField& count) {
+  std::int64_t n = 0;
+  std::vector<Uuid> stack{root};
+  while (!stack.empty()) {
+    auto id = stack.back();
+    stack.pop_back();
+    auto edges = tx.edges(id, count.rel, false);
+    if (!edges) return edges.error();
+    n += static_cast<std::int64_t>(edges->size());
+    if (count.deep)
+      for (const auto& e : *edges) stack.push_back(e.other);
+  }
+  return n;
+}
+
+}  // namespace
+
+Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields) {
+  json::object out;
+  out.reserve(r.doc.size() + 8);
+  for (const auto& kv : r.doc) {
+    if (kv.key() == "changeDescription") continue;  // goes last
+    if (is_extra(r.kind, kv.key()) && !fields.has(kv.key())) continue;
+    out.emplace(kv.key(), kv.value());
+    if (kv.key() == "deleted" && tx.env().options.base_url)
+      out["href"] = *tx.env().options.base_url + "/v1/" + std::string(info(r.kind).collection) +
+                    "/" + to_string(r.id);
+  }
+  // Containers, always shown.
+  auto container_ref = [&](const std::optional<Uuid>& id, std::string_view field,
+                           std::string_view copied) -> Result<void> {
+    if (!id) return {};
+    auto c = tx.find(*id);
+    if (!c) return c.error();
+    if (!*c) return {};
+    out[field] = reference(**c);
+    if (!copied.empty())
+      if (auto t = (*c)->doc.find(copied); t != (*c)->doc.end()) out[copied] = t->value();
+    return {};
+  };
+  const auto& kind = info(r.kind);
+  if (kind.in_glossary)
+    if (auto c = container_ref(r.glossary, "glossary", {}); !c) return c.error();
+  // A term right under its glossary shows it once, as `glossary`.
+  if (!kind.container_field.empty() && !(kind.in_glossary && r.container == r.glossary))
+    if (auto c = container_ref(r.container, kind.container_field, kind.container_type); !c)
+      return c.error();
+  for (const auto& rf : relation_fields(r.kind)) {
+    if (is_extra(r.kind, rf.field) && !fields.has(rf.field)) continue;
+    auto edges = tx.edges(r.id, rf.rel, rf.reverse);
+    if (!edges) return edges.error();
+    auto refs = references(tx, *edges);
+    if (!refs) return refs.error();
+    out[rf.field] = std::move(*refs);
+  }
+  if (kind.has_votes && fields.has("votes")) {
+    auto v = votes_of(tx, r.id);
+    if (!v) return v.error();
+    out["votes"] = std::move(*v);
+  }
+  for (const auto& count : kind.counts) {
+    if (!fields.has(count.field)) continue;
+    auto n = count_edges(tx, r.id, count);
+    if (!n) return n.error();
+    out[count.field] = *n;
+  }
+  if (auto cd = r.doc.find("changeDescription"); cd != r.doc.end())
+    out["changeDescription"] = cd->value();
+  return out;
+}
+
+// ---- authorization view ----
+
+Result<std::vector<OwnerRef>> RecordResource::owners() const {
+  if (!own_.empty()) return own_;
+  std::optional<Record> current;
+  if (record_) current = *record_;
+  while (current) {
+    auto edges = tx_.edges(current->id, Rel::owns, true);
+    if (!edges) return edges.error();
+    if (!edges->empty()) {
+      std::vector<OwnerRef> out;
+      for (const auto& e : *edges) {
+        auto o = tx_.find(e.other);
+        if (!o) return o.error();
+        if (*o) out.push_back(OwnerRef{e.other, (*o)->kind});
+      }
+      return out;
+    }
+    auto next = current->container ? current->container : current->glossary;
+    if (!next || *next == current->id) break;
+    auto c = tx_.find(*next);
+    if (!c) return c.error();
+    current = std::move(*c);
+  }
+  return std::vector<OwnerRef>{};
+}
+
+Result<std::vector<Uuid>> RecordResource::teams_of(const Uuid& user) const {
+  std::vector<Uuid> out;
+  auto direct = tx_.edges(user, Rel::member, true);
+  if (!direct) return direct.error();
+  std::vector<Uuid> stack;
+  for (const auto& e : *direct) stack.push_back(e.other);
+  while (!stack.empty()) {
+    auto t = stack.back();
+    stack.pop_back();
+    if (std::find(out.begin(), out.end(), t) != out.end()) continue;
+    out.push_back(t);
+    auto parents = tx_.edges(t, Rel::contains, true);
+    if (!parents) return parents.error();
+    for (const auto& p : *parents) stack.push_back(p.other);
+  }
+  return out;
+}
+
+Result<std::vector<PolicyRule>> RecordResource::policies_of(std::span<const Uuid> teams) const {
+  std::vector<PolicyRule> out;
+  std::vector<Uuid> seen;
+  for (const auto& t : teams) {
+    auto ps = tx_.edges(t, Rel::policy, false);
+    if (!ps) return ps.error();
+    for (const auto& p : *ps) {
+      if (std::find(seen.begin(), seen.end(), p.other) != seen.end()) continue;
+      seen.push_back(p.other);
+      auto rec = tx_.find(p.other);
+      if (!rec) return rec.error();
+      if (!*rec || (*rec)->deleted()) continue;
+      // Decoded straight from the stored document; one that does not decode fails the call
+      // (fail closed) instead of being skipped with its deny rules.
+      auto policy = from_json<Policy>(boost::json::value((*rec)->doc));
+      if (!policy)
+        return fail(Errc::storage, "stored policy " + std::string((*rec)->fqn()) +
+                                       " does not decode: " + policy.error().message());
+      if (!policy->enabled) continue;
+      std::move(policy->rules.begin(), policy->rules.end(), std::back_inserter(out));
+    }
+  }
+  return out;
+}
+
+std::string RecordResource::target() const {
+  if (!target_.empty()) return target_;
+  std::string out(type_name(kind_));
+  if (record_ && record_->kind == kind_) {
+    out += ' ';
+    out += record_->fqn();
+  }
+  return out;
+}
+
+Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> ops,
+                       const RecordResource& what) {
+  if (who.is_admin) return {};
+  const auto& a = tx.env().options.authorizer;
+  if (!a) return {};
+  auto decision = a->authorize(who, ops, what);
+  if (!decision && decision.error().kind() == ErrorKind::forbidden)
+    return fail(Errc::forbidden, decision.error().message() + " on " + what.target());
+  return decision;
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_IMPL_ENGINE_TX_IPP

@@ -1,0 +1,77 @@
+#ifndef CATALOG_IMPL_ENGINE_UPGRADE_IPP
+#define CATALOG_IMPL_ENGINE_UPGRADE_IPP
+
+// Key schema upgrades, run by Store::open. Schema 1 kept one counter key per list (`C kind state
+// scope`); schema 2 splits each into shards by entity id (keys.hpp). A schema-1 store is
+// converted in one write transaction: every old counter is replaced by the shards its list's
+// entries fall in (counted from the list, which is what a counter must equal), and the schema is
+// recorded. New stores just record the schema.
+
+#include <catalog/detail/engine/engine.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace catalog::engine {
+
+namespace {
+
+const std::string key_schema_key = keys::meta("key_schema");
+
+}  // namespace
+
+Result<std::uint64_t> stored_key_schema(Tx& tx) {
+  auto v = tx.raw().get(key_schema_key);
+  if (!v) return v.error();
+  if (!*v) return std::uint64_t{1};
+  if ((*v)->size() != 8) return fail(Errc::storage, "corrupt key schema record");
+  return keys::decode_u64(**v);
+}
+
+Result<void> upgrade_key_schema(Tx& tx) {
+  auto schema = stored_key_schema(tx);
+  if (!schema) return schema.error();
+  if (*schema == keys::key_schema) return {};  // another host upgraded it meanwhile
+  if (*schema > keys::key_schema)
+    return fail(Errc::storage, "the store was written with key schema " + std::to_string(*schema) +
+                                   "; this library knows up to " +
+                                   std::to_string(keys::key_schema));
+  auto& txn = tx.raw();
+  // The schema-1 counters: few (one per kind, state and scope), so they are collected first.
+  std::vector<keys::CounterKey> old_counters;
+  {
+    auto cursor = txn.scan(storage::prefix_range("C"), storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    for (auto& c = *cursor; c->valid();) {
+      // A schema-1 counter is the bare prefix of today's shards: it has no shard byte.
+      if (auto counter = keys::decode_counter(c->key()); counter && !counter->shard)
+        old_counters.push_back(*counter);
+      if (auto n = c->next(); !n) return n.error();
+    }
+  }
+  for (const auto& old : old_counters) {
+    std::array<std::int64_t, keys::counter_shards> shards{};
+    const auto list = keys::list_prefix(old.kind, old.deleted, old.scope);
+    auto cursor = txn.scan(storage::prefix_range(list), storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    for (auto& c = *cursor; c->valid();) {
+      if (auto entry = keys::decode_list(c->key())) ++shards[keys::counter_shard(entry->id)];
+      if (auto n = c->next(); !n) return n.error();
+    }
+    cursor->reset();
+    if (auto e = txn.erase(keys::counter_prefix(old.kind, old.deleted, old.scope)); !e)
+      return e.error();
+    for (unsigned s = 0; s < keys::counter_shards; ++s) {
+      if (shards[s] == 0) continue;
+      auto key = keys::counter(old.kind, old.deleted, old.scope, s);
+      if (auto p = txn.put(key, keys::encode_u64(static_cast<std::uint64_t>(shards[s]))); !p)
+        return p.error();
+    }
+  }
+  return txn.put(key_schema_key, keys::encode_u64(keys::key_schema));
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_IMPL_ENGINE_UPGRADE_IPP

@@ -1,0 +1,269 @@
+#ifndef CATALOG_IMPL_ENGINE_VALIDATE_IPP
+#define CATALOG_IMPL_ENGINE_VALIDATE_IPP
+
+#include <catalog/detail/engine/validate.hpp>
+
+#include <catalog/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+Result<void> validate_email(std::string_view email, std::string_view field) {
+  auto bad = [&](const char* why) {
+    return fail(Errc::invalid_value, "Invalid " + std::string(field) + " " +
+                                         std::string(email.substr(0, 130)) + ": " + why);
+  };
+  if (email.size() < 6 || email.size() > 127) return bad("must be 6 to 127 characters");
+  auto at = email.find('@');
+  if (at == std::string_view::npos || email.find('@', at + 1) != std::string_view::npos || at == 0)
+    return bad("must contain exactly one @");
+  auto dot = email.find('.', at + 1);
+  if (dot == std::string_view::npos || dot == at + 1 || dot + 1 == email.size())
+    return bad("needs a domain with a dot after @");
+  for (char c : email)
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
+      return bad("must not contain whitespace");
+  return {};
+}
+
+Result<json::array> normalize_tags(const std::vector<TagLabel>& tags) {
+  std::vector<TagLabel> sorted;
+  for (auto t : tags) {
+    auto chars = std::count_if(t.tag_fqn.begin(), t.tag_fqn.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    });
+    if (chars < 1 || chars > 128)
+      return fail(Errc::invalid_value, "Invalid tag " + t.tag_fqn.substr(0, 140) +
+                                           ": tagFQN must be 1 to 128 characters");
+    if (!t.source) t.source = TagSource::classification;
+    if (!t.label_type) t.label_type = LabelType::manual;
+    if (!t.state) t.state = TagState::confirmed;
+    sorted.push_back(std::move(t));
+  }
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const TagLabel& a, const TagLabel& b) { return a.tag_fqn < b.tag_fqn; });
+  sorted.erase(
+      std::unique(sorted.begin(), sorted.end(),
+                  [](const TagLabel& a, const TagLabel& b) { return a.tag_fqn == b.tag_fqn; }),
+      sorted.end());
+  json::array out;
+  for (const auto& t : sorted) out.push_back(detail::to_json(t));
+  return out;
+}
+
+namespace {
+constexpr std::string_view index_data_types[] = {"NUMBER",
+                                                 "TEXT",
+                                                 "BINARY",
+                                                 "TIMESTAMP",
+                                                 "TIMESTAMPZ",
+                                                 "TIME",
+                                                 "DATE",
+                                                 "DATETIME",
+                                                 "KEYWORD",
+                                                 "ARRAY",
+                                                 "OBJECT",
+                                                 "FLATTENED",
+                                                 "NESTED",
+                                                 "JOIN",
+                                                 "RANGE",
+                                                 "IP",
+                                                 "VERSION",
+                                                 "MURMUR3",
+                                                 "AGGREGATE_METRIC_DOUBLE",
+                                                 "HISTOGRAM",
+                                                 "ANNOTATED-TEXT",
+                                                 "COMPLETION",
+                                                 "SEARCH_AS_YOU_TYPE",
+                                                 "DENSE_VECTOR",
+                                                 "RANK_FEATURE",
+                                                 "RANK_FEATURES",
+                                                 "GEO_POINT",
+                                                 "GEO_SHAPE",
+                                                 "POINT",
+                                                 "SHAPE",
+                                                 "PERCOLATOR",
+                                                 "BOOLEAN",
+                                                 "CONSTANT_KEYWORD",
+                                                 "WILDCARD",
+                                                 "LONG",
+                                                 "INTEGER",
+                                                 "SHORT",
+                                                 "BYTE",
+                                                 "DOUBLE",
+                                                 "FLOAT",
+                                                 "HALF_FLOAT",
+                                                 "SCALED_FLOAT",
+                                                 "UNSIGNED_LONG",
+                                                 "UNKNOWN"};
+}  // namespace
+
+Result<void> validate_index_fields(const std::vector<SearchIndexField>& fields) {
+  for (const auto& f : fields) {
+    if (f.name.empty())
+      return fail(Errc::invalid_value, "Invalid search index field: name must not be empty");
+    if (std::find(std::begin(index_data_types), std::end(index_data_types), f.data_type) ==
+        std::end(index_data_types))
+      return fail(Errc::invalid_value, "Invalid dataType " + f.data_type.substr(0, 64) +
+                                           " of search index field " + f.name);
+    if (f.children)
+      if (auto r = validate_index_fields(*f.children); !r) return r.error();
+  }
+  return {};
+}
+
+Result<void> validate_uri(std::string_view uri, std::string_view field) {
+  auto bad = [&] {
+    return fail(Errc::invalid_value, "Invalid " + std::string(field) + " " +
+                                         std::string(uri.substr(0, 200)) +
+                                         ": expected a URI such as http://host:port");
+  };
+  auto colon = uri.find(':');
+  if (colon == std::string_view::npos || colon == 0) return bad();
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (!alpha(uri[0])) return bad();
+  for (std::size_t i = 1; i < colon; ++i) {
+    char c = uri[i];
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.') return bad();
+  }
+  for (char c : uri)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7F) return bad();
+  return {};
+}
+
+Result<void> validate_source_hash(std::string_view hash) {
+  if (hash.empty() || hash.size() > 32)
+    return fail(Errc::invalid_value, "Invalid sourceHash: must be 1 to 32 characters");
+  return {};
+}
+
+namespace {
+void dedupe(std::vector<Record>& rs) {
+  std::vector<Record> out;
+  for (auto& r : rs)
+    if (std::none_of(out.begin(), out.end(), [&](const Record& o) { return o.id == r.id; }))
+      out.push_back(std::move(r));
+  rs = std::move(out);
+}
+}  // namespace
+
+Result<std::vector<Record>> resolve_owners(Tx& tx, const std::vector<EntityReference>& refs) {
+  std::vector<Record> out;
+  for (const auto& ref : refs) {
+    auto kind = kind_from_type(ref.type);
+    if (!kind || !info(*kind).may_own)
+      return fail(Errc::invalid_value,
+                  "Invalid owner type " + ref.type.substr(0, 64) + ": owners are users or teams");
+    auto r = tx.live_by_id(*kind, ref.id);
+    if (!r) return r.error();
+    if (const auto* rule = info(*kind).owner_rule) {
+      auto t = r->doc.find(rule->field);
+      if (t == r->doc.end() || !t->value().is_string() || t->value().get_string() != rule->value)
+        return fail(Errc::invalid_value, std::string(rule->what) + " " + std::string(r->name()) +
+                                             " of type " + std::string(t->value().as_string()) +
+                                             " " + std::string(rule->refusal));
+    }
+    out.push_back(std::move(*r));
+  }
+  dedupe(out);
+  return out;
+}
+
+Result<std::vector<Record>> resolve_refs(Tx& tx, Kind target,
+                                         const std::vector<EntityReference>& refs,
+                                         std::string_view field) {
+  std::vector<Record> out;
+  for (const auto& ref : refs) {
+    if (ref.type != type_name(target))
+      return fail(Errc::invalid_value, "Invalid " + std::string(field) + " type " +
+                                           ref.type.substr(0, 64) + ": must be " +
+                                           std::string(type_name(target)));
+    auto r = tx.live_by_id(target, ref.id);
+    if (!r) return r.error();
+    out.push_back(std::move(*r));
+  }
+  dedupe(out);
+  return out;
+}
+
+Result<std::vector<Record>> resolve_ids(Tx& tx, Kind kind, const std::vector<Uuid>& ids) {
+  std::vector<Record> out;
+  for (const auto& id : ids) {
+    auto r = tx.live_by_id(kind, id);
+    if (!r) return r.error();
+    out.push_back(std::move(*r));
+  }
+  dedupe(out);
+  return out;
+}
+
+Result<std::vector<Record>> resolve_fqns(Tx& tx, Kind kind, const std::vector<std::string>& fqns) {
+  std::vector<Record> out;
+  for (const auto& f : fqns) {
+    auto r = tx.live_by_fqn(kind, f);
+    if (!r) return r.error();
+    out.push_back(std::move(*r));
+  }
+  dedupe(out);
+  return out;
+}
+
+Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
+                              const std::vector<Record>& children) {
+  auto type_of = [](const Record& r) {
+    auto t = detail::enum_from_name<TeamType>(r.doc.at("teamType").as_string());
+    return t ? *t : TeamType::group;
+  };
+  auto name = [](TeamType t) { return std::string(detail::enum_name(t)); };
+  auto allowed = [&](std::initializer_list<TeamType> ok) -> Result<void> {
+    for (const auto& p : parents)
+      if (std::find(ok.begin(), ok.end(), type_of(p)) == ok.end())
+        return fail(Errc::team_rule, "Team of type " + name(type) +
+                                         " can't have a parent of type " + name(type_of(p)) + " (" +
+                                         std::string(p.name()) + ")");
+    return {};
+  };
+  switch (type) {
+  case TeamType::group:
+    if (!children.empty())
+      return fail(Errc::team_rule, "Team of type Group can't have child teams");
+    [[fallthrough]];
+  case TeamType::department:
+    return allowed({TeamType::department, TeamType::division, TeamType::business_unit,
+                    TeamType::organization});
+  case TeamType::division:
+    if (parents.size() != 1)
+      return fail(Errc::team_rule, "Team of type Division must have exactly one parent");
+    return allowed({TeamType::division, TeamType::business_unit, TeamType::organization});
+  case TeamType::business_unit:
+    if (parents.size() != 1)
+      return fail(Errc::team_rule, "Team of type BusinessUnit must have exactly one parent");
+    return allowed({TeamType::business_unit, TeamType::organization});
+  case TeamType::organization:
+    if (!parents.empty())
+      return fail(Errc::team_rule, "Team of type Organization can't have parents");
+    return {};
+  }
+  return {};
+}
+
+Result<void> check_limits(const json::value& v, std::size_t max_depth, std::size_t max_bytes,
+                          std::string_view what) {
+  auto extent = catalog::json::measure(v, max_bytes);
+  if (extent.bytes > max_bytes)
+    return fail(Errc::too_large, std::string(what) + " is larger than " +
+                                     std::to_string(max_bytes) + " bytes");
+  if (extent.depth > max_depth)
+    return fail(Errc::too_deep,
+                std::string(what) + " nests deeper than " + std::to_string(max_depth));
+  return {};
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_IMPL_ENGINE_VALIDATE_IPP

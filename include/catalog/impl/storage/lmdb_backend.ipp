@@ -1,0 +1,830 @@
+#ifndef CATALOG_IMPL_STORAGE_LMDB_BACKEND_IPP
+#define CATALOG_IMPL_STORAGE_LMDB_BACKEND_IPP
+
+#include <catalog/storage/lmdb_backend.hpp>
+
+#include <catalog/detail/storage/transaction_state.hpp>
+
+#include <fcntl.h>
+#include <lmdb.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace catalog::storage {
+
+namespace detail {
+
+// Lets any number of transactions in at once, or one map resize alone (LMDB may resize the map
+// only while the process has no transaction). Not a std::shared_mutex: that must be unlocked by
+// the thread that locked it, and a read transaction may end on another thread. A waiting resize
+// holds back new transactions, so a stream of readers cannot starve it.
+class TxnGate {
+ public:
+  void enter() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !exclusive_; });
+    ++active_;
+  }
+
+  void leave() noexcept {
+    std::lock_guard lock(mutex_);
+    if (--active_ == 0) {
+      changed_.notify_all();
+    }
+  }
+
+  void lock_exclusive() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !exclusive_; });
+    exclusive_ = true;
+    changed_.wait(lock, [&] { return active_ == 0; });
+  }
+
+  void unlock_exclusive() noexcept {
+    std::lock_guard lock(mutex_);
+    exclusive_ = false;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t active_ = 0;
+  bool exclusive_ = false;
+};
+
+// One LMDB environment, shared by every LmdbBackend and transaction of its directory in this
+// process.
+struct LmdbEnv {
+  LmdbEnv() = default;
+  LmdbEnv(const LmdbEnv&) = delete;
+  LmdbEnv& operator=(const LmdbEnv&) = delete;
+  ~LmdbEnv() {
+    // An environment inherited through fork() is left alone: closing it in the child would clear
+    // the parent's reader slots.
+    if (env != nullptr && pid == ::getpid()) {
+      mdb_env_close(env);
+    }
+    if (map_lock_fd >= 0) {
+      ::close(map_lock_fd);
+    }
+  }
+
+  // Begins an LMDB transaction, adopting a map grown by another process. On success the caller
+  // is inside the gate and must leave it after ending the transaction.
+  Result<MDB_txn*> begin_txn(unsigned flags);
+  // Grows the map if a write found it full since the last growth.
+  Result<void> grow_if_needed();
+  // Grows the map now. REQUIRES: the gate is held exclusively.
+  Result<void> grow_locked();
+  // The error of a write that found the map full; makes the next write transaction grow it.
+  Error map_full();
+  void refresh_map_size() noexcept;
+
+  MDB_env* env = nullptr;
+  MDB_dbi dbi = 0;
+  std::filesystem::path path;
+  pid_t pid = 0;
+  std::size_t max_map_size = 0;
+  std::atomic<std::size_t> map_size{0};
+  std::atomic<bool> growth_needed{false};
+  TxnGate gate;
+  // `map.lock` beside the data: held (flock) by whichever process sizes its map, see MapLock.
+  int map_lock_fd = -1;
+};
+
+// With MDB_WRITEMAP, LMDB ftruncates data.mdb to the map size whenever a process maps it (open,
+// growth, adopting another process's growth), and opening adopts the size asked for, not the
+// file's. So a process could cut the file below a map another process is already writing into,
+// which then dies of SIGBUS (seen in concurrency_test during growth). Every sizing therefore
+// happens under this cross-process lock and never asks for less than the file's current size.
+class MapLock {
+ public:
+  explicit MapLock(int fd) : fd_(fd) {
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~MapLock() { ::flock(fd_, LOCK_UN); }
+  MapLock(const MapLock&) = delete;
+  MapLock& operator=(const MapLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// The size of data.mdb in `dir` now (0 when it does not exist yet).
+inline std::size_t data_file_size(const std::filesystem::path& dir) {
+  struct stat st {};
+  if (::stat((dir / "data.mdb").c_str(), &st) != 0) return 0;
+  return static_cast<std::size_t>(st.st_size);
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::LmdbEnv;
+
+Error lmdb_error(int rc, std::string_view what) {
+  return Error(Errc::storage, "LMDB " + std::string(what) + ": " + mdb_strerror(rc));
+}
+
+MDB_val to_val(std::string_view bytes) noexcept {
+  // LMDB copies from mv_data even for zero bytes: never give it a null pointer.
+  static char empty = 0;
+  return MDB_val{bytes.size(), bytes.empty() ? &empty : const_cast<char*>(bytes.data())};
+}
+
+std::string_view to_view(const MDB_val& val) noexcept {
+  return {static_cast<const char*>(val.mv_data), val.mv_size};
+}
+
+std::size_t page_size() noexcept {
+  const long size = ::sysconf(_SC_PAGESIZE);
+  return size > 0 ? static_cast<std::size_t>(size) : 4096;
+}
+
+class ExclusiveGate {
+ public:
+  explicit ExclusiveGate(detail::TxnGate& gate) : gate_(gate) { gate_.lock_exclusive(); }
+  ~ExclusiveGate() { gate_.unlock_exclusive(); }
+  ExclusiveGate(const ExclusiveGate&) = delete;
+  ExclusiveGate& operator=(const ExclusiveGate&) = delete;
+
+ private:
+  detail::TxnGate& gate_;
+};
+
+}  // namespace
+
+namespace detail {
+
+Result<MDB_txn*> LmdbEnv::begin_txn(unsigned flags) {
+  // Another process may grow the map again between our adoption and our retry; a few rounds
+  // settle it.
+  constexpr int max_attempts = 8;
+  for (int attempt = 1;; ++attempt) {
+    gate.enter();
+    MDB_txn* txn = nullptr;
+    int rc = mdb_txn_begin(env, nullptr, flags, &txn);
+    if (rc == MDB_SUCCESS) {
+      return txn;
+    }
+    gate.leave();
+    if (rc != MDB_MAP_RESIZED || attempt == max_attempts) {
+      return lmdb_error(rc, "begin transaction");
+    }
+    ExclusiveGate exclusive(gate);
+    MapLock sizing(map_lock_fd);
+    // The file is at least the committed map size (growth extends it before committing), and
+    // may be larger if another process is growing it right now: never map less than it.
+    const std::size_t file = data_file_size(path);
+    rc = mdb_env_set_mapsize(env, file > map_size.load() ? file : 0);
+    if (rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "adopt the map size of another process");
+    }
+    refresh_map_size();
+  }
+}
+
+Result<void> LmdbEnv::grow_if_needed() {
+  if (!growth_needed.load()) {
+    return {};
+  }
+  ExclusiveGate exclusive(gate);
+  if (!growth_needed.exchange(false)) {
+    return {};  // another writer grew it while we waited
+  }
+  return grow_locked();
+}
+
+Result<void> LmdbEnv::grow_locked() {
+  MDB_envinfo info;
+  mdb_env_info(env, &info);
+  const std::size_t current = info.me_mapsize;
+  if (current >= max_map_size) {
+    return fail(Errc::storage_full, "LMDB map is at its maximum size of " +
+                                        std::to_string(max_map_size) +
+                                        " bytes (LmdbOptions::max_map_size)");
+  }
+  MapLock sizing(map_lock_fd);
+  // Another process may have grown the file further than our map: never cut it.
+  const std::size_t next =
+      std::max(current > max_map_size / 2 ? max_map_size : current * 2, data_file_size(path));
+  if (int rc = mdb_env_set_mapsize(env, next); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "grow the map to " + std::to_string(next) + " bytes");
+  }
+  refresh_map_size();
+  return {};
+}
+
+Error LmdbEnv::map_full() {
+  growth_needed.store(true);
+  return Error(Errc::storage_full, "LMDB map is full at " + std::to_string(map_size.load()) +
+                                       " bytes; the next write transaction grows it");
+}
+
+void LmdbEnv::refresh_map_size() noexcept {
+  MDB_envinfo info;
+  mdb_env_info(env, &info);
+  map_size.store(info.me_mapsize);
+}
+
+}  // namespace detail
+
+namespace {
+
+class LmdbTransaction;
+
+class LmdbCursor final : public Cursor {
+ public:
+  LmdbCursor(LmdbTransaction* txn, const Range& range, Direction dir)
+      : txn_(txn), range_(range), dir_(dir) {}
+  ~LmdbCursor() override;
+  LmdbCursor(const LmdbCursor&) = delete;
+  LmdbCursor& operator=(const LmdbCursor&) = delete;
+
+  bool valid() const noexcept override { return cursor_ != nullptr && on_entry_; }
+  std::string_view key() const noexcept override {
+    return saved_key_ ? std::string_view(*saved_key_) : to_view(key_);
+  }
+  std::string_view value() const noexcept override {
+    return saved_key_ ? std::string_view() : to_view(value_);
+  }
+
+  Result<void> next() override {
+    if (cursor_ == nullptr) {
+      return fail(Errc::storage, "cursor used after its transaction ended");
+    }
+    if (!on_entry_) {
+      return fail(Errc::storage, "next() on a cursor past the end of its range");
+    }
+    if (saved_key_) {
+      // The transaction wrote since we were positioned: find our place again by key rather
+      // than trust LMDB's cursor fix-ups.
+      const std::string key = std::move(*saved_key_);
+      saved_key_.reset();
+      return settle(dir_ == Direction::forward ? first_after(key) : last_before(key));
+    }
+    return settle(step(dir_ == Direction::forward ? MDB_NEXT : MDB_PREV));
+  }
+
+  Result<void> open(MDB_txn* txn, MDB_dbi dbi) {
+    if (int rc = mdb_cursor_open(txn, dbi, &cursor_); rc != MDB_SUCCESS) {
+      cursor_ = nullptr;
+      return lmdb_error(rc, "open cursor");
+    }
+    if (range_.end && range_.begin >= *range_.end) {
+      return {};  // empty range
+    }
+    if (dir_ == Direction::forward) {
+      return settle(first_at_or_after(range_.begin));
+    }
+    return settle(range_.end ? last_before(*range_.end) : step(MDB_LAST));
+  }
+
+  // Called before the transaction writes: LMDB's pages, and so our views, may change.
+  void save_position() {
+    if (on_entry_ && !saved_key_) {
+      saved_key_.emplace(to_view(key_));
+    }
+  }
+
+  // Called by the transaction before it ends.
+  void close() noexcept {
+    if (cursor_ != nullptr) {
+      mdb_cursor_close(cursor_);
+    }
+    cursor_ = nullptr;
+    txn_ = nullptr;
+    on_entry_ = false;
+    saved_key_.reset();
+  }
+
+ private:
+  // Moves the LMDB cursor; false when there is no such entry.
+  Result<bool> step(MDB_cursor_op op) {
+    const int rc = mdb_cursor_get(cursor_, &key_, &value_, op);
+    if (rc == MDB_NOTFOUND) {
+      return false;
+    }
+    if (rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "move cursor");
+    }
+    return true;
+  }
+
+  Result<bool> first_at_or_after(std::string_view key) {
+    if (key.empty()) {
+      return step(MDB_FIRST);  // LMDB refuses an empty key for MDB_SET_RANGE
+    }
+    key_ = to_val(key);
+    return step(MDB_SET_RANGE);
+  }
+
+  Result<bool> first_after(std::string_view key) {
+    auto found = first_at_or_after(key);
+    if (found && *found && to_view(key_) == key) {
+      return step(MDB_NEXT);
+    }
+    return found;
+  }
+
+  Result<bool> last_before(std::string_view key) {
+    if (key.empty()) {
+      return false;
+    }
+    key_ = to_val(key);
+    auto found = step(MDB_SET_RANGE);
+    if (!found) {
+      return found;
+    }
+    return step(*found ? MDB_PREV : MDB_LAST);
+  }
+
+  // Records where a move landed: on an entry inside the range, or done.
+  Result<void> settle(Result<bool> found) {
+    if (!found) {
+      on_entry_ = false;
+      return found.error();
+    }
+    if (!*found) {
+      on_entry_ = false;
+    } else if (dir_ == Direction::forward) {
+      on_entry_ = !range_.end || to_view(key_) < *range_.end;
+    } else {
+      on_entry_ = to_view(key_) >= range_.begin;
+    }
+    return {};
+  }
+
+  LmdbTransaction* txn_;          // null once the transaction closed us
+  MDB_cursor* cursor_ = nullptr;  // null once closed
+  Range range_;
+  Direction dir_;
+  MDB_val key_{};
+  MDB_val value_{};
+  bool on_entry_ = false;
+  std::optional<std::string> saved_key_;
+};
+
+class LmdbTransaction final : public Transaction,
+                              public detail::TransactionState<LmdbTransaction, LmdbCursor> {
+ public:
+  LmdbTransaction(std::shared_ptr<LmdbEnv> env, Mode mode)
+      : TransactionState(mode), env_(std::move(env)) {}
+  ~LmdbTransaction() override { end(); }
+  LmdbTransaction(const LmdbTransaction&) = delete;
+  LmdbTransaction& operator=(const LmdbTransaction&) = delete;
+
+  Result<void> start() {
+    auto txn = env_->begin_txn(mode_ == Mode::read_only ? MDB_RDONLY : 0);
+    if (!txn) {
+      return txn.error();
+    }
+    txn_ = *txn;
+    return {};
+  }
+
+  Result<std::optional<std::string>> get(std::string_view key) override {
+    if (auto ok = alive(); !ok) {
+      return ok.error();
+    }
+    if (auto checked = check_key(key); !checked) {
+      return checked.error();
+    }
+    MDB_val k = to_val(key);
+    MDB_val v;
+    const int rc = mdb_get(txn_, env_->dbi, &k, &v);
+    if (rc == MDB_NOTFOUND) {
+      return std::optional<std::string>();
+    }
+    if (rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "get");
+    }
+    return std::optional<std::string>(std::in_place, to_view(v));
+  }
+
+  Result<void> put(std::string_view key, std::string_view value) override {
+    if (auto ok = prepare_write(key); !ok) {
+      return ok.error();
+    }
+    MDB_val k = to_val(key);
+    MDB_val v = to_val(value);
+    if (const int rc = mdb_put(txn_, env_->dbi, &k, &v, 0); rc != MDB_SUCCESS) {
+      return write_failed(rc, "put");
+    }
+    return {};
+  }
+
+  Result<bool> erase(std::string_view key) override {
+    if (auto ok = prepare_write(key); !ok) {
+      return ok.error();
+    }
+    MDB_val k = to_val(key);
+    const int rc = mdb_del(txn_, env_->dbi, &k, nullptr);
+    if (rc == MDB_NOTFOUND) {
+      return false;
+    }
+    if (rc != MDB_SUCCESS) {
+      return write_failed(rc, "erase");
+    }
+    return true;
+  }
+
+  Result<std::unique_ptr<Cursor>> scan(const Range& range, Direction dir) override {
+    if (auto ok = alive(); !ok) {
+      return ok.error();
+    }
+    auto cursor = std::make_unique<LmdbCursor>(this, range, dir);
+    track(cursor.get());
+    if (auto opened = cursor->open(txn_, env_->dbi); !opened) {
+      return opened.error();
+    }
+    return std::unique_ptr<Cursor>(std::move(cursor));
+  }
+
+  Result<void> commit() override {
+    if (auto ok = alive(); !ok) {
+      return ok.error();
+    }
+    close_cursors();
+    // LMDB frees the transaction whether the commit succeeds or not: release our handle first
+    // so nothing can abort it again.
+    MDB_txn* txn = std::exchange(txn_, nullptr);
+    int rc = MDB_SUCCESS;
+    if (mode_ == Mode::read_only) {
+      mdb_txn_abort(txn);
+    } else {
+      rc = mdb_txn_commit(txn);
+    }
+    env_->gate.leave();
+    if (rc == MDB_MAP_FULL) {
+      dead_ = env_->map_full();
+      return *dead_;
+    }
+    if (rc != MDB_SUCCESS) {
+      dead_ = lmdb_error(rc, "commit");
+      return *dead_;
+    }
+    committed();
+    return {};
+  }
+
+ private:
+  friend class detail::TransactionState<LmdbTransaction, LmdbCursor>;
+
+  Error write_failed(int rc, std::string_view what) {
+    return die(rc == MDB_MAP_FULL ? env_->map_full() : lmdb_error(rc, what));
+  }
+
+  // Ends the transaction without committing (freeing LMDB's writer lock and letting the map
+  // grow). Idempotent.
+  void end() noexcept {
+    if (txn_ == nullptr) {
+      return;
+    }
+    close_cursors();
+    mdb_txn_abort(std::exchange(txn_, nullptr));
+    env_->gate.leave();
+  }
+
+  std::shared_ptr<LmdbEnv> env_;
+  MDB_txn* txn_ = nullptr;  // null once ended
+};
+
+LmdbCursor::~LmdbCursor() {
+  if (txn_ != nullptr) {
+    txn_->forget(this);
+  }
+  if (cursor_ != nullptr) {
+    mdb_cursor_close(cursor_);
+  }
+}
+
+// Environments open in this process, by canonical path: LMDB must not open one directory twice
+// in a process (closing either would drop the other's file locks).
+struct Registry {
+  struct Entry {
+    std::weak_ptr<LmdbEnv> env;
+    const LmdbEnv* raw;  // identifies the entry's environment once `env` has expired
+    pid_t pid;           // entries copied into a fork()ed child are not the child's
+  };
+  std::mutex mutex;
+  std::condition_variable closed;
+  std::map<std::filesystem::path, Entry> envs;
+};
+
+Registry& registry() {
+  // Never destroyed: a backend in a static object may close after static destruction began.
+  static Registry* const instance = new Registry();
+  return *instance;
+}
+
+// The deleter of a shared environment: closes it and removes it from the registry in one step,
+// so that an open of the same directory never overlaps the close.
+void release_env(LmdbEnv* env) noexcept {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mutex);
+  if (auto it = reg.envs.find(env->path); it != reg.envs.end() && it->second.raw == env) {
+    reg.envs.erase(it);
+  }
+  delete env;
+  reg.closed.notify_all();
+}
+
+unsigned env_flags(Durability durability) noexcept {
+  // MDB_NOTLS: read transactions are not tied to threads, so the store may hand them between
+  // threads and keep several on one thread.
+  // MDB_WRITEMAP: a write transaction changes pages in the map itself instead of keeping a
+  // malloc'd copy of every page it dirties until commit. Without it a single transaction that
+  // touches a large tree (a recursive delete of 100,000 terms, which S6 requires in one call)
+  // holds hundreds of MiB of heap; with it the heap stays flat (BENCHMARKS.md). The costs, from
+  // lmdb.h: a stray write through a wild pointer in the host could reach the map (the map is
+  // read-only to readers either way), and data.mdb is extended to the map size as a sparse file.
+  unsigned flags = MDB_NOTLS | MDB_WRITEMAP;
+  switch (durability) {
+    case Durability::sync: break;
+    case Durability::no_meta_sync: flags |= MDB_NOMETASYNC; break;
+    case Durability::no_sync: flags |= MDB_NOSYNC; break;
+  }
+  return flags;
+}
+
+// Opens `map.lock` beside the data, which every sizing of the map holds (MapLock).
+Result<void> open_map_lock(LmdbEnv& env, const std::filesystem::path& dir) {
+  env.map_lock_fd = ::open((dir / "map.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (env.map_lock_fd < 0) {
+    return fail(Errc::storage, "open " + (dir / "map.lock").string() + ": " + std::strerror(errno));
+  }
+  return {};
+}
+
+// Data larger than `map_size` (a directory reopened with a smaller size) makes LMDB map just
+// the data, so the first write would fail; start at the first doubling that leaves room.
+Result<void> grow_past_data(LmdbEnv& env, std::size_t map_size) {
+  MDB_envinfo info;
+  mdb_env_info(env.env, &info);
+  if (info.me_mapsize > map_size) {
+    while (map_size <= info.me_mapsize && map_size < env.max_map_size) {
+      map_size = map_size > env.max_map_size / 2 ? env.max_map_size : map_size * 2;
+    }
+    if (map_size > info.me_mapsize) {
+      if (int rc = mdb_env_set_mapsize(env.env, map_size); rc != MDB_SUCCESS) {
+        return lmdb_error(rc, "set map size");
+      }
+    }
+  }
+  return {};
+}
+
+// Maps and opens the environment under the map lock, at no less than the data file's size.
+Result<void> map_env(LmdbEnv& env, const std::filesystem::path& dir, const LmdbOptions& options,
+                     std::size_t map_size, std::size_t page) {
+  detail::MapLock sizing(env.map_lock_fd);
+  // Opening maps the size asked for and cuts the file to it: ask for no less than the file is,
+  // which another process may have grown (the doubling below keeps room for writes).
+  map_size = std::max(map_size, detail::data_file_size(dir) / page * page);
+  env.max_map_size = std::max(env.max_map_size, map_size);
+  if (int rc = mdb_env_set_mapsize(env.env, map_size); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "set map size");
+  }
+  if (int rc = mdb_env_open(env.env, dir.c_str(), env_flags(options.durability), 0644);
+      rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "open " + dir.string());
+  }
+  int dead_readers = 0;
+  if (int rc = mdb_reader_check(env.env, &dead_readers); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "clear stale readers");
+  }
+  return grow_past_data(env, map_size);
+}
+
+// Opens the main (unnamed) database, whose handle every transaction uses.
+Result<void> open_main_db(LmdbEnv& env) {
+  auto txn = env.begin_txn(MDB_RDONLY);
+  if (!txn) {
+    return txn.error();
+  }
+  int rc = mdb_dbi_open(*txn, nullptr, 0, &env.dbi);
+  if (rc == MDB_SUCCESS) {
+    rc = mdb_txn_commit(*txn);  // commit keeps the database handle
+  } else {
+    mdb_txn_abort(*txn);
+  }
+  env.gate.leave();
+  if (rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "open the main database");
+  }
+  return {};
+}
+
+Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
+                                          const LmdbOptions& options) {
+  auto env = std::make_unique<LmdbEnv>();
+  env->path = dir;
+  env->pid = ::getpid();
+  const std::size_t page = page_size();
+  const std::size_t map_size = (std::max(options.map_size, page) + page - 1) / page * page;
+  env->max_map_size = std::max(map_size, options.max_map_size / page * page);
+
+  if (int rc = mdb_env_create(&env->env); rc != MDB_SUCCESS) {
+    env->env = nullptr;
+    return lmdb_error(rc, "create environment");
+  }
+  if (int rc = mdb_env_set_maxreaders(env->env, options.max_readers); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "set max readers");
+  }
+  if (auto l = open_map_lock(*env, dir); !l) {
+    return l.error();
+  }
+  if (auto m = map_env(*env, dir, options, map_size, page); !m) {
+    return m.error();
+  }
+  env->refresh_map_size();
+  if (auto d = open_main_db(*env); !d) {
+    return d.error();
+  }
+  return env;
+}
+
+}  // namespace
+
+LmdbBackend::LmdbBackend(std::shared_ptr<LmdbEnv> env) : env_(std::move(env)) {}
+
+LmdbBackend::~LmdbBackend() = default;
+
+Result<std::unique_ptr<LmdbBackend>> LmdbBackend::open(const std::filesystem::path& dir,
+                                                       LmdbOptions options) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return fail(Errc::storage, "cannot create directory " + dir.string() + ": " + ec.message());
+  }
+  const std::filesystem::path path = std::filesystem::canonical(dir, ec);
+  if (ec) {
+    return fail(Errc::storage, "cannot resolve directory " + dir.string() + ": " + ec.message());
+  }
+
+  std::shared_ptr<LmdbEnv> env;
+  {
+    Registry& reg = registry();
+    std::unique_lock lock(reg.mutex);
+    const pid_t pid = ::getpid();
+    for (;;) {
+      auto it = reg.envs.find(path);
+      if (it == reg.envs.end() || it->second.pid != pid) {
+        break;
+      }
+      env = it->second.env.lock();
+      if (env) {
+        break;
+      }
+      reg.closed.wait(lock);  // its last user is closing it
+    }
+    if (!env) {
+      auto opened = open_env(path, options);
+      if (!opened) {
+        return opened.error();
+      }
+      env = std::shared_ptr<LmdbEnv>(opened->release(), release_env);
+      reg.envs.insert_or_assign(path, Registry::Entry{env, env.get(), pid});
+    }
+  }
+  return std::unique_ptr<LmdbBackend>(new LmdbBackend(std::move(env)));
+}
+
+Result<std::unique_ptr<Transaction>> LmdbBackend::begin(Mode mode) {
+  if (mode == Mode::read_write) {
+    // At the maximum size the write may still fit (erasures free pages): go on, and let a
+    // write that does not fit fail with storage_full.
+    if (auto grown = env_->grow_if_needed(); !grown && grown.error().code() != Errc::storage_full) {
+      return grown.error();
+    }
+  }
+  auto txn = std::make_unique<LmdbTransaction>(env_, mode);
+  if (auto started = txn->start(); !started) {
+    return started.error();
+  }
+  return std::unique_ptr<Transaction>(std::move(txn));
+}
+
+Result<void> LmdbBackend::grow() {
+  ExclusiveGate exclusive(env_->gate);
+  env_->growth_needed.store(false);
+  return env_->grow_locked();
+}
+
+std::size_t LmdbBackend::map_size() const noexcept { return env_->map_size.load(); }
+
+namespace {
+
+// mdb_reader_list writes one line per reader slot: "pid thread txnid", txnid "-" for a slot
+// whose transaction has ended, after a header line. Counts the others.
+int count_reader(const char* line, void* context) {
+  std::string_view text(line);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  const auto last = text.rfind(' ');
+  const auto txnid = last == std::string_view::npos ? text : text.substr(last + 1);
+  if (!txnid.empty() && txnid != "-" && txnid != "txnid" && txnid != "readers)" &&
+      txnid.find_first_not_of("0123456789") == std::string_view::npos)
+    ++*static_cast<unsigned*>(context);
+  return 0;
+}
+
+// Flushes `path` (a file or a directory) to disk.
+Result<void> sync_path(const std::filesystem::path& path, bool directory) {
+  const int fd = ::open(path.c_str(), (directory ? O_DIRECTORY : 0) | O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(Errc::storage, "cannot open " + path.string() + ": " + std::strerror(errno));
+  const int rc = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0)
+    return fail(Errc::storage, "cannot flush " + path.string() + ": " + std::strerror(saved));
+  return {};
+}
+
+}  // namespace
+
+Result<LmdbStats> LmdbBackend::stats() const {
+  LmdbStats out;
+  MDB_envinfo info;
+  if (int rc = mdb_env_info(env_->env, &info); rc != MDB_SUCCESS)
+    return lmdb_error(rc, "environment info");
+  out.map_size = info.me_mapsize;
+  out.pages_in_use = info.me_last_pgno + 1;
+  out.last_transaction = info.me_last_txnid;
+  out.max_readers = info.me_maxreaders;
+  out.reader_slots_used = info.me_numreaders;
+  // Before our own read transaction, so that it is not counted.
+  if (int rc = mdb_reader_list(env_->env, count_reader, &out.readers); rc < 0)
+    return lmdb_error(rc, "reader list");
+
+  auto txn = env_->begin_txn(MDB_RDONLY);
+  if (!txn) return txn.error();
+  struct End {
+    LmdbEnv& env;
+    MDB_txn* txn;
+    ~End() {
+      mdb_txn_abort(txn);
+      env.gate.leave();
+    }
+  } end{*env_, *txn};
+  MDB_stat stat;
+  if (int rc = mdb_stat(*txn, env_->dbi, &stat); rc != MDB_SUCCESS)
+    return lmdb_error(rc, "statistics");
+  out.page_size = stat.ms_psize;
+  out.entries = stat.ms_entries;
+  out.depth = stat.ms_depth;
+  out.branch_pages = stat.ms_branch_pages;
+  out.leaf_pages = stat.ms_leaf_pages;
+  out.overflow_pages = stat.ms_overflow_pages;
+  // The free list is database 0: each value is a list of page numbers led by its length, as
+  // mdb_stat -f counts it.
+  MDB_cursor* cursor = nullptr;
+  if (int rc = mdb_cursor_open(*txn, 0, &cursor); rc != MDB_SUCCESS)
+    return lmdb_error(rc, "open the free list");
+  MDB_val key, value;
+  int rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST);
+  for (; rc == MDB_SUCCESS; rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)) {
+    std::size_t pages = 0;
+    if (value.mv_size >= sizeof pages) std::memcpy(&pages, value.mv_data, sizeof pages);
+    out.free_pages += pages;
+  }
+  mdb_cursor_close(cursor);
+  if (rc != MDB_NOTFOUND) return lmdb_error(rc, "read the free list");
+  return out;
+}
+
+Result<void> LmdbBackend::copy_to(const std::filesystem::path& dir) const {
+  {
+    // Inside the gate, like a transaction: the map must not be resized under the copy's reader.
+    env_->gate.enter();
+    const int rc = mdb_env_copy2(env_->env, dir.c_str(), MDB_CP_COMPACT);
+    env_->gate.leave();
+    if (rc != MDB_SUCCESS) return lmdb_error(rc, "copy to " + dir.string());
+  }
+  // mdb_env_copy2 writes the file but does not flush it: a backup should survive a crash.
+  if (auto s = sync_path(dir / "data.mdb", false); !s) return s.error();
+  return sync_path(dir, true);
+}
+
+}  // namespace catalog::storage
+
+#endif  // CATALOG_IMPL_STORAGE_LMDB_BACKEND_IPP

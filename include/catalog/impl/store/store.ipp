@@ -1,0 +1,181 @@
+#ifndef CATALOG_IMPL_STORE_STORE_IPP
+#define CATALOG_IMPL_STORE_STORE_IPP
+
+// The Store facade: opens transactions (retrying on a full LMDB map and on conflicts between
+// concurrent writers), upgrades old stores on open, and calls the engine.
+
+#include <catalog/detail/store/store_impl.hpp>
+
+#include <catalog/fqn.hpp>
+#include <catalog/policy.hpp>
+#include <catalog/storage/memory_backend.hpp>
+#include <catalog/store.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
+
+namespace catalog {
+
+namespace bj = boost::json;
+
+namespace {
+/// The default Authenticator: JWT verification with the store's options (S11).
+class JwtAuthenticator final : public Authenticator {
+ public:
+  explicit JwtAuthenticator(auth::JwtVerifier v) : verifier_(std::move(v)) {}
+  Result<std::string> authenticate(std::string_view token, std::int64_t now) const override {
+    return verifier_.verify(token, now);
+  }
+
+ private:
+  auth::JwtVerifier verifier_;
+};
+}  // namespace
+
+void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
+  if (first > last) return;
+  std::vector<std::function<void(const ChangeEvent&)>> copy;
+  {
+    std::lock_guard lock(listeners_mutex);
+    for (const auto& [id, l] : listeners) copy.push_back(l);
+  }
+  if (copy.empty()) return;
+  constexpr std::uint64_t batch = 256;
+  for (auto from = first; from <= last; from += batch) {
+    auto txn = backend->begin(storage::Mode::read_only);
+    if (!txn) return;  // the commit stands; a listener cannot be told of what it cannot read
+    auto to = std::min(last, from + batch - 1);
+    auto cursor = (*txn)->scan({engine::keys::event(from), engine::keys::event(to + 1)},
+                               storage::Direction::forward);
+    if (!cursor) return;
+    std::vector<ChangeEvent> events;
+    for (auto& c = *cursor; c->valid();) {
+      // An event that does not decode is not told (verify reports it); the commit stands.
+      if (auto offset = engine::keys::decode_event(c->key()))
+        if (auto stored = engine::decode_event(*offset, c->value()))
+          if (auto event = typed_event(*stored)) events.push_back(std::move(*event));
+      if (!c->next()) break;
+    }
+    cursor->reset();
+    txn->reset();
+    for (const auto& e : events)
+      for (const auto& l : copy) l(e);
+  }
+}
+
+bool Store::Impl::Attempts::again(const Error& e) {
+  if (e.code() == Errc::storage_full) return ++full_ < 40;
+  if (e.code() != Errc::storage_conflict || ++conflicts_ >= conflict_attempts) return false;
+  // Exponential backoff with full jitter: writers that collided pick different moments to try
+  // again, and a crowd spreads out over at most 20 ms.
+  thread_local std::minstd_rand rng(std::random_device{}());
+  const auto cap_us = std::min<std::int64_t>(std::int64_t{250} << (conflicts_ - 1), 20'000);
+  std::uniform_int_distribution<std::int64_t> pause(0, cap_us);
+  std::this_thread::sleep_for(std::chrono::microseconds(pause(rng)));
+  return true;
+}
+
+Error Store::Impl::Attempts::final(Error e) const {
+  if (e.code() != Errc::storage_conflict || conflicts_ < conflict_attempts) return e;
+  return Error(Errc::storage_conflict,
+               "gave up after " + std::to_string(conflicts_) +
+                   " attempts, each in conflict with concurrent writers; nothing was changed (" +
+                   e.message() + ")");
+}
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOptions options) {
+  if (!backend) return fail(Errc::internal, "Store::open needs a backend");
+  auto impl = std::make_unique<Impl>();
+  impl->backend = std::move(backend);
+  impl->options = std::move(options);
+  auto& o = impl->options;
+  if (!o.authorizer)
+    o.authorizer = std::make_shared<policy::PolicyAuthorizer>(
+        o.default_policy ? *o.default_policy : policy::default_rules());
+  if (!o.authenticator) {
+    auto verifier = auth::JwtVerifier::create(o.jwt);
+    if (!verifier) return verifier.error();
+    o.authenticator = std::make_shared<JwtAuthenticator>(std::move(*verifier));
+  }
+  // A store written with an older key schema is converted once, by the first host to open it.
+  auto schema = impl->read([](engine::Tx& tx) { return engine::stored_key_schema(tx); });
+  if (!schema) return schema.error();
+  if (*schema != engine::keys::key_schema) {
+    auto upgraded = impl->write([](engine::Tx& tx) -> Result<bool> {
+      if (auto u = engine::upgrade_key_schema(tx); !u) return u.error();
+      return true;
+    });
+    if (!upgraded) return upgraded.error();
+  }
+  for (const auto& admin : impl->options.admins) {
+    auto made = impl->write([&](engine::Tx& tx) -> Result<bool> {
+      if (auto r = engine::ensure_admin(tx, admin); !r) return r.error();
+      return true;
+    });
+    if (!made) return made.error();
+  }
+  return Store(std::move(impl));
+}
+
+Result<Store> Store::in_memory(StoreOptions options) {
+  return open(std::make_unique<storage::MemoryBackend>(), std::move(options));
+}
+
+Result<Store> Store::open_lmdb(const std::filesystem::path& dir, StoreOptions options,
+                               storage::LmdbOptions lmdb) {
+  auto backend = storage::LmdbBackend::open(dir, lmdb);
+  if (!backend) return backend.error();
+  return open(std::move(*backend), std::move(options));
+}
+
+storage::Backend& Store::backend() noexcept { return *impl_->backend; }
+
+Result<Principal> Store::principal(std::string_view user_name) const {
+  return impl_->read([&](engine::Tx& tx) -> Result<Principal> {
+    auto refused = fail(Errc::unauthenticated,
+                        "Unknown principal " + std::string(user_name.substr(0, 200)));
+    if (!fqn::validate_name(user_name)) return refused;
+    auto user = tx.find(Kind::user, fqn::quote(user_name));
+    if (!user) return user.error();
+    if (!*user || (*user)->deleted()) return refused;
+    return Principal{(*user)->id, std::string((*user)->name()),
+                     (*user)->doc.at("isAdmin").as_bool()};
+  });
+}
+
+Result<Principal> Store::authenticate(std::string_view token) const {
+  auto name = impl_->options.authenticator->authenticate(token, impl_->now() / 1000);
+  if (!name) return name.error();
+  return principal(*name);
+}
+
+Result<bj::object> Store::create_json(const Principal& who, Kind kind, const bj::value& body) {
+  return impl_->write(
+      [&](engine::Tx& tx) { return engine::create(tx, who, kind, body); });
+}
+
+Result<bj::object> Store::get_json(const Principal& who, Kind kind, const EntityKey& key,
+                                     const GetOptions& options) {
+  auto fields = engine::parse_fields(kind, options.fields);
+  if (!fields) return fields.error();
+  return impl_->read([&](engine::Tx& tx) -> Result<bj::object> {
+    auto r = tx.load(kind, key, options.include);
+    if (!r) return r.error();
+    engine::RecordResource resource(tx, kind, &*r);
+    Operation op = fields->all || !fields->names.empty() ? Operation::view_all
+                                                         : Operation::view_basic;
+    if (auto a = engine::authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+    return engine::render(tx, *r, *fields);
+  });
+}
+
+}  // namespace catalog
+
+#endif  // CATALOG_IMPL_STORE_STORE_IPP

@@ -1,0 +1,46 @@
+#ifndef CATALOG_IMPL_STORE_STORE_LIFECYCLE_IPP
+#define CATALOG_IMPL_STORE_STORE_LIFECYCLE_IPP
+
+// Store methods for delete, restore, patch and history: one transaction each.
+
+#include <catalog/detail/store/store_impl.hpp>
+
+namespace catalog {
+
+namespace bj = boost::json;
+
+Result<std::optional<bj::object>> Store::remove_json(const Principal& who, Kind kind,
+                                                       const EntityKey& key,
+                                                       const DeleteOptions& options) {
+  return impl_->write([&](engine::Tx& tx) { return engine::remove(tx, who, kind, key, options); });
+}
+
+Result<bj::object> Store::restore_json(const Principal& who, Kind kind, const Uuid& id) {
+  return impl_->write([&](engine::Tx& tx) { return engine::restore(tx, who, kind, id); });
+}
+
+Result<bj::object> Store::patch_json(const Principal& who, Kind kind, const EntityKey& key,
+                                       const bj::value& patch, const PatchOptions& options) {
+  return impl_->write(
+      [&](engine::Tx& tx) { return engine::patch(tx, who, kind, key, patch, options); });
+}
+
+Result<bj::object> Store::update_json(const Principal& who, Kind kind, const EntityKey& key,
+                                      const PatchMaker& make, const PatchOptions& options) {
+  return impl_->write(
+      [&](engine::Tx& tx) { return engine::patch_with(tx, who, kind, key, make, options); });
+}
+
+Result<History> Store::history_json(const Principal&, Kind kind, const Uuid& id) {
+  // Version reads need only authentication (S12): the principal is proof of it.
+  return impl_->read([&](engine::Tx& tx) { return engine::history(tx, kind, id); });
+}
+
+Result<bj::object> Store::version_json(const Principal&, Kind kind, const Uuid& id,
+                                         std::string_view version) {
+  return impl_->read([&](engine::Tx& tx) { return engine::version(tx, kind, id, version); });
+}
+
+}  // namespace catalog
+
+#endif  // CATALOG_IMPL_STORE_STORE_LIFECYCLE_IPP

@@ -1,0 +1,20 @@
+#ifndef CATALOG_IMPL_STORE_STORE_LIST_IPP
+#define CATALOG_IMPL_STORE_STORE_LIST_IPP
+
+// Store::list_json (S8): the request is checked on its own, then read in one read transaction.
+
+#include <catalog/detail/engine/paging.hpp>
+#include <catalog/detail/store/store_impl.hpp>
+
+namespace catalog {
+
+Result<Store::JsonPage> Store::list_json(const Principal& who, Kind kind,
+                                         const ListOptions& options) {
+  auto query = engine::parse_list_query(kind, options);
+  if (!query) return query.error();
+  return impl_->read([&](engine::Tx& tx) { return engine::list(tx, who, *query); });
+}
+
+}  // namespace catalog
+
+#endif  // CATALOG_IMPL_STORE_STORE_LIST_IPP

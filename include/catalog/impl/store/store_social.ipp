@@ -1,0 +1,28 @@
+#ifndef CATALOG_IMPL_STORE_STORE_SOCIAL_IPP
+#define CATALOG_IMPL_STORE_STORE_SOCIAL_IPP
+
+// Store: follow, unfollow and vote (S4, S5), each one write transaction.
+
+#include <catalog/detail/engine/social.hpp>
+#include <catalog/detail/store/store_impl.hpp>
+
+namespace catalog {
+
+Result<boost::json::object> Store::follow_json(const Principal& who, Kind kind, const Uuid& id,
+                                               const Uuid& user) {
+  return impl_->write([&](engine::Tx& tx) { return engine::follow(tx, who, kind, id, user); });
+}
+
+Result<boost::json::object> Store::unfollow_json(const Principal& who, Kind kind, const Uuid& id,
+                                                 const Uuid& user) {
+  return impl_->write([&](engine::Tx& tx) { return engine::unfollow(tx, who, kind, id, user); });
+}
+
+Result<boost::json::object> Store::vote_json(const Principal& who, Kind kind, const Uuid& id,
+                                             VoteType vote) {
+  return impl_->write([&](engine::Tx& tx) { return engine::vote(tx, who, kind, id, vote); });
+}
+
+}  // namespace catalog
+
+#endif  // CATALOG_IMPL_STORE_STORE_SOCIAL_IPP
