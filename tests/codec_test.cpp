@@ -171,4 +171,31 @@ TEST_CASE("entity JSON: camelCase names, absent optionals omitted, strict readin
   auto ok = from_json<CreateDomain>(json::parse(R"({"name":"d","description":"x","domainType":"Consumer-aligned","displayName":null})").value()).value();
   CHECK(ok.domain_type == DomainType::consumer_aligned);
   CHECK_FALSE(ok.display_name);
+
+  // Conversions run without paths first and convert only a failed member again with its path:
+  // the message still names the exact place, however deep, and whichever element failed.
+  auto message = [](const char* text) {
+    INFO(text);
+    auto r = from_json<CreateGlossary>(json::parse(text).value());
+    REQUIRE_FALSE(r);
+    return r.error().message();
+  };
+  CHECK(message(R"({"name":"g","description":"x","tags":[{"tagFQN":"a"},{"labelType":"Manual"}]})") ==
+        "Missing required member tags[1].tagFQN");
+  CHECK(message(R"({"name":"g","description":"x","tags":[{"tagFQN":"a"},{"tagFQN":"b","colour":1}]})") ==
+        "Unknown member tags[1].colour");
+  CHECK(message(R"({"name":"g","description":"x","owners":[{"id":"4b8ba2ee-8e8d-4b7a-9b9a-2f2c4a4f0a10","type":"user"},{"id":"4b8ba2ee-8e8d-4b7a-9b9a-2f2c4a4f0a10","type":7}]})") ==
+        "Invalid member owners[1].type: expected a string");
+  CHECK_THAT(message(R"({"name":"g","description":"x","tags":[{"tagFQN":"a","state":"Sideways"}]})"),
+             Catch::Contains("tags[0].state"));
+  // Members in any order read the same as in the order the catalog writes them.
+  auto shuffled = from_json<CreateGlossary>(json::parse(
+      R"({"tags":[{"state":"Suggested","tagFQN":"a"}],"mutuallyExclusive":true,"description":"x","name":"g"})").value());
+  REQUIRE(shuffled);
+  CHECK(shuffled->name == "g");
+  CHECK(shuffled->description == "x");
+  CHECK(shuffled->mutually_exclusive == true);
+  REQUIRE(shuffled->tags.size() == 1);
+  CHECK(shuffled->tags[0].tag_fqn == "a");
+  CHECK(shuffled->tags[0].state == TagState::suggested);
 }

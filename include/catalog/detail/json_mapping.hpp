@@ -192,48 +192,78 @@ inline Result<void> from_json(const boost::json::value& v, std::optional<boost::
   return {};
 }
 
+/// Conversions first run quiet: `path` is a null string_view (`quiet_path`), no member path is
+/// built, and a failure's message names no place. Only a failed member is converted again with
+/// its path, to give the message that names it. Paths were a twentieth of a list page's profile
+/// and are read only by error messages.
+inline constexpr std::string_view quiet_path{};
+inline bool is_quiet(std::string_view path) noexcept { return path.data() == nullptr; }
+
+/// The member `name` of `obj`, looked up first where the previous member ended (`hint`): objects
+/// the catalog writes keep the struct's member order, so a page of entities is read without
+/// searching. Any order is still read (by search).
+inline const boost::json::key_value_pair* find_member(const boost::json::object& obj,
+                                                      std::string_view name,
+                                                      std::size_t& hint) noexcept {
+  if (hint < obj.size()) {
+    const auto* at = obj.begin() + hint;
+    if (at->key() == name) {
+      ++hint;
+      return at;
+    }
+  }
+  auto it = obj.find(name);
+  if (it == obj.end()) return nullptr;
+  hint = static_cast<std::size_t>(it - obj.begin()) + 1;
+  return &*it;
+}
+
 template <Described T>
 Result<void> from_json(const boost::json::value& v, T& out, std::string_view path) {
+  using members =
+      boost::describe::describe_members<T, boost::describe::mod_public |
+                                               boost::describe::mod_inherited>;
   if (!v.is_object()) return type_error(path, "an object");
   const auto& obj = v.get_object();
-  // A member's path, `path.name`, is built in one buffer reused for every member: paths are read
-  // only by error messages, and a string per member was most of the time of reading 10,000
-  // followers (BENCHMARKS.md section 3). The buffer's first `prefix_size` bytes never change.
-  std::string member_path;
-  if (!path.empty()) {
-    member_path.reserve(path.size() + 32);
-    member_path.append(path);
-    member_path += '.';
-  }
-  const std::size_t prefix_size = member_path.size();
-  auto prefix = [&] { return std::string(member_path, 0, prefix_size); };
+  auto member_path = [&](std::string_view name) {
+    std::string p;
+    if (!path.empty()) {
+      p.reserve(path.size() + 1 + name.size());
+      p.append(path);
+      p += '.';
+    }
+    p.append(name);
+    return p;
+  };
   for (auto name : required_members<T>())
     if (!obj.contains(name))
-      return fail(Errc::invalid_request, "Missing required member " + prefix() + std::string(name));
+      return fail(Errc::invalid_request, "Missing required member " + member_path(name));
   std::size_t known = 0;
+  std::size_t hint = 0;
   std::optional<Error> error;
-  boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>>(
-      [&](auto member) {
-        if (error) return;
-        const auto& name = wire_name<decltype(member)>();
-        auto it = obj.find(name);
-        if (it == obj.end()) return;
-        ++known;
-        member_path.resize(prefix_size);
-        member_path += name;
-        auto r = from_json(it->value(), out.*member.pointer, member_path);
-        if (!r) error = r.error();
-      });
+  boost::mp11::mp_for_each<members>([&](auto member) {
+    if (error) return;
+    const auto& name = wire_name<decltype(member)>();
+    const auto* kv = find_member(obj, name, hint);
+    if (!kv) return;
+    ++known;
+    auto& field = out.*member.pointer;
+    auto r = from_json(kv->value(), field, quiet_path);
+    if (r) return;
+    if (is_quiet(path)) {  // our caller converts us again, with a path
+      error = r.error();
+      return;
+    }
+    error = from_json(kv->value(), field, member_path(name)).error();
+  });
   if (error) return *error;
   if (known != obj.size()) {
     for (const auto& kv : obj) {
       bool found = false;
-      boost::mp11::mp_for_each<
-          boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>>(
+      boost::mp11::mp_for_each<members>(
           [&](auto member) { found = found || wire_name<decltype(member)>() == kv.key(); });
       if (!found)
-        return fail(Errc::invalid_request,
-                    "Unknown member " + prefix() + std::string(kv.key()));
+        return fail(Errc::invalid_request, "Unknown member " + member_path(kv.key()));
     }
   }
   return {};
@@ -244,19 +274,20 @@ Result<void> from_json(const boost::json::value& v, std::vector<T>& out, std::st
   if (!v.is_array()) return type_error(path, "an array");
   out.clear();
   out.reserve(v.get_array().size());
-  // `path[i]`, in one buffer for every element (see the members' paths above).
-  std::string element_path(path);
-  element_path += '[';
-  const std::size_t prefix_size = element_path.size();
   std::size_t i = 0;
   for (const auto& item : v.get_array()) {
     T element{};
-    element_path.resize(prefix_size);
-    element_path += std::to_string(i++);
-    element_path += ']';
-    auto r = from_json(item, element, element_path);
-    if (!r) return r.error();
+    auto r = from_json(item, element, quiet_path);
+    if (!r) {
+      if (is_quiet(path)) return r.error();  // our caller converts us again, with a path
+      std::string element_path(path);
+      element_path += '[';
+      element_path += std::to_string(i);
+      element_path += ']';
+      return from_json(item, element, element_path).error();
+    }
     out.push_back(std::move(element));
+    ++i;
   }
   return {};
 }

@@ -135,8 +135,23 @@ inline std::span<const RelField> relation_fields(Kind k) { return info(k).relati
 boost::json::object reference(const Record& r);
 /// References of the other ends of edges, sorted by name then id. Errors: storage.
 Result<boost::json::array> references(Tx& tx, const std::vector<Edge>& edges);
+/// Containers already rendered while rendering several entities of one read (a list page: ten
+/// search indexes of one service read and render the service once). Valid for one transaction
+/// that writes nothing in between.
+struct ContainerCache {
+  struct Entry {
+    Uuid id;
+    std::string_view copied;                  // the member copied from the container, if any
+    boost::json::object reference;            // reference(container)
+    std::optional<boost::json::value> value;  // the copied member's value, when it has one
+  };
+  std::vector<Entry> entries;  // few: the containers of one page
+};
+
 /// The entity as the API returns it: own fields, containers, and the extras in `fields`.
-Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fields);
+/// `containers`, when given, remembers the containers rendered, for the next entity.
+Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
+                                   ContainerCache* containers = nullptr);
 
 // ---- resources for the authorizer ----
 

@@ -151,12 +151,13 @@ Result<std::optional<std::vector<std::string>>> list_prefixes(Tx& tx, const List
 Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::string>& positions,
                          JsonPage& page) {
   page.data.reserve(positions.size());
+  ContainerCache containers;
   for (const auto& p : positions) {
     auto id = decode_position(p).id;
     auto r = tx.find(id);
     if (!r) return r.error();
     if (!*r) return fail(Errc::storage, "list index names a missing entity " + to_string(id));
-    auto rendered = render(tx, **r, q.fields);
+    auto rendered = render(tx, **r, q.fields, &containers);
     if (!rendered) return rendered.error();
     page.data.push_back(std::move(*rendered));
   }

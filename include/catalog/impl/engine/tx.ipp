@@ -348,7 +348,8 @@ Result<std::int64_t> count_edges(Tx& tx, const Uuid& root, const CountField& cou
 
 }  // namespace
 
-Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields) {
+Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
+                            ContainerCache* containers) {
   json::object out;
   out.reserve(r.doc.size() + 8);
   for (const auto& kv : r.doc) {
@@ -363,12 +364,24 @@ Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields) {
   auto container_ref = [&](const std::optional<Uuid>& id, std::string_view field,
                            std::string_view copied) -> Result<void> {
     if (!id) return {};
+    auto show = [&](const ContainerCache::Entry& e) {
+      out[field] = e.reference;
+      if (e.value) out[copied] = *e.value;
+    };
+    if (containers)
+      for (const auto& e : containers->entries)
+        if (e.id == *id && e.copied == copied) {
+          show(e);
+          return {};
+        }
     auto c = tx.find(*id);
     if (!c) return c.error();
     if (!*c) return {};
-    out[field] = reference(**c);
+    ContainerCache::Entry e{*id, copied, reference(**c), std::nullopt};
     if (!copied.empty())
-      if (auto t = (*c)->doc.find(copied); t != (*c)->doc.end()) out[copied] = t->value();
+      if (auto t = (*c)->doc.find(copied); t != (*c)->doc.end()) e.value = t->value();
+    show(e);
+    if (containers) containers->entries.push_back(std::move(e));
     return {};
   };
   const auto& kind = info(r.kind);
