@@ -380,3 +380,36 @@ TEMPLATE_TEST_CASE("events: dense offsets, subscribers after commit only", "[eve
   auto all = s.events(f.admin, 0, 1000).value();
   for (std::size_t i = 0; i < all.data.size(); ++i) CHECK(all.data[i].offset == i + 1);
 }
+
+TEMPLATE_TEST_CASE("a patch answers the entity exactly as a get reads it afterwards", "[patch]",
+                   CATALOG_STORE_FIXTURES) {
+  // A patch of own fields renders its answer from the containers and relationships it read
+  // before the change; anything else renders again. Either way the answer is what a get gives.
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  auto all = [&](Kind k, const bj::object& e) {
+    return s.get_json(f.admin, k, uuid_of(e), {{"*"}}).value();
+  };
+  auto alice = R"({"id":")" + id_of(f.alice) + R"(","type":"user"})";
+  REQUIRE(s.follow_json(f.admin, Kind::glossary_term, uuid_of(f.a1), uuid_of(f.alice)));
+  auto owned = s.patch_json(f.admin, Kind::glossary_term, uuid_of(f.a1),
+                            parse(R"({"owners":[)" + alice + "]}")).value();
+  CHECK(owned == all(Kind::glossary_term, f.a1));
+  auto own = s.patch_json(f.admin, Kind::glossary_term, uuid_of(f.a1),
+                          parse(R"({"description":"own fields only","displayName":"A one"})")).value();
+  CHECK(own == all(Kind::glossary_term, f.a1));
+  CHECK(own.at("owners").at(0).at("name") == "alice");
+  CHECK(own.at("followers").at(0).at("name") == "alice");
+  CHECK(own.at("parent").at("name") == "A");
+
+  // A team among its own owners shows its own displayName there: the patch renders again.
+  auto self = R"({"id":")" + id_of(f.team) + R"(","type":"team"})";
+  auto owns_itself =
+      s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"owners":[)" + self + "]}"));
+  REQUIRE(owns_itself);
+  auto renamed = s.patch_json(f.admin, Kind::team, uuid_of(f.team),
+                              parse(R"({"displayName":"Data people"})")).value();
+  CHECK(renamed.at("owners").at(0).at("displayName") == "Data people");
+  CHECK(renamed == all(Kind::team, f.team));
+}

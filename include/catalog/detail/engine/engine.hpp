@@ -148,10 +148,18 @@ struct ContainerCache {
   std::vector<Entry> entries;  // few: the containers of one page
 };
 
+/// What a rendering may take instead of reading it again.
+struct RenderFrom {
+  /// Remembers the containers rendered, for the next entity of the same read.
+  ContainerCache* containers = nullptr;
+  /// A rendering of the same entity, with the same fields, whose containers and relationships
+  /// have not changed since (a patch of own fields only): their members are copied from it.
+  const boost::json::object* previous = nullptr;
+};
+
 /// The entity as the API returns it: own fields, containers, and the extras in `fields`.
-/// `containers`, when given, remembers the containers rendered, for the next entity.
 Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
-                                   ContainerCache* containers = nullptr);
+                                   const RenderFrom& from = {});
 
 // ---- resources for the authorizer ----
 

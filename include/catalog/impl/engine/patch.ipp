@@ -471,6 +471,21 @@ Result<Changes> write_fields(Tx& tx, Kind kind, Record& r, const json::object& b
   return changes;
 }
 
+/// Whether a rendering lists the entity itself among its relationships (a team among its own
+/// owners): such a reference shows the entity's own fields, so it is rendered again.
+bool lists_itself(Kind kind, const json::object& rendered, const Uuid& id) {
+  const auto self = to_string(id);
+  for (const auto& rf : relation_fields(kind)) {
+    const auto* refs = rendered.if_contains(rf.field);
+    if (!refs || !refs->is_array()) continue;
+    for (const auto& ref : refs->get_array())
+      if (const auto* o = ref.if_object())
+        if (const auto* i = o->if_contains("id"); i && i->is_string() && i->get_string() == self)
+          return true;
+  }
+  return false;
+}
+
 /// S9 once the body is validated: read, change, authorize, check, write, record.
 Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                                   const PatchOptions& options,
@@ -492,13 +507,20 @@ Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const
   if (auto a = authorize_changes(tx, who, kind, *r, changed); !a) return a.error();
   if (auto c = check_patched(tx, who, kind, *r, *current, *patched, changed); !c) return c.error();
   // Write the fields and edges, then record them as a new version with its event.
+  const auto containers = std::pair(r->container, r->glossary);
   auto changes = write_fields(tx, kind, *r, *current, after, changed);
   if (!changes) return changes.error();
   if (auto w = write_version(tx, who, *r, false, changes->description(), "entityUpdated",
                              changes->major);
       !w)
     return w.error();
-  return render(tx, *r, FieldSet::everything());
+  // Only own fields changed: the containers and relationships shown are those read before.
+  const bool own_only =
+      containers == std::pair(r->container, r->glossary) &&
+      std::none_of(changed.begin(), changed.end(),
+                   [&](const std::string& f) { return relation(kind, f).has_value(); }) &&
+      !lists_itself(kind, *current, r->id);
+  return render(tx, *r, FieldSet::everything(), RenderFrom{nullptr, own_only ? &*current : nullptr});
 }
 
 }  // namespace

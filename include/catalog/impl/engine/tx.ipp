@@ -346,70 +346,108 @@ Result<std::int64_t> count_edges(Tx& tx, const Uuid& root, const CountField& cou
   return n;
 }
 
-}  // namespace
-
-Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
-                            ContainerCache* containers) {
-  json::object out;
-  out.reserve(r.doc.size() + 8);
+// Own fields in stored order; changeDescription goes last (render adds it).
+void render_own(Tx& tx, const Record& r, const FieldSet& fields, json::object& out) {
   for (const auto& kv : r.doc) {
-    if (kv.key() == "changeDescription") continue;  // goes last
+    if (kv.key() == "changeDescription") continue;
     if (is_extra(r.kind, kv.key()) && !fields.has(kv.key())) continue;
     out.emplace(kv.key(), kv.value());
     if (kv.key() == "deleted" && tx.env().options.base_url)
       out["href"] = *tx.env().options.base_url + "/v1/" + std::string(info(r.kind).collection) +
                     "/" + to_string(r.id);
   }
-  // Containers, always shown.
-  auto container_ref = [&](const std::optional<Uuid>& id, std::string_view field,
-                           std::string_view copied) -> Result<void> {
-    if (!id) return {};
-    auto show = [&](const ContainerCache::Entry& e) {
-      out[field] = e.reference;
-      if (e.value) out[copied] = *e.value;
-    };
-    if (containers)
-      for (const auto& e : containers->entries)
-        if (e.id == *id && e.copied == copied) {
-          show(e);
-          return {};
-        }
-    auto c = tx.find(*id);
-    if (!c) return c.error();
-    if (!*c) return {};
-    ContainerCache::Entry e{*id, copied, reference(**c), std::nullopt};
-    if (!copied.empty())
-      if (auto t = (*c)->doc.find(copied); t != (*c)->doc.end()) e.value = t->value();
-    show(e);
-    if (containers) containers->entries.push_back(std::move(e));
+}
+
+// Copies member `field` of `previous` (a rendering of the same entity) into `out`; false when
+// there is no previous rendering or it has no such member.
+bool reuse(const json::object* previous, std::string_view field, json::object& out) {
+  if (!previous) return false;
+  auto it = previous->find(field);
+  if (it == previous->end()) return false;
+  out[field] = it->value();
+  return true;
+}
+
+// The reference to container `id` as member `field`, and the member `copied` its kind takes
+// from the container (a search index's serviceType), if the container has it.
+Result<void> render_container(Tx& tx, const Uuid& id, std::string_view field,
+                              std::string_view copied, const RenderFrom& from,
+                              json::object& out) {
+  if (reuse(from.previous, field, out)) {
+    if (!copied.empty()) reuse(from.previous, copied, out);
     return {};
+  }
+  auto show = [&](const ContainerCache::Entry& e) {
+    out[field] = e.reference;
+    if (e.value) out[copied] = *e.value;
   };
+  if (from.containers)
+    for (const auto& e : from.containers->entries)
+      if (e.id == id && e.copied == copied) {
+        show(e);
+        return {};
+      }
+  auto c = tx.find(id);
+  if (!c) return c.error();
+  if (!*c) return {};
+  ContainerCache::Entry e{id, copied, reference(**c), std::nullopt};
+  if (!copied.empty())
+    if (auto t = (*c)->doc.find(copied); t != (*c)->doc.end()) e.value = t->value();
+  show(e);
+  if (from.containers) from.containers->entries.push_back(std::move(e));
+  return {};
+}
+
+// Containers, always shown; a term right under its glossary shows it once, as `glossary`.
+Result<void> render_containers(Tx& tx, const Record& r, const RenderFrom& from,
+                               json::object& out) {
   const auto& kind = info(r.kind);
-  if (kind.in_glossary)
-    if (auto c = container_ref(r.glossary, "glossary", {}); !c) return c.error();
-  // A term right under its glossary shows it once, as `glossary`.
-  if (!kind.container_field.empty() && !(kind.in_glossary && r.container == r.glossary))
-    if (auto c = container_ref(r.container, kind.container_field, kind.container_type); !c)
-      return c.error();
+  if (kind.in_glossary && r.glossary)
+    if (auto c = render_container(tx, *r.glossary, "glossary", {}, from, out); !c) return c;
+  if (!kind.container_field.empty() && r.container && !(kind.in_glossary && r.container == r.glossary))
+    if (auto c = render_container(tx, *r.container, kind.container_field, kind.container_type,
+                                  from, out);
+        !c)
+      return c;
+  return {};
+}
+
+// Relationship fields, votes and counts that `fields` asks for.
+Result<void> render_relations(Tx& tx, const Record& r, const FieldSet& fields,
+                              const RenderFrom& from, json::object& out) {
+  const auto& kind = info(r.kind);
   for (const auto& rf : relation_fields(r.kind)) {
     if (is_extra(r.kind, rf.field) && !fields.has(rf.field)) continue;
+    if (reuse(from.previous, rf.field, out)) continue;
     auto edges = tx.edges(r.id, rf.rel, rf.reverse);
     if (!edges) return edges.error();
     auto refs = references(tx, *edges);
     if (!refs) return refs.error();
     out[rf.field] = std::move(*refs);
   }
-  if (kind.has_votes && fields.has("votes")) {
+  if (kind.has_votes && fields.has("votes") && !reuse(from.previous, "votes", out)) {
     auto v = votes_of(tx, r.id);
     if (!v) return v.error();
     out["votes"] = std::move(*v);
   }
   for (const auto& count : kind.counts) {
-    if (!fields.has(count.field)) continue;
+    if (!fields.has(count.field) || reuse(from.previous, count.field, out)) continue;
     auto n = count_edges(tx, r.id, count);
     if (!n) return n.error();
     out[count.field] = *n;
   }
+  return {};
+}
+
+}  // namespace
+
+Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
+                            const RenderFrom& from) {
+  json::object out;
+  out.reserve(r.doc.size() + 8);
+  render_own(tx, r, fields, out);
+  if (auto c = render_containers(tx, r, from, out); !c) return c.error();
+  if (auto c = render_relations(tx, r, fields, from, out); !c) return c.error();
   if (auto cd = r.doc.find("changeDescription"); cd != r.doc.end())
     out["changeDescription"] = cd->value();
   return out;
