@@ -601,3 +601,23 @@ TEST_CASE("base64url decoding is strict", "[base64url]") {
   CHECK_FALSE(none("QUL"));
   CHECK_FALSE(required("QUJ="));
 }
+
+TEST_CASE("serialize escapes strings exactly as Boost.JSON does", "[json][serialize]") {
+  // Strings with nothing to escape take a shorter path than the others; both must write what
+  // Boost.JSON writes, in keys and in values.
+  auto same = [](const std::string& text) {
+    INFO("string of " << text.size() << " bytes, first byte " << (text.empty() ? -1 : static_cast<unsigned char>(text[0])));
+    boost::json::value v = boost::json::string(text);
+    CHECK(catalog::json::serialize(v) == boost::json::serialize(v));
+    boost::json::object o;
+    o[text] = text;
+    CHECK(catalog::json::serialize(o) == boost::json::serialize(o));
+  };
+  same("");
+  for (int c = 0; c < 0x80; ++c) {
+    same(std::string(1, static_cast<char>(c)));
+    same("ab" + std::string(1, static_cast<char>(c)) + "cd");
+  }
+  same("caf\xc3\xa9 \xe2\x80\xa8 \xf0\x9f\x98\x80");  // é, U+2028, an emoji: written as they are
+  same(std::string(300, 'x') + "\"" + std::string(300, '\\'));  // longer than one chunk
+}

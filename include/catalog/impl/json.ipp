@@ -316,9 +316,20 @@ private:
     out_ += format_double(d, buf);
   }
 
-  // Boost.JSON's serializer escapes exactly what JSON requires; reusing one serializer avoids an
-  // allocation per string.
+  // A string with nothing to escape is copied between quotes (most keys and values: a fifth of
+  // the time of serializing a record went to the serializer's state machine). Anything else goes
+  // to Boost.JSON's serializer, which escapes exactly what JSON requires (the quote, the
+  // backslash and the controls); reusing one avoids an allocation per string.
   void write_string(bj::string_view s) {
+    const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
+      return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+    });
+    if (plain) {
+      out_ += '"';
+      out_.append(s.data(), s.size());
+      out_ += '"';
+      return;
+    }
     strings_.reset(s);
     char buf[256];
     while (!strings_.done()) {

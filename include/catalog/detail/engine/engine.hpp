@@ -197,9 +197,12 @@ Result<boost::json::object> create(Tx& tx, const Principal& who, Kind kind,
                                    const boost::json::value& body);
 /// Writes a new version of `r` (changed in memory): +0.1 (+1.0 when `major`), stamps,
 /// `change` as changeDescription, list entries moved if the deletion state changed since
-/// `was_deleted`, snapshot, and one event of `event_type`.
-Result<void> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
-                           boost::json::object change, std::string_view event_type, bool major);
+/// `was_deleted`, snapshot, and one event of `event_type`. Returns the snapshot: the entity as
+/// rendered with every field, which `from` may help render.
+Result<boost::json::object> write_version(Tx& tx, const Principal& who, Record& r,
+                                          bool was_deleted, boost::json::object change,
+                                          std::string_view event_type, bool major,
+                                          const RenderFrom& from = {});
 
 Result<std::optional<boost::json::object>> remove(Tx& tx, const Principal& who, Kind kind,
                                                   const EntityKey& key,

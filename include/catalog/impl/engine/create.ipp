@@ -440,7 +440,9 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
     change["fieldsAdded"] = json::array();
     change["fieldsUpdated"] = json::array{field_change("isAdmin", &was, &now)};
     change["fieldsDeleted"] = json::array();
-    return write_version(tx, system, r, r.deleted(), std::move(change), "entityUpdated", false);
+    auto w = write_version(tx, system, r, r.deleted(), std::move(change), "entityUpdated", false);
+    if (!w) return w.error();
+    return {};
   }
   Draft d;
   d.record.kind = Kind::user;

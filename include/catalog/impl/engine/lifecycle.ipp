@@ -64,14 +64,20 @@ json::object deleted_change(bool from, bool to) {
 Result<void> soft_delete_one(Tx& tx, const Principal& who, Record& r, std::uint64_t op) {
   r.doc["deleted"] = true;
   r.deleted_by = op;
-  return write_version(tx, who, r, false, deleted_change(false, true), "entitySoftDeleted",
-                       false);
+  if (auto w = write_version(tx, who, r, false, deleted_change(false, true), "entitySoftDeleted",
+                             false);
+      !w)
+    return w.error();
+  return {};
 }
 
 Result<void> restore_one(Tx& tx, const Principal& who, Record& r) {
   r.doc["deleted"] = false;
   r.deleted_by = 0;
-  return write_version(tx, who, r, true, deleted_change(true, false), "entityRestored", false);
+  if (auto w = write_version(tx, who, r, true, deleted_change(true, false), "entityRestored", false);
+      !w)
+    return w.error();
+  return {};
 }
 
 /// Removes every trace of `r`: record, name, list entries and counters, history, and every
@@ -143,8 +149,9 @@ Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
 
 // Writes a new version of `r` (already changed in memory): +0.1, stamps, change description,
 /// indexes moved from `was_deleted` state, snapshot, event.
-Result<void> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
-                           json::object change, std::string_view event_type, bool major) {
+Result<json::object> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
+                                   json::object change, std::string_view event_type, bool major,
+                                   const RenderFrom& from) {
   auto previous = r.version();
   auto next = major ? previous.next_major() : previous.next_minor();
   // Index entries live under the deletion state; move them when it changes.
@@ -160,12 +167,12 @@ Result<void> write_version(Tx& tx, const Principal& who, Record& r, bool was_del
   change["previousVersion"] = detail::to_json(previous);
   r.doc["changeDescription"] = std::move(change);
   if (auto p = tx.put(r); !p) return p.error();
-  auto rendered = render(tx, r, FieldSet::everything());
+  auto rendered = render(tx, r, FieldSet::everything(), from);
   if (!rendered) return rendered.error();
   if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
   auto e = tx.append_event(make_event(event_type, r, previous, who, tx.env().now_ms));
   if (!e) return e.error();
-  return {};
+  return rendered;
 }
 
 namespace {

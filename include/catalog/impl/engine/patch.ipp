@@ -506,21 +506,19 @@ Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const
   // Authorize by what changes; then the result must still be a valid entity of its kind.
   if (auto a = authorize_changes(tx, who, kind, *r, changed); !a) return a.error();
   if (auto c = check_patched(tx, who, kind, *r, *current, *patched, changed); !c) return c.error();
-  // Write the fields and edges, then record them as a new version with its event.
+  // Write the fields and edges, then record them as a new version with its event; its snapshot
+  // is the answer. When only own fields changed, the containers and relationships shown are
+  // those read before.
   const auto containers = std::pair(r->container, r->glossary);
   auto changes = write_fields(tx, kind, *r, *current, after, changed);
   if (!changes) return changes.error();
-  if (auto w = write_version(tx, who, *r, false, changes->description(), "entityUpdated",
-                             changes->major);
-      !w)
-    return w.error();
-  // Only own fields changed: the containers and relationships shown are those read before.
   const bool own_only =
       containers == std::pair(r->container, r->glossary) &&
       std::none_of(changed.begin(), changed.end(),
                    [&](const std::string& f) { return relation(kind, f).has_value(); }) &&
       !lists_itself(kind, *current, r->id);
-  return render(tx, *r, FieldSet::everything(), RenderFrom{nullptr, own_only ? &*current : nullptr});
+  return write_version(tx, who, *r, false, changes->description(), "entityUpdated",
+                       changes->major, RenderFrom{nullptr, own_only ? &*current : nullptr});
 }
 
 }  // namespace
