@@ -9,6 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
 using namespace catalog;
 
 TEST_CASE("Version: integer tenths, plain decimals, strict parsing", "[version]") {
@@ -103,6 +107,47 @@ TEST_CASE("UUIDs: exactly 8-4-4-4-12 hex, either case, written lowercase", "[uui
     CHECK(parse_uuid(bad).error().code() == Errc::invalid_uuid);
   }
   CHECK(random_uuid() != random_uuid());
+}
+
+TEST_CASE("random ids are version 4, distinct across pool refills, and not shared with a fork",
+          "[uuid]") {
+  // Ids come from a pool filled 64 at a time; 1,000 cross many refills.
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    auto id = random_uuid();
+    CHECK((id.data[6] >> 4) == 4);
+    CHECK((id.data[8] & 0xC0) == 0x80);
+    seen.insert(to_string(id));
+  }
+  CHECK(seen.size() == 1000);
+  // A forked child must not hand out the ids its parent will: with a copied pool, both would
+  // take the same next bytes.
+  (void)random_uuid();  // the pool now has bytes left that the child would otherwise copy
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    auto id = random_uuid();
+    auto written = ::write(fds[1], id.data, 16);
+    ::_exit(written == 16 ? 0 : 1);
+  }
+  ::close(fds[1]);
+  auto mine = random_uuid();
+  Uuid theirs;
+  std::size_t got = 0;
+  while (got < 16) {
+    auto n = ::read(fds[0], theirs.data + got, 16 - got);
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(got == 16);
+  CHECK(WIFEXITED(status));
+  CHECK(mine != theirs);
+  CHECK(seen.count(to_string(theirs)) == 0);
 }
 
 TEST_CASE("errors: kinds, statuses and type names", "[error]") {
