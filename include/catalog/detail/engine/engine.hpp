@@ -229,7 +229,7 @@ Result<void> upgrade_key_schema(Tx& tx);
 /// Creates or promotes an admin user (S11), without authorization.
 Result<void> ensure_admin(Tx& tx, std::string_view name);
 
-// ---- stored values (values.cpp) ----
+// ---- stored values (values.ipp) ----
 
 /// The one parse of stored JSON text (records, snapshots, events): Boost.JSON's parser with the
 /// depth of catalog::json::max_parse_depth. Errors: storage, with the parser's message.

@@ -24,7 +24,7 @@
 // delete or restore changes one shard, and two of them meet on a key only when their ids share a
 // shard (1 in counter_shards). Reading a total scans at most counter_shards keys. Key schema 1
 // (stores written before shards) had one key per list, `C kind state scope`, the prefix of its
-// shards today; Store::open converts such stores (upgrade.cpp) and records key schema 2.
+// shards today; Store::open converts such stores (upgrade.ipp) and records key schema 2.
 
 #include <catalog/kind.hpp>
 #include <catalog/uuid.hpp>

@@ -39,7 +39,7 @@ struct StoredReference {
   boost::json::object to_json(boost::json::storage_ptr sp = {}) const;
 };
 
-/// Reads the reference fields of a stored entity record (tx.cpp `encode`: `{"k": type, ...,
+/// Reads the reference fields of a stored entity record (tx.ipp `encode`: `{"k": type, ...,
 /// "doc": {...}}`) into `out`. Returns false when the record is not what it expects (a field
 /// absent or of another type, a member repeated, bytes that are not JSON, a string that is not
 /// UTF-8): then the full `decode` must read it, and decides whether the record is corrupt. When

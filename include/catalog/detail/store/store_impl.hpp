@@ -2,8 +2,8 @@
 #define CATALOG_DETAIL_STORE_STORE_IMPL_HPP
 
 // Store::Impl: the backend, the options, and the transaction runners every Store method uses.
-// Store methods live in several files (store.cpp, store_lifecycle.cpp, store_list.cpp, ...),
-// one per group of operations.
+// Store methods live in several files of impl/store/ (store.ipp, store_lifecycle.ipp,
+// store_list.ipp, ...), one per group of operations.
 
 #include <catalog/detail/engine/engine.hpp>
 

@@ -2,7 +2,7 @@
 #define CATALOG_IMPL_ADMIN_ADMIN_IPP
 
 // catalog::admin: verify with progress, backup, stats and the change-event log. Export and
-// import are in dump.cpp.
+// import are in dump.ipp.
 
 #include <catalog/detail/admin/common.hpp>
 

@@ -303,7 +303,7 @@ json::object reference(const Record& r) {
   return o;
 }
 
-// references(): references.cpp, which reads the reference fields without decoding records.
+// references(): references.ipp, which reads the reference fields without decoding records.
 
 namespace {
 

@@ -597,7 +597,7 @@ class Verifier {
     return {};
   }
 
-  // Store::open records the key schema (upgrade.cpp), so every opened store has it.
+  // Store::open records the key schema (upgrade.ipp), so every opened store has it.
   Result<void> check_key_schema() {
     const auto key = keys::meta(key_schema_meta);
     auto present = exists(key);

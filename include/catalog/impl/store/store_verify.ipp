@@ -1,7 +1,7 @@
 #ifndef CATALOG_IMPL_STORE_STORE_VERIFY_IPP
 #define CATALOG_IMPL_STORE_STORE_VERIFY_IPP
 
-// Store::verify: the engine's integrity check (engine/verify.cpp) in one read transaction.
+// Store::verify: the engine's integrity check (impl/engine/verify.ipp) in one read transaction.
 
 #include <catalog/detail/engine/verify.hpp>
 #include <catalog/detail/store/store_impl.hpp>
