@@ -233,6 +233,18 @@ TEST_CASE("entity JSON: camelCase names, absent optionals omitted, strict readin
         "Invalid member owners[1].type: expected a string");
   CHECK_THAT(message(R"({"name":"g","description":"x","tags":[{"tagFQN":"a","state":"Sideways"}]})"),
              Catch::Contains("tags[0].state"));
+  // A wrong value deep in nested structs is found in time linear in the depth, not exponential
+  // (each level once quietly, the failing one again with its path): 30 levels of search index
+  // fields, the most a request's nesting limit allows, answer at once.
+  std::string deep = R"({"name":"z","dataType":1})";
+  std::string expected = "dataType";
+  for (int level = 0; level < 30; ++level) {
+    deep = R"({"name":"f","dataType":"t","children":[)" + deep + "]}";
+    expected = "children[0]." + expected;
+  }
+  auto nested = from_json<SearchIndexField>(json::parse(deep).value());
+  REQUIRE_FALSE(nested);
+  CHECK(nested.error().message() == "Invalid member " + expected + ": expected a string");
   // Members in any order read the same as in the order the catalog writes them.
   auto shuffled = from_json<CreateGlossary>(json::parse(
       R"({"tags":[{"state":"Suggested","tagFQN":"a"}],"mutuallyExclusive":true,"description":"x","name":"g"})").value());

@@ -263,8 +263,13 @@ Result<void> from_json(const boost::json::value& v, T& out, std::string_view pat
   if (!v.is_object()) return type_error(path, "an object");
   const auto& obj = v.get_object();
   if (read_members(obj, out)) return {};
+  // Quiet, the caller only needs to know that we failed: it converts us again with a path to
+  // find out why. Looking here too would convert every failing level twice, exponential in the
+  // depth of nested structs (search index fields nest).
+  if (is_quiet(path)) return fail(Errc::invalid_request, "Invalid member");
   // Something is wrong: find what, in the order the messages are defined (a missing required
-  // member first, then the members in struct order, then an unknown member).
+  // member first, then the members in struct order, then an unknown member). Each member is
+  // converted quietly (linear) and only the failing one again with its path.
   auto member_path = [&](std::string_view name) {
     std::string p;
     if (!path.empty()) {
@@ -285,12 +290,7 @@ Result<void> from_json(const boost::json::value& v, T& out, std::string_view pat
     auto kv = obj.find(name);
     if (kv == obj.end()) return;
     auto& field = out.*member.pointer;
-    auto r = from_json(kv->value(), field, quiet_path);
-    if (r) return;
-    if (is_quiet(path)) {  // our caller converts us again, with a path
-      error = r.error();
-      return;
-    }
+    if (from_json(kv->value(), field, quiet_path)) return;
     error = from_json(kv->value(), field, member_path(name)).error();
   });
   if (error) return *error;

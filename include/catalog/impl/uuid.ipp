@@ -83,13 +83,14 @@ namespace detail {
 class UuidPool {
 public:
   static UuidPool& instance() {
-    static UuidPool pool;
-    return pool;
+    // Never destroyed: the fork handlers stay registered until the process ends.
+    static UuidPool* pool = new UuidPool;
+    return *pool;
   }
 
   Uuid next() {
     std::lock_guard lock(mutex_);
-    if (used_ == bytes_.size() && !refill()) return fallback_();
+    if (!fork_safe_ || (used_ == bytes_.size() && !refill())) return fallback_();
     Uuid u;
     std::memcpy(u.data, bytes_.data() + used_, 16);
     used_ += 16;
@@ -101,12 +102,14 @@ public:
 private:
   UuidPool() {
 #if defined(__linux__)
-    ::pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
-                     [] {
-                       auto& pool = instance();
-                       pool.used_ = pool.bytes_.size();
-                       pool.mutex_.unlock();
-                     });
+    // Without the handlers a child could repeat its parent's ids: then no pool at all.
+    fork_safe_ = ::pthread_atfork([] { instance().mutex_.lock(); },
+                                  [] { instance().mutex_.unlock(); },
+                                  [] {
+                                    auto& pool = instance();
+                                    pool.used_ = pool.bytes_.size();
+                                    pool.mutex_.unlock();
+                                  }) == 0;
 #endif
   }
 
@@ -131,6 +134,7 @@ private:
   std::mutex mutex_;
   std::array<std::uint8_t, 64 * 16> bytes_{};
   std::size_t used_ = bytes_.size();
+  bool fork_safe_ = false;
   boost::uuids::random_generator fallback_;
 };
 
