@@ -200,6 +200,11 @@ inline Result<void> from_json(const boost::json::value& v, std::optional<boost::
 inline constexpr std::string_view quiet_path{};
 inline bool is_quiet(std::string_view path) noexcept { return path.data() == nullptr; }
 
+/// Declared before read_members, which converts members: a member that is itself a described
+/// struct finds it (argument-dependent lookup would not look in catalog::detail).
+template <Described T>
+Result<void> from_json(const boost::json::value& v, T& out, std::string_view path);
+
 template <Described T>
 using members_of = boost::describe::describe_members<T, boost::describe::mod_public |
                                                             boost::describe::mod_inherited>;
