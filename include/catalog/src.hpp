@@ -32,6 +32,7 @@
 #include <catalog/impl/engine/lifecycle.ipp>
 #include <catalog/impl/engine/list.ipp>
 #include <catalog/impl/engine/patch.ipp>
+#include <catalog/impl/engine/record.ipp>
 #include <catalog/impl/engine/references.ipp>
 #include <catalog/impl/engine/social.ipp>
 #include <catalog/impl/engine/tx.ipp>

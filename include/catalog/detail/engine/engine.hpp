@@ -6,6 +6,7 @@
 // indexes, counters, history, events); the operations are free functions over a Tx.
 
 #include <catalog/detail/engine/keys.hpp>
+#include <catalog/detail/engine/record.hpp>
 
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
@@ -31,23 +32,6 @@
 namespace catalog::engine {
 
 using keys::Rel;
-
-/// One stored entity: its own fields (`doc`) and what the engine keeps beside them.
-struct Record {
-  Kind kind = Kind::user;
-  Uuid id{};
-  std::optional<Uuid> container;  // service, glossary or parent term, parent domain
-  std::optional<Uuid> glossary;   // glossary terms: their glossary
-  std::uint64_t deleted_by = 0;   // the operation (event offset) that soft-deleted it
-  boost::json::object doc;        // own fields, as rendered (no relationships)
-
-  std::string_view name() const;
-  std::string_view fqn() const;
-  bool deleted() const;
-  Version version() const;
-  /// The list scope beside "all": the service of ML models and search indexes.
-  std::optional<Uuid> scope() const;
-};
 
 /// A reference to an entity from an edge.
 struct Edge {
@@ -196,11 +180,11 @@ Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> 
 Result<boost::json::object> create(Tx& tx, const Principal& who, Kind kind,
                                    const boost::json::value& body);
 /// Writes a new version of `r` (changed in memory): +0.1 (+1.0 when `major`), stamps,
-/// `change` as changeDescription, list entries moved if the deletion state changed since
+/// `change` (its previousVersion set here) as changeDescription, list entries moved if the deletion state changed since
 /// `was_deleted`, snapshot, and one event of `event_type`. Returns the snapshot: the entity as
 /// rendered with every field, which `from` may help render.
 Result<boost::json::object> write_version(Tx& tx, const Principal& who, Record& r,
-                                          bool was_deleted, boost::json::object change,
+                                          bool was_deleted, ChangeDescription change,
                                           std::string_view event_type, bool major,
                                           const RenderFrom& from = {});
 
@@ -234,7 +218,8 @@ Result<void> ensure_admin(Tx& tx, std::string_view name);
 /// The one parse of stored JSON text (records, snapshots, events): Boost.JSON's parser with the
 /// depth of catalog::json::max_parse_depth. Errors: storage, with the parser's message.
 Result<boost::json::value> parse_stored(std::string_view bytes);
-/// Record JSON encoding (internal). decode: errors storage ("corrupt entity record").
+/// A record's stored value: `{"k", "c"?, "g"?, "d"?, "doc"}` with the stored document.
+/// decode: errors storage ("corrupt entity record").
 std::string encode(const Record& r);
 Result<Record> decode(std::string_view bytes);
 /// A history snapshot (keys::history). Errors: storage ("corrupt snapshot").

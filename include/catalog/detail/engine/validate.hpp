@@ -19,6 +19,8 @@ Result<void> check_limits(const boost::json::value& v, std::size_t max_depth,
 /// 6 to 127 characters, one '@', a dot after it, no whitespace. Errors: bad_request.
 Result<void> validate_email(std::string_view email, std::string_view field = "email");
 /// tagFQN lengths; fills defaults; sorts by tagFQN and drops duplicates. Errors: bad_request.
+Result<std::vector<TagLabel>> normalized_tags(const std::vector<TagLabel>& tags);
+/// normalized_tags as JSON.
 Result<boost::json::array> normalize_tags(const std::vector<TagLabel>& tags);
 /// dataType of every field (recursively). Errors: bad_request (invalid_value).
 Result<void> validate_index_fields(const std::vector<SearchIndexField>& fields);

@@ -504,39 +504,44 @@ class Importer {
   static Result<engine::Record> entity_record(bj::object& o) {
     if (auto c = only(o, "an entity", {"type", "container", "glossary", "deletedBy", "doc"}); !c)
       return c.error();
-    engine::Record r;
     const auto* type = o.if_contains("type");
     auto kind = type && type->is_string() ? kind_from_type(type->get_string()) : std::nullopt;
     if (!kind) return bad("the entity has no known type");
-    r.kind = *kind;
-    for (auto [name, field] : {std::pair{"container", &r.container}, {"glossary", &r.glossary}}) {
+    std::optional<Uuid> container, glossary;
+    for (auto [name, field] : {std::pair{"container", &container}, {"glossary", &glossary}}) {
       if (!o.contains(name)) continue;
       auto id = id_member(o, name, "the entity");
       if (!id) return id.error();
       *field = *id;
     }
+    std::uint64_t deleted_by = 0;
     if (const auto* d = o.if_contains("deletedBy")) {
       if (d->is_int64() && d->get_int64() > 0)
-        r.deleted_by = static_cast<std::uint64_t>(d->get_int64());
+        deleted_by = static_cast<std::uint64_t>(d->get_int64());
       else if (d->is_uint64())
-        r.deleted_by = d->get_uint64();
+        deleted_by = d->get_uint64();
       else
         return bad("deletedBy is not an event offset (a positive integer)");
     }
-    auto* doc = o.if_contains("doc");
-    if (!doc || !doc->is_object()) return bad("the entity has no doc object");
-    r.doc = std::move(doc->get_object());
-    auto id = id_member(r.doc, "id", "the doc");
+    auto* doc_value = o.if_contains("doc");
+    if (!doc_value || !doc_value->is_object()) return bad("the entity has no doc object");
+    const auto& doc = doc_value->get_object();
+    auto id = id_member(doc, "id", "the doc");
     if (!id) return id.error();
-    r.id = *id;
     for (const char* member : {"name", "fullyQualifiedName"})
-      if (const auto* v = r.doc.if_contains(member); !v || !v->is_string())
+      if (const auto* v = doc.if_contains(member); !v || !v->is_string())
         return bad("the doc has no " + std::string(member));
-    if (auto v = version_member(r.doc, "the doc"); !v) return v.error();
-    const auto* deleted = r.doc.if_contains("deleted");
+    if (auto v = version_member(doc, "the doc"); !v) return v.error();
+    const auto* deleted = doc.if_contains("deleted");
     if (!deleted || !deleted->is_bool()) return bad("the doc has no deleted flag");
-    if (deleted->get_bool() != (r.deleted_by != 0))
-      return bad(r.deleted_by ? "a live entity with deletedBy"
+    auto r = engine::record_from_document(*kind, doc, "the doc is not a " +
+                                                          std::string(type_name(*kind)));
+    if (!r) return bad(r.error().message());
+    r->container = container;
+    r->glossary = glossary;
+    r->deleted_by = deleted_by;
+    if (deleted->get_bool() != (r->deleted_by != 0))
+      return bad(r->deleted_by ? "a live entity with deletedBy"
                               : "a soft-deleted entity without deletedBy (the offset of the "
                                 "event that deleted it)");
     return r;

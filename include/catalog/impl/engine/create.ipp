@@ -56,11 +56,23 @@ Result<T> read_request(Kind kind, const json::value& body, Draft& d) {
   return request;
 }
 
-void base_doc(json::object& doc, std::string_view name, const std::optional<std::string>& display,
+void set_base(EntityBase& e, std::string_view name, const std::optional<std::string>& display,
               const std::optional<std::string>& description) {
-  doc["name"] = name;
-  if (display) doc["displayName"] = *display;
-  if (description) doc["description"] = *description;
+  e.name = name;
+  e.display_name = display;
+  e.description = description;
+}
+
+// The service struct of a service record (either service kind).
+ServiceBase& service_of(Record& r) {
+  return *std::visit(
+      [](auto& e) -> ServiceBase* {
+        if constexpr (std::is_base_of_v<ServiceBase, std::remove_cvref_t<decltype(e)>>)
+          return &e;
+        else
+          return nullptr;
+      },
+      r.value);
 }
 
 void add_owners(Draft& d, const std::vector<Record>& owners) {
@@ -141,14 +153,14 @@ struct Prepared {
 Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateUser& r,
                      Prepared& p) {
   Draft& d = p.draft;
-  auto& doc = d.record.doc;
+  auto& e = d.record.as<User>();
   if (auto c = check_name(r.name); !c) return c.error();
-  if (auto e = validate_email(r.email); !e) return e.error();
-  base_doc(doc, r.name, r.display_name, r.description);
-  doc["email"] = r.email;
-  doc["isAdmin"] = r.is_admin.value_or(false);
-  d.admin_only = r.is_admin.value_or(false);
-  doc["isBot"] = r.is_bot.value_or(false);
+  if (auto v = validate_email(r.email); !v) return v.error();
+  set_base(e, r.name, r.display_name, r.description);
+  e.email = r.email;
+  e.is_admin = r.is_admin.value_or(false);
+  d.admin_only = e.is_admin;
+  e.is_bot = r.is_bot.value_or(false);
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     auto teams = resolve_ids(tx, Kind::team, req.teams);
     if (!teams) return teams.error();
@@ -161,15 +173,15 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
 Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateTeam& r,
                      Prepared& p) {
   Draft& d = p.draft;
-  auto& doc = d.record.doc;
+  auto& e = d.record.as<Team>();
   if (auto c = check_name(r.name); !c) return c.error();
   if (r.email)
-    if (auto e = validate_email(*r.email); !e) return e.error();
-  base_doc(doc, r.name, r.display_name, r.description);
+    if (auto v = validate_email(*r.email); !v) return v.error();
+  set_base(e, r.name, r.display_name, r.description);
   auto type = r.team_type.value_or(TeamType::group);
-  doc["teamType"] = detail::enum_name(type);
-  if (r.email) doc["email"] = *r.email;
-  doc["isJoinable"] = r.is_joinable.value_or(true);
+  e.team_type = type;
+  e.email = r.email;
+  e.is_joinable = r.is_joinable.value_or(true);
   p.resolve = [req = r, type](Tx& tx, Draft& d) -> Result<void> {
     auto parents = resolve_ids(tx, Kind::team, req.parents);
     if (!parents) return parents.error();
@@ -185,12 +197,12 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
 Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreatePolicy& r,
                      Prepared& p) {
   Draft& d = p.draft;
-  auto& doc = d.record.doc;
+  auto& e = d.record.as<Policy>();
   if (auto c = check_name(r.name); !c) return c.error();
   if (auto v = policy::validate_rules(r.rules); !v) return v.error();
-  base_doc(doc, r.name, r.display_name, r.description);
-  doc["rules"] = detail::to_json(r.rules);
-  doc["enabled"] = r.enabled.value_or(true);
+  set_base(e, r.name, r.display_name, r.description);
+  e.rules = r.rules;
+  e.enabled = r.enabled.value_or(true);
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
     return {};
@@ -201,15 +213,15 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
 Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateService& r,
                      Prepared& p) {
   Draft& d = p.draft;
-  auto& doc = d.record.doc;
+  auto& e = service_of(d.record);
   if (auto c = check_name(r.name); !c) return c.error();
   if (r.service_type.empty())
     return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
-  auto tags = normalize_tags(r.tags);
+  auto tags = normalized_tags(r.tags);
   if (!tags) return tags.error();
-  base_doc(doc, r.name, r.display_name, r.description);
-  doc["serviceType"] = r.service_type;
-  doc["tags"] = std::move(*tags);
+  set_base(e, r.name, r.display_name, r.description);
+  e.service_type = r.service_type;
+  e.tags = std::move(*tags);
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
@@ -218,20 +230,20 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
 
 Result<void> prepare(Tx& tx, Kind kind, const CreateMlModel& r, Prepared& p) {
   Draft& d = p.draft;
-  auto& doc = d.record.doc;
+  auto& e = d.record.as<MlModel>();
   if (auto c = check_name(r.name); !c) return c.error();
   if (r.server)
     if (auto u = validate_uri(*r.server, "server"); !u) return u.error();
-  auto tags = normalize_tags(r.tags);
+  auto tags = normalized_tags(r.tags);
   if (!tags) return tags.error();
-  base_doc(doc, r.name, r.display_name, r.description);
-  doc["algorithm"] = r.algorithm;
-  if (r.target) doc["target"] = *r.target;
-  if (r.server) doc["server"] = *r.server;
-  doc["mlFeatures"] = detail::to_json(r.ml_features);
-  doc["mlHyperParameters"] = detail::to_json(r.ml_hyper_parameters);
-  doc["tags"] = std::move(*tags);
-  if (r.extension) doc["extension"] = *r.extension;
+  set_base(e, r.name, r.display_name, r.description);
+  e.algorithm = r.algorithm;
+  e.target = r.target;
+  e.server = r.server;
+  e.ml_features = r.ml_features;
+  e.ml_hyper_parameters = r.ml_hyper_parameters;
+  e.tags = std::move(*tags);
+  e.extension = r.extension;
   if (auto in = place_in_service(tx, d, kind, r.service); !in) return in.error();
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     return link_owners_and_domains(tx, d, req.owners, req.domains);
@@ -242,13 +254,13 @@ Result<void> prepare(Tx& tx, Kind kind, const CreateMlModel& r, Prepared& p) {
 Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossary& r,
                      Prepared& p) {
   Draft& d = p.draft;
-  auto& doc = d.record.doc;
+  auto& e = d.record.as<Glossary>();
   if (auto c = check_name(r.name); !c) return c.error();
-  auto tags = normalize_tags(r.tags);
+  auto tags = normalized_tags(r.tags);
   if (!tags) return tags.error();
-  base_doc(doc, r.name, r.display_name, r.description);
-  doc["mutuallyExclusive"] = r.mutually_exclusive.value_or(false);
-  doc["tags"] = std::move(*tags);
+  set_base(e, r.name, r.display_name, r.description);
+  e.mutually_exclusive = r.mutually_exclusive.value_or(false);
+  e.tags = std::move(*tags);
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
     return link_owners_and_domains(tx, d, req.owners, req.domains);
@@ -258,14 +270,14 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
 
 Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossaryTerm& r, Prepared& p) {
   Draft& d = p.draft;
-  auto& doc = d.record.doc;
+  auto& e = d.record.as<GlossaryTerm>();
   if (auto c = check_name(r.name); !c) return c.error();
   if (auto f = fqn::canonical(r.glossary); !f) return f.error();
   if (r.parent)
     if (auto f = fqn::canonical(*r.parent); !f) return f.error();
   for (const auto& s : r.synonyms)
     if (s.empty()) return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
-  auto tags = normalize_tags(r.tags);
+  auto tags = normalized_tags(r.tags);
   if (!tags) return tags.error();
   auto glossary = tx.live_by_fqn(Kind::glossary, r.glossary);
   if (!glossary) return glossary.error();
@@ -282,14 +294,12 @@ Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossaryTer
   }
   auto glossary_reviewers = tx.edges(glossary->id, Rel::reviews, false);
   if (!glossary_reviewers) return glossary_reviewers.error();
-  base_doc(doc, r.name, r.display_name, r.description);
-  json::array synonyms;
-  for (const auto& s : r.synonyms) synonyms.push_back(json::string(s));
-  doc["synonyms"] = std::move(synonyms);
+  set_base(e, r.name, r.display_name, r.description);
+  e.synonyms = r.synonyms;
   bool reviewed = !glossary_reviewers->empty() || !r.reviewers.empty();
-  doc["status"] = reviewed ? "Draft" : "Approved";
-  doc["mutuallyExclusive"] = r.mutually_exclusive.value_or(false);
-  doc["tags"] = std::move(*tags);
+  e.status = reviewed ? TermStatus::draft : TermStatus::approved;
+  e.mutually_exclusive = r.mutually_exclusive.value_or(false);
+  e.tags = std::move(*tags);
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
     if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
@@ -302,7 +312,7 @@ Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossaryTer
 
 Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateDomain& r, Prepared& p) {
   Draft& d = p.draft;
-  auto& doc = d.record.doc;
+  auto& e = d.record.as<Domain>();
   if (auto c = check_name(r.name); !c) return c.error();
   if (r.parent) {
     if (auto f = fqn::canonical(*r.parent); !f) return f.error();
@@ -310,8 +320,8 @@ Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateDomain& r, 
     if (!parent) return parent.error();
     place_under(d, std::move(*parent));
   }
-  base_doc(doc, r.name, r.display_name, r.description);
-  doc["domainType"] = detail::enum_name(r.domain_type);
+  set_base(e, r.name, r.display_name, r.description);
+  e.domain_type = r.domain_type;
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     // Experts are user names, not FQNs: a name with a dot is one part ("john.doe").
     std::vector<std::string> expert_fqns;
@@ -325,19 +335,19 @@ Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateDomain& r, 
 
 Result<void> prepare(Tx& tx, Kind kind, const CreateSearchIndex& r, Prepared& p) {
   Draft& d = p.draft;
-  auto& doc = d.record.doc;
+  auto& e = d.record.as<SearchIndex>();
   if (auto c = check_name(r.name); !c) return c.error();
   if (auto v = validate_index_fields(r.fields); !v) return v.error();
   if (r.source_hash)
     if (auto v = validate_source_hash(*r.source_hash); !v) return v.error();
-  auto tags = normalize_tags(r.tags);
+  auto tags = normalized_tags(r.tags);
   if (!tags) return tags.error();
-  base_doc(doc, r.name, r.display_name, r.description);
-  doc["fields"] = detail::to_json(r.fields);
-  doc["indexType"] = detail::enum_name(r.index_type.value_or(IndexType::index));
-  doc["tags"] = std::move(*tags);
-  if (r.extension) doc["extension"] = *r.extension;
-  if (r.source_hash) doc["sourceHash"] = *r.source_hash;
+  set_base(e, r.name, r.display_name, r.description);
+  e.fields = r.fields;
+  e.index_type = r.index_type.value_or(IndexType::index);
+  e.tags = std::move(*tags);
+  e.extension = r.extension;
+  e.source_hash = r.source_hash;
   if (auto in = place_in_service(tx, d, kind, r.service); !in) return in.error();
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     return link_owners_and_domains(tx, d, req.owners, req.domains);
@@ -348,7 +358,7 @@ Result<void> prepare(Tx& tx, Kind kind, const CreateSearchIndex& r, Prepared& p)
 // Reads the create request of the kind's type (`E::create_type`) and prepares it.
 Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
   Prepared p;
-  p.draft.record.kind = kind;
+  p.draft.record = Record(kind);
   auto r = visit_kind(kind, [&]<class E>(std::type_identity<E>) -> Result<void> {
     auto request = read_request<typename E::create_type>(kind, body, p.draft);
     if (!request) return request.error();
@@ -384,7 +394,7 @@ Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json:
 
 Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d) {
   auto& r = d.record;
-  auto fqn_text = fqn::append(d.parent_fqn, r.doc.at("name").as_string());
+  auto fqn_text = fqn::append(d.parent_fqn, r.name());
   if (fqn_text.size() > fqn::max_fqn_bytes)
     return fail(Errc::invalid_fqn, "Invalid fullyQualifiedName: longer than 3072 bytes");
   auto existing = tx.find(r.kind, fqn_text);
@@ -392,17 +402,14 @@ Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d) {
   if (*existing) return fail(Errc::already_exists, "Entity already exists");
 
   r.id = random_uuid();
-  json::object doc;
-  doc["id"] = to_string(r.id);
-  for (auto& kv : r.doc) {
-    doc.emplace(kv.key(), kv.value());
-    if (kv.key() == "name") doc["fullyQualifiedName"] = fqn_text;
-  }
-  doc["version"] = detail::to_json(Version::initial());
-  doc["updatedAt"] = tx.env().now_ms;
-  doc["updatedBy"] = who.name;
-  doc["deleted"] = false;
-  r.doc = std::move(doc);
+  auto& base = r.base();
+  base.id = r.id;
+  base.fully_qualified_name = std::move(fqn_text);
+  base.version = Version::initial();
+  base.updated_at = tx.env().now_ms;
+  base.updated_by = who.name;
+  base.deleted = false;
+  r.store_present();
 
   if (auto p = tx.put(r); !p) return p.error();
   if (auto p = tx.put_name(r); !p) return p.error();
@@ -431,25 +438,25 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
   Principal system{Uuid{}, std::string(name), true};
   if (*existing) {
     auto& r = **existing;
-    if (r.doc.at("isAdmin").as_bool()) return {};
+    auto& user = r.as<User>();
+    if (user.is_admin) return {};
     // S11: an existing admin principal is made admin: a change like any other, so it gets its
     // own version, history snapshot and event (S3, S13).
-    r.doc["isAdmin"] = true;
-    json::value was = false, now = true;
-    json::object change;
-    change["fieldsAdded"] = json::array();
-    change["fieldsUpdated"] = json::array{field_change("isAdmin", &was, &now)};
-    change["fieldsDeleted"] = json::array();
+    user.is_admin = true;
+    r.keep("isAdmin");
+    ChangeDescription change;
+    change.fields_updated.push_back(FieldChange{"isAdmin", json::value(false), json::value(true)});
     auto w = write_version(tx, system, r, r.deleted(), std::move(change), "entityUpdated", false);
     if (!w) return w.error();
     return {};
   }
   Draft d;
-  d.record.kind = Kind::user;
-  d.record.doc["name"] = name;
-  d.record.doc["email"] = std::string(name) + "@example.com";
-  d.record.doc["isAdmin"] = true;
-  d.record.doc["isBot"] = false;
+  d.record = Record(Kind::user);
+  auto& user = d.record.as<User>();
+  user.name = name;
+  user.email = std::string(name) + "@example.com";
+  user.is_admin = true;
+  user.is_bot = false;
   auto made = write_new(tx, system, d);
   if (!made) return made.error();
   return {};

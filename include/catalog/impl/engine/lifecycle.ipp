@@ -52,17 +52,14 @@ Result<void> erase_range(Tx& tx, const storage::Range& range, OnKey&& on_key) {
   }
 }
 
-json::object deleted_change(bool from, bool to) {
-  json::object change;
-  change["fieldsAdded"] = json::array();
-  json::value old_value = from, new_value = to;
-  change["fieldsUpdated"] = json::array{field_change("deleted", &old_value, &new_value)};
-  change["fieldsDeleted"] = json::array();
+ChangeDescription deleted_change(bool from, bool to) {
+  ChangeDescription change;
+  change.fields_updated.push_back(FieldChange{"deleted", json::value(from), json::value(to)});
   return change;
 }
 
 Result<void> soft_delete_one(Tx& tx, const Principal& who, Record& r, std::uint64_t op) {
-  r.doc["deleted"] = true;
+  r.base().deleted = true;
   r.deleted_by = op;
   if (auto w = write_version(tx, who, r, false, deleted_change(false, true), "entitySoftDeleted",
                              false);
@@ -72,7 +69,7 @@ Result<void> soft_delete_one(Tx& tx, const Principal& who, Record& r, std::uint6
 }
 
 Result<void> restore_one(Tx& tx, const Principal& who, Record& r) {
-  r.doc["deleted"] = false;
+  r.base().deleted = false;
   r.deleted_by = 0;
   if (auto w = write_version(tx, who, r, true, deleted_change(true, false), "entityRestored", false);
       !w)
@@ -150,22 +147,24 @@ Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
 // Writes a new version of `r` (already changed in memory): +0.1, stamps, change description,
 /// indexes moved from `was_deleted` state, snapshot, event.
 Result<json::object> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
-                                   json::object change, std::string_view event_type, bool major,
+                                   ChangeDescription change, std::string_view event_type, bool major,
                                    const RenderFrom& from) {
   auto previous = r.version();
   auto next = major ? previous.next_major() : previous.next_minor();
   // Index entries live under the deletion state; move them when it changes.
   if (was_deleted != r.deleted()) {
     auto old = r;
-    old.doc["deleted"] = was_deleted;
+    old.base().deleted = was_deleted;
     if (auto i = tx.index(old, false); !i) return i.error();
     if (auto i = tx.index(r, true); !i) return i.error();
   }
-  r.doc["version"] = detail::to_json(next);
-  r.doc["updatedAt"] = tx.env().now_ms;
-  r.doc["updatedBy"] = who.name;
-  change["previousVersion"] = detail::to_json(previous);
-  r.doc["changeDescription"] = std::move(change);
+  auto& base = r.base();
+  base.version = next;
+  base.updated_at = tx.env().now_ms;
+  base.updated_by = who.name;
+  change.previous_version = previous;
+  base.change_description = std::move(change);
+  r.keep("changeDescription");
   if (auto p = tx.put(r); !p) return p.error();
   auto rendered = render(tx, r, FieldSet::everything(), from);
   if (!rendered) return rendered.error();

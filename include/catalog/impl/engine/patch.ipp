@@ -365,35 +365,30 @@ Result<void> check_patched(Tx& tx, const Principal& who, Kind kind, const Record
 
 /// The change description being built: one list per kind of change.
 struct Changes {
-  json::array added, updated, deleted;
+  ChangeDescription change;
   bool major = false;
 
+  static std::optional<json::value> value_of(const json::value* v) {
+    if (!v) return std::nullopt;
+    return *v;
+  }
   void record(std::string_view f, const json::value* old_value, const json::value* new_value) {
+    FieldChange c{std::string(f), value_of(old_value), value_of(new_value)};
     if (!old_value)
-      added.push_back(field_change(f, nullptr, new_value));
+      change.fields_added.push_back(std::move(c));
     else if (!new_value)
-      deleted.push_back(field_change(f, old_value, nullptr));
+      change.fields_deleted.push_back(std::move(c));
     else
-      updated.push_back(field_change(f, old_value, new_value));
+      change.fields_updated.push_back(std::move(c));
   }
   // What a set-valued field gained and lost (references by id, tags by tagFQN).
   void record_sets(std::string_view f, json::array gained, json::array lost) {
-    if (!gained.empty()) {
-      json::value g = std::move(gained);
-      added.push_back(field_change(f, nullptr, &g));
-    }
-    if (!lost.empty()) {
-      json::value l = std::move(lost);
-      deleted.push_back(field_change(f, &l, nullptr));
-    }
+    if (!gained.empty())
+      change.fields_added.push_back(FieldChange{std::string(f), std::nullopt, std::move(gained)});
+    if (!lost.empty())
+      change.fields_deleted.push_back(FieldChange{std::string(f), std::move(lost), std::nullopt});
   }
-  json::object description() {
-    json::object change;
-    change["fieldsAdded"] = std::move(added);
-    change["fieldsUpdated"] = std::move(updated);
-    change["fieldsDeleted"] = std::move(deleted);
-    return change;
-  }
+  ChangeDescription description() { return std::move(change); }
 };
 
 /// A relation field: the edges it gained and lost, written as edge differences.
@@ -424,15 +419,15 @@ Result<void> write_relation(Tx& tx, const Record& r, const RelField& rf,
 
 /// Tags: stored normalized; recorded as gained and lost tags, or as an update when only their
 /// details changed.
-void write_tags(Record& r, const json::value* old_value, const json::value* new_value,
-                Changes& changes) {
+Result<void> write_tags(Record& r, const json::value* old_value, const json::value* new_value,
+                        Changes& changes) {
   auto tags = from_json<std::vector<TagLabel>>(new_value ? *new_value : json::value(json::array()));
   json::value now = *normalize_tags(*tags);  // check_changes validated them
   auto gained = minus(&now, old_value, "tagFQN");
   auto lost = minus(old_value, &now, "tagFQN");
   if (gained.empty() && lost.empty()) changes.record("tags", old_value, &now);
   changes.record_sets("tags", std::move(gained), std::move(lost));
-  r.doc["tags"] = std::move(now);
+  return r.set_member("tags", &now);
 }
 
 /// Writes the changed fields into `r` and their edges (S14 step 9 for references); what
@@ -458,13 +453,10 @@ Result<Changes> write_fields(Tx& tx, Kind kind, Record& r, const json::object& b
     }
     const auto* new_value = member(after, f);
     if (f == "tags") {
-      write_tags(r, old_value, new_value, changes);
+      if (auto w = write_tags(r, old_value, new_value, changes); !w) return w.error();
       continue;
     }
-    if (new_value)
-      r.doc[f] = *new_value;
-    else
-      r.doc.erase(f);
+    if (auto w = r.set_member(f, new_value); !w) return w.error();
     changes.record(f, old_value, new_value);
     if (listed(info(kind).major_fields, f)) changes.major = true;
   }

@@ -19,29 +19,13 @@ namespace json = boost::json;
 
 // ---- Record ----
 
-std::string_view Record::name() const { return doc.at("name").get_string(); }
-std::string_view Record::fqn() const { return doc.at("fullyQualifiedName").get_string(); }
-bool Record::deleted() const {
-  auto it = doc.find("deleted");
-  return it != doc.end() && it->value().is_bool() && it->value().get_bool();
-}
-Version Record::version() const {
-  Version v;
-  (void)detail::from_json(doc.at("version"), v, "version");
-  return v;
-}
-std::optional<Uuid> Record::scope() const {
-  if (service_kind(kind)) return container;
-  return std::nullopt;
-}
-
 std::string encode(const Record& r) {
   json::object o;
   o["k"] = type_name(r.kind);
   if (r.container) o["c"] = to_string(*r.container);
   if (r.glossary) o["g"] = to_string(*r.glossary);
   if (r.deleted_by) o["d"] = r.deleted_by;
-  o["doc"] = r.doc;
+  o["doc"] = stored_document(r);
   return catalog::json::serialize(o);
 }
 
@@ -50,21 +34,32 @@ Result<Record> decode(std::string_view bytes) {
   auto v = parse_stored(bytes);
   if (!v || !v->is_object()) return corrupt();
   auto& o = v->get_object();
-  Record r;
   auto k = o.find("k");
   if (k == o.end() || !k->value().is_string()) return corrupt();
   auto kind = kind_from_type(k->value().get_string());
   if (!kind) return corrupt();
-  r.kind = *kind;
-  if (auto c = o.find("c"); c != o.end()) r.container = *parse_uuid(c->value().get_string());
-  if (auto g = o.find("g"); g != o.end()) r.glossary = *parse_uuid(g->value().get_string());
-  if (auto d = o.find("d"); d != o.end()) r.deleted_by = d->value().to_number<std::uint64_t>();
   auto doc = o.find("doc");
   if (doc == o.end() || !doc->value().is_object()) return corrupt();
-  r.doc = std::move(doc->value().get_object());
-  auto id = parse_uuid(r.doc.at("id").get_string());
-  if (!id) return corrupt();
-  r.id = *id;
+  auto r = record_from_document(*kind, doc->value().get_object());
+  if (!r) return r.error();
+  auto id_of = [](const json::value& v) -> std::optional<Uuid> {
+    if (!v.is_string()) return std::nullopt;
+    auto id = parse_uuid(v.get_string());
+    if (!id) return std::nullopt;
+    return *id;
+  };
+  if (auto c = o.find("c"); c != o.end()) {
+    r->container = id_of(c->value());
+    if (!r->container) return corrupt();
+  }
+  if (auto g = o.find("g"); g != o.end()) {
+    r->glossary = id_of(g->value());
+    if (!r->glossary) return corrupt();
+  }
+  if (auto d = o.find("d"); d != o.end()) {
+    if (!d->value().is_number()) return corrupt();
+    r->deleted_by = d->value().to_number<std::uint64_t>();
+  }
   return r;
 }
 
@@ -272,12 +267,12 @@ json::object make_event(std::string_view type, const Record& r, std::optional<Ve
   e["entityFullyQualifiedName"] = r.fqn();
   // S13 lists previousVersion on every event; a created entity has no earlier version, so it
   // repeats the current one (0.1), as the reference system does.
-  e["previousVersion"] = previous ? detail::to_json(*previous) : r.doc.at("version");
-  e["currentVersion"] = r.doc.at("version");
+  e["previousVersion"] = detail::to_json(previous.value_or(r.version()));
+  e["currentVersion"] = detail::to_json(r.version());
   e["userName"] = who.name;
   e["timestamp"] = now;
-  if (auto cd = r.doc.find("changeDescription"); cd != r.doc.end() && type != "entityCreated")
-    e["changeDescription"] = cd->value();
+  if (const auto& cd = r.base().change_description; cd && type != "entityCreated")
+    e["changeDescription"] = detail::to_json(*cd);
   return e;
 }
 
@@ -298,7 +293,7 @@ json::object reference(const Record& r) {
   o["type"] = type_name(r.kind);
   o["name"] = r.name();
   o["fullyQualifiedName"] = r.fqn();
-  if (auto d = r.doc.find("displayName"); d != r.doc.end()) o["displayName"] = d->value();
+  if (const auto& d = r.base().display_name) o["displayName"] = *d;
   o["deleted"] = r.deleted();
   return o;
 }
@@ -348,14 +343,14 @@ Result<std::int64_t> count_edges(Tx& tx, const Uuid& root, const CountField& cou
 
 // Own fields in stored order; changeDescription goes last (render adds it).
 void render_own(Tx& tx, const Record& r, const FieldSet& fields, json::object& out) {
-  for (const auto& kv : r.doc) {
-    if (kv.key() == "changeDescription") continue;
-    if (is_extra(r.kind, kv.key()) && !fields.has(kv.key())) continue;
-    out.emplace(kv.key(), kv.value());
-    if (kv.key() == "deleted" && tx.env().options.base_url)
+  r.for_each_stored([&](std::string_view name, json::value v) {
+    if (name == "changeDescription") return;
+    if (is_extra(r.kind, name) && !fields.has(name)) return;
+    out.emplace(name, std::move(v));
+    if (name == "deleted" && tx.env().options.base_url)
       out["href"] = *tx.env().options.base_url + "/v1/" + std::string(info(r.kind).collection) +
                     "/" + to_string(r.id);
-  }
+  });
 }
 
 // Copies member `field` of `previous` (a rendering of the same entity) into `out`; false when
@@ -392,7 +387,7 @@ Result<void> render_container(Tx& tx, const Uuid& id, std::string_view field,
   if (!*c) return {};
   ContainerCache::Entry e{id, copied, reference(**c), std::nullopt};
   if (!copied.empty())
-    if (auto t = (*c)->doc.find(copied); t != (*c)->doc.end()) e.value = t->value();
+    e.value = (*c)->member(copied);
   show(e);
   if (from.containers) from.containers->entries.push_back(std::move(e));
   return {};
@@ -444,12 +439,12 @@ Result<void> render_relations(Tx& tx, const Record& r, const FieldSet& fields,
 Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
                             const RenderFrom& from) {
   json::object out;
-  out.reserve(r.doc.size() + 8);
+  out.reserve(r.stored.size() + 8);
   render_own(tx, r, fields, out);
   if (auto c = render_containers(tx, r, from, out); !c) return c.error();
   if (auto c = render_relations(tx, r, fields, from, out); !c) return c.error();
-  if (auto cd = r.doc.find("changeDescription"); cd != r.doc.end())
-    out["changeDescription"] = cd->value();
+  if (const auto& cd = r.base().change_description)
+    out["changeDescription"] = detail::to_json(*cd);
   return out;
 }
 
@@ -510,14 +505,14 @@ Result<std::vector<PolicyRule>> RecordResource::policies_of(std::span<const Uuid
       auto rec = tx_.find(p.other);
       if (!rec) return rec.error();
       if (!*rec || (*rec)->deleted()) continue;
-      // Decoded straight from the stored document; one that does not decode fails the call
-      // (fail closed) instead of being skipped with its deny rules.
-      auto policy = from_json<Policy>(boost::json::value((*rec)->doc));
+      // A stored policy that does not decode failed the read above (fail closed) instead of
+      // being skipped with its deny rules.
+      const auto* policy = std::get_if<Policy>(&(*rec)->value);
       if (!policy)
         return fail(Errc::storage, "stored policy " + std::string((*rec)->fqn()) +
-                                       " does not decode: " + policy.error().message());
+                                       " is not a policy");
       if (!policy->enabled) continue;
-      std::move(policy->rules.begin(), policy->rules.end(), std::back_inserter(out));
+      out.insert(out.end(), policy->rules.begin(), policy->rules.end());
     }
   }
   return out;

@@ -31,7 +31,7 @@ Result<void> validate_email(std::string_view email, std::string_view field) {
   return {};
 }
 
-Result<json::array> normalize_tags(const std::vector<TagLabel>& tags) {
+Result<std::vector<TagLabel>> normalized_tags(const std::vector<TagLabel>& tags) {
   std::vector<TagLabel> sorted;
   for (auto t : tags) {
     auto chars = std::count_if(t.tag_fqn.begin(), t.tag_fqn.end(), [](char c) {
@@ -51,8 +51,14 @@ Result<json::array> normalize_tags(const std::vector<TagLabel>& tags) {
       std::unique(sorted.begin(), sorted.end(),
                   [](const TagLabel& a, const TagLabel& b) { return a.tag_fqn == b.tag_fqn; }),
       sorted.end());
+  return sorted;
+}
+
+Result<json::array> normalize_tags(const std::vector<TagLabel>& tags) {
+  auto sorted = normalized_tags(tags);
+  if (!sorted) return sorted.error();
   json::array out;
-  for (const auto& t : sorted) out.push_back(detail::to_json(t));
+  for (const auto& t : *sorted) out.push_back(detail::to_json(t));
   return out;
 }
 
@@ -162,11 +168,12 @@ Result<std::vector<Record>> resolve_owners(Tx& tx, const std::vector<EntityRefer
     auto r = tx.live_by_id(*kind, ref.id);
     if (!r) return r.error();
     if (const auto* rule = info(*kind).owner_rule) {
-      auto t = r->doc.find(rule->field);
-      if (t == r->doc.end() || !t->value().is_string() || t->value().get_string() != rule->value)
-        return fail(Errc::invalid_value, std::string(rule->what) + " " + std::string(r->name()) +
-                                             " of type " + std::string(t->value().as_string()) +
-                                             " " + std::string(rule->refusal));
+      auto t = r->member(rule->field);
+      if (!t || !t->is_string() || t->get_string() != rule->value)
+        return fail(Errc::invalid_value,
+                    std::string(rule->what) + " " + std::string(r->name()) + " of type " +
+                        (t && t->is_string() ? std::string(t->get_string()) : std::string("?")) +
+                        " " + std::string(rule->refusal));
     }
     out.push_back(std::move(*r));
   }
@@ -216,8 +223,8 @@ Result<std::vector<Record>> resolve_fqns(Tx& tx, Kind kind, const std::vector<st
 Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
                               const std::vector<Record>& children) {
   auto type_of = [](const Record& r) {
-    auto t = detail::enum_from_name<TeamType>(r.doc.at("teamType").as_string());
-    return t ? *t : TeamType::group;
+    const auto* team = std::get_if<Team>(&r.value);
+    return team ? team->team_type : TeamType::group;
   };
   auto name = [](TeamType t) { return std::string(detail::enum_name(t)); };
   auto allowed = [&](std::initializer_list<TeamType> ok) -> Result<void> {

@@ -100,23 +100,6 @@ std::optional<std::string> record_shape_problem(const json::value& v) {
   return std::nullopt;
 }
 
-// What the Record accessors (name, fqn, version, deleted) need of the document.
-std::optional<std::string> document_problem(const Record& r) {
-  for (const char* member : {"name", "fullyQualifiedName"}) {
-    auto it = r.doc.find(member);
-    if (it == r.doc.end() || !it->value().is_string())
-      return "the document has no " + std::string(member);
-  }
-  auto v = r.doc.find("version");
-  Version version;
-  if (v == r.doc.end() || !detail::from_json(v->value(), version, "version"))
-    return std::string("the document has no valid version");
-  auto del = r.doc.find("deleted");
-  if (del == r.doc.end() || !del->value().is_bool())
-    return std::string("the document has no deleted flag");
-  return std::nullopt;
-}
-
 // The record at `bytes` as engine::decode reads it, or why it cannot be read.
 struct Decoded {
   std::optional<Record> record;
@@ -136,10 +119,6 @@ Decoded decode_record(std::string_view bytes) {
     out.problem = r.error().message();
     return out;
   }
-  if (auto doc = document_problem(*r)) {
-    out.problem = *doc;
-    return out;
-  }
   out.record = std::move(*r);
   return out;
 }
@@ -152,16 +131,23 @@ std::optional<Record> summarize(std::string_view bytes) {
   auto v = parse_record(bytes, ignored);
   if (!v || record_shape_problem(*v)) return std::nullopt;
   const auto& o = v->get_object();
-  Record r;
-  r.kind = *kind_from_type(o.at("k").get_string());
+  Record r(*kind_from_type(o.at("k").get_string()));
   if (auto c = o.find("c"); c != o.end()) r.container = *parse_uuid(c->value().get_string());
   if (auto g = o.find("g"); g != o.end()) r.glossary = *parse_uuid(g->value().get_string());
   if (auto d = o.find("d"); d != o.end()) r.deleted_by = d->value().to_number<std::uint64_t>();
   const auto& doc = o.at("doc").get_object();
   r.id = *parse_uuid(doc.at("id").get_string());
-  for (const char* member : {"name", "fullyQualifiedName", "version", "deleted"})
-    if (auto it = doc.find(member); it != doc.end()) r.doc.emplace(member, it->value());
-  if (document_problem(r)) return std::nullopt;
+  auto& base = r.base();
+  bool whole = true;
+  auto read = [&](std::string_view member, auto& field) {
+    auto it = doc.find(member);
+    whole = whole && it != doc.end() && detail::from_json(it->value(), field, detail::quiet_path);
+  };
+  read("name", base.name);
+  read("fullyQualifiedName", base.fully_qualified_name);
+  read("version", base.version);
+  read("deleted", base.deleted);
+  if (!whole) return std::nullopt;
   return r;
 }
 

@@ -146,7 +146,7 @@ Result<Principal> Store::principal(std::string_view user_name) const {
     if (!user) return user.error();
     if (!*user || (*user)->deleted()) return refused;
     return Principal{(*user)->id, std::string((*user)->name()),
-                     (*user)->doc.at("isAdmin").as_bool()};
+                     (*user)->as<User>().is_admin};
   });
 }
 

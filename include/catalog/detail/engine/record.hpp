@@ -1,0 +1,139 @@
+#ifndef CATALOG_DETAIL_ENGINE_RECORD_HPP
+#define CATALOG_DETAIL_ENGINE_RECORD_HPP
+
+// The engine's record of one entity: the entity struct of its kind (entities.hpp) holding its
+// own fields, and what the engine keeps beside them (container, glossary, deleting operation).
+// Relationship members of the struct stay empty: relationships are edges, rendered when read.
+//
+// A record also remembers which own members it stores and in which order. Stored documents (and
+// so the answers rendered from them) list the members written at create first and a member a
+// later patch added after them; keeping that order keeps every answer byte for byte what
+// earlier versions gave for the same store.
+
+#include <catalog/detail/json_mapping.hpp>
+#include <catalog/entities.hpp>
+#include <catalog/error.hpp>
+#include <catalog/kind.hpp>
+#include <catalog/kind_traits.hpp>
+#include <catalog/uuid.hpp>
+#include <catalog/version.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace catalog::engine {
+
+/// Every entity struct; alternative i is the struct of `Kind` i.
+using EntityValue = boost::mp11::mp_rename<entity_types, std::variant>;
+
+/// Whether member `name` of a kind is rendered from edges or containers rather than stored:
+/// relationship fields, votes, counts, the container members and `href`.
+bool rendered_only(Kind kind, std::string_view name);
+
+/// One stored entity: its own fields (`value`) and what the engine keeps beside them.
+struct Record {
+  Kind kind = Kind::user;
+  Uuid id{};
+  std::optional<Uuid> container;  // service, glossary or parent term, parent domain
+  std::optional<Uuid> glossary;   // glossary terms: their glossary
+  std::uint64_t deleted_by = 0;   // the operation (event offset) that soft-deleted it
+  EntityValue value;              // the struct of `kind`; relationship members empty
+  /// The own members stored, in stored order: positions in the struct's description.
+  std::vector<std::uint8_t> stored;
+
+  Record() = default;
+  /// A record of `kind` holding its struct's defaults and storing nothing yet.
+  explicit Record(Kind k);
+
+  const EntityBase& base() const {
+    return std::visit([](const auto& e) -> const EntityBase& { return e; }, value);
+  }
+  EntityBase& base() {
+    return std::visit([](auto& e) -> EntityBase& { return e; }, value);
+  }
+  template <class E>
+  E& as() {
+    return std::get<E>(value);
+  }
+  template <class E>
+  const E& as() const {
+    return std::get<E>(value);
+  }
+
+  std::string_view name() const { return base().name; }
+  std::string_view fqn() const { return base().fully_qualified_name; }
+  bool deleted() const { return base().deleted; }
+  Version version() const { return base().version; }
+  /// The list scope beside "all": the service of ML models and search indexes.
+  std::optional<Uuid> scope() const;
+
+  /// Calls `f(name, json)` for every stored member, in stored order.
+  template <class F>
+  void for_each_stored(F&& f) const;
+  /// The JSON of own member `name` when the record stores it.
+  std::optional<boost::json::value> member(std::string_view name) const;
+  /// Sets own member `name` from JSON (`nullptr` removes it); a member not stored before is
+  /// stored after the others. Errors: bad_request (a value of the wrong shape, an unknown member).
+  Result<void> set_member(std::string_view name, const boost::json::value* v);
+  /// Stores member `name` (set in the struct directly) after the others, unless stored already.
+  void keep(std::string_view name);
+  /// For a new entity whose struct is filled in: stores every member it has, in the order of
+  /// creation (id, name, FQN, display name, description, the kind's own members, then version,
+  /// updatedAt, updatedBy, deleted).
+  void store_present();
+};
+
+/// The stored document of `r`: its stored members, in stored order.
+boost::json::object stored_document(const Record& r);
+/// A record of `kind` from its stored document. Errors: storage (`what` and the reason).
+Result<Record> record_from_document(Kind kind, const boost::json::object& doc,
+                                    std::string_view what = "corrupt entity record");
+
+// ---- inline and template definitions ----
+
+namespace record_detail {
+
+template <class E>
+inline constexpr std::size_t member_count = boost::mp11::mp_size<detail::members_of<E>>::value;
+
+/// Calls `f(descriptor)` for the member of E at position `pos`.
+template <class E, class F>
+void with_member(std::size_t pos, F&& f) {
+  boost::mp11::mp_with_index<member_count<E>>(pos, [&](auto i) {
+    f(boost::mp11::mp_at_c<detail::members_of<E>, decltype(i)::value>{});
+  });
+}
+
+}  // namespace record_detail
+
+template <class F>
+void Record::for_each_stored(F&& f) const {
+  std::visit(
+      [&]<class E>(const E& e) {
+        for (auto pos : stored)
+          record_detail::with_member<E>(pos, [&](auto member) {
+            const auto& field = e.*decltype(member)::pointer;
+            using T = std::remove_cvref_t<decltype(field)>;
+            const auto& name = detail::wire_name<decltype(member)>();
+            if constexpr (detail::IsOptional<T>::value) {
+              if (field) f(std::string_view(name), detail::to_json(*field));
+            } else {
+              f(std::string_view(name), detail::to_json(field));
+            }
+          });
+      },
+      value);
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_DETAIL_ENGINE_RECORD_HPP

@@ -1,0 +1,158 @@
+#ifndef CATALOG_IMPL_ENGINE_RECORD_IPP
+#define CATALOG_IMPL_ENGINE_RECORD_IPP
+
+// Records: the entity struct of a kind as the engine keeps it, its stored members in order, and
+// its stored document.
+
+#include <catalog/detail/engine/record.hpp>
+
+#include <algorithm>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+bool rendered_only(Kind kind, std::string_view name) {
+  const auto& k = info(kind);
+  if (name == "href" || name == "votes") return true;
+  if (name == k.container_field || (!k.container_type.empty() && name == k.container_type))
+    return true;
+  if (k.in_glossary && name == "glossary") return true;
+  for (const auto& rf : k.relations)
+    if (rf.field == name) return true;
+  for (const auto& c : k.counts)
+    if (c.field == name) return true;
+  return false;
+}
+
+Record::Record(Kind k) : kind(k) {
+  visit_kind(k, [&]<class E>(std::type_identity<E>) { value.emplace<E>(); });
+}
+
+std::optional<Uuid> Record::scope() const {
+  if (service_kind(kind)) return container;
+  return std::nullopt;
+}
+
+std::optional<json::value> Record::member(std::string_view name) const {
+  std::optional<json::value> out;
+  std::visit(
+      [&]<class E>(const E& e) {
+        auto pos = detail::member_position<E>(name);
+        if (!pos || std::find(stored.begin(), stored.end(), *pos) == stored.end()) return;
+        record_detail::with_member<E>(*pos, [&](auto m) {
+          const auto& field = e.*decltype(m)::pointer;
+          if constexpr (detail::IsOptional<std::remove_cvref_t<decltype(field)>>::value) {
+            if (field) out = detail::to_json(*field);
+          } else {
+            out = detail::to_json(field);
+          }
+        });
+      },
+      value);
+  return out;
+}
+
+Result<void> Record::set_member(std::string_view name, const json::value* v) {
+  return std::visit(
+      [&]<class E>(E& e) -> Result<void> {
+        auto pos = detail::member_position<E>(name);
+        if (!pos) return fail(Errc::invalid_request, "Unknown member " + std::string(name));
+        auto at = std::find(stored.begin(), stored.end(), static_cast<std::uint8_t>(*pos));
+        Result<void> r;
+        record_detail::with_member<E>(*pos, [&](auto m) {
+          auto& field = e.*decltype(m)::pointer;
+          if (!v) {
+            field = E{}.*decltype(m)::pointer;
+            return;
+          }
+          r = detail::from_json(*v, field, name);
+        });
+        if (!r) return r.error();
+        if (!v) {
+          if (at != stored.end()) stored.erase(at);
+        } else if (at == stored.end()) {
+          stored.push_back(static_cast<std::uint8_t>(*pos));
+        }
+        return {};
+      },
+      value);
+}
+
+void Record::keep(std::string_view name) {
+  std::visit(
+      [&]<class E>(const E&) {
+        auto pos = detail::member_position<E>(name);
+        if (!pos) return;
+        auto p = static_cast<std::uint8_t>(*pos);
+        if (std::find(stored.begin(), stored.end(), p) == stored.end()) stored.push_back(p);
+      },
+      value);
+}
+
+void Record::store_present() {
+  std::visit(
+      [&]<class E>(const E& e) {
+        // EntityBase's members come first in every struct's description: its head (id to
+        // description), then its tail (version to changeDescription); a kind's own members are
+        // stored between the two.
+        constexpr std::size_t base_n = record_detail::member_count<EntityBase>;
+        constexpr std::size_t n = record_detail::member_count<E>;
+        const std::size_t head = *detail::member_position<EntityBase>("version");
+        std::vector<std::uint8_t> order;
+        for (std::size_t p = 0; p < head; ++p) order.push_back(static_cast<std::uint8_t>(p));
+        for (std::size_t p = base_n; p < n; ++p) order.push_back(static_cast<std::uint8_t>(p));
+        for (std::size_t p = head; p < base_n; ++p) order.push_back(static_cast<std::uint8_t>(p));
+        stored.clear();
+        for (auto p : order)
+          record_detail::with_member<E>(p, [&](auto m) {
+            const auto& name = detail::wire_name<decltype(m)>();
+            if (rendered_only(kind, name)) return;
+            const auto& field = e.*decltype(m)::pointer;
+            if constexpr (detail::IsOptional<std::remove_cvref_t<decltype(field)>>::value)
+              if (!field) return;
+            stored.push_back(p);
+          });
+      },
+      value);
+}
+
+json::object stored_document(const Record& r) {
+  json::object doc;
+  doc.reserve(r.stored.size());
+  r.for_each_stored([&](std::string_view name, json::value v) { doc.emplace(name, std::move(v)); });
+  return doc;
+}
+
+Result<Record> record_from_document(Kind kind, const json::object& doc, std::string_view what_is) {
+  // Messages name the entity when the document has its FQN (a policy that does not decode).
+  std::string what(what_is);
+  if (const auto* f = doc.if_contains("fullyQualifiedName"); f && f->is_string())
+    what += " (" + std::string(type_name(kind)) + " " + std::string(f->get_string()) + ")";
+  Record r(kind);
+  auto read = std::visit(
+      [&]<class E>(E& e) -> Result<void> {
+        r.stored.reserve(doc.size());
+        for (const auto& kv : doc) {
+          auto pos = detail::member_position<E>(kv.key());
+          if (!pos || rendered_only(kind, kv.key()))
+            return fail(Errc::storage, what + ": unknown member " + std::string(kv.key()));
+          r.stored.push_back(static_cast<std::uint8_t>(*pos));
+        }
+        if (detail::read_members(doc, e)) return {};
+        auto why = detail::from_json(json::value(doc), e, "");
+        return fail(Errc::storage, what + (why ? std::string() : ": " + why.error().message()));
+      },
+      r.value);
+  if (!read) return read.error();
+  const auto& b = r.base();
+  if (b.name.empty() || b.fully_qualified_name.empty() || !doc.contains("id") ||
+      !doc.contains("version") || !doc.contains("deleted"))
+    return fail(Errc::storage, what + ": no id, name, FQN, version or deleted flag");
+  r.id = b.id;
+  return r;
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_IMPL_ENGINE_RECORD_IPP
