@@ -15,6 +15,7 @@
 #include <boost/describe/class.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 #include <array>
@@ -23,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace catalog {
@@ -573,6 +575,8 @@ struct KindTraits<Domain> {
 /// Every entity struct, in the order of `Kind` (kind_traits.hpp checks it).
 using entity_types = boost::mp11::mp_list<User, Team, Policy, MlModelService, SearchService,
                                           MlModel, Glossary, GlossaryTerm, Domain, SearchIndex>;
+/// An entity of any kind: alternative i is the struct of `Kind` i.
+using AnyEntity = boost::mp11::mp_rename<entity_types, std::variant>;
 
 // ---- create requests (REST.md "Create request shapes") ----
 // Containers are named by FQN; users, teams and policies by id; domain experts by user name.

@@ -80,6 +80,12 @@ class Store {
   template <class E>
   Result<Page<E>> list(const Principal& who, const ListOptions& options = {});
 
+  /// get<E> and list<E> for a kind chosen at run time: the struct of `kind` in an AnyEntity.
+  Result<AnyEntity> get_entity(const Principal& who, Kind kind, const EntityKey& key,
+                               const GetOptions& options = {});
+  Result<Page<AnyEntity>> list_entities(const Principal& who, Kind kind,
+                                        const ListOptions& options = {});
+
   /// Applies a merge patch or JSON Patch (S9). Errors: bad_request (patch, read-only field,
   /// invalid result), not_found (missing or soft-deleted entity, missing reference), conflict
   /// (expected version), forbidden.

@@ -187,9 +187,10 @@ Result<void> from_json(const boost::json::value& v, std::optional<T>& out,
                        std::string_view path);
 /// A member that holds any JSON value keeps an explicit null (a change description's
 /// `"newValue": null`): only an absent member is nullopt, so the value writes back as it read.
+/// The copy is made on the default memory resource: `v` may live in a caller's scratch buffer.
 inline Result<void> from_json(const boost::json::value& v, std::optional<boost::json::value>& out,
                               std::string_view) {
-  out = v;
+  out.emplace(v, boost::json::storage_ptr());
   return {};
 }
 

@@ -75,7 +75,7 @@ Result<void> from_json(const boost::json::value& v, Version& out, std::string_vi
 }
 
 Result<void> from_json(const boost::json::value& v, boost::json::value& out, std::string_view) {
-  out = v;
+  out = v;  // assignment keeps `out`'s memory resource: `v` may live in a scratch buffer
   return {};
 }
 

@@ -1,7 +1,8 @@
 #ifndef CATALOG_IMPL_STORE_HPP
 #define CATALOG_IMPL_STORE_HPP
 
-// Inline bodies of Store's typed operations: each converts to the JSON operation and back.
+// Inline bodies of Store's typed operations: get and list read the structs the engine keeps;
+// the others convert to the JSON operation and back.
 
 namespace catalog {
 
@@ -14,22 +15,18 @@ Result<E> Store::create(const Principal& who, const typename E::create_type& req
 
 template <class E>
 Result<E> Store::get(const Principal& who, const EntityKey& key, const GetOptions& options) {
-  auto got = get_json(who, E::kind, key, options);
+  auto got = get_entity(who, E::kind, key, options);
   if (!got) return got.error();
-  return from_json<E>(*got);
+  return std::move(std::get<E>(*got));
 }
 
 template <class E>
 Result<Page<E>> Store::list(const Principal& who, const ListOptions& options) {
-  auto page = list_json(who, E::kind, options);
+  auto page = list_entities(who, E::kind, options);
   if (!page) return page.error();
   Page<E> out;
   out.data.reserve(page->data.size());
-  for (const auto& item : page->data) {
-    auto e = from_json<E>(item);
-    if (!e) return e.error();
-    out.data.push_back(std::move(*e));
-  }
+  for (auto& item : page->data) out.data.push_back(std::move(std::get<E>(item)));
   out.before = std::move(page->before);
   out.after = std::move(page->after);
   out.total = page->total;

@@ -144,6 +144,10 @@ struct RenderFrom {
 /// The entity as the API returns it: own fields, containers, and the extras in `fields`.
 Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
                                    const RenderFrom& from = {});
+/// render() as the entity's struct, without the JSON of its own fields: what from_json of
+/// render() gives. Containers and relationships are rendered as JSON and read in.
+Result<AnyEntity> render_entity(Tx& tx, const Record& r, const FieldSet& fields,
+                                const RenderFrom& from = {});
 
 // ---- resources for the authorizer ----
 
@@ -217,7 +221,9 @@ Result<void> ensure_admin(Tx& tx, std::string_view name);
 
 /// The one parse of stored JSON text (records, snapshots, events): Boost.JSON's parser with the
 /// depth of catalog::json::max_parse_depth. Errors: storage, with the parser's message.
-Result<boost::json::value> parse_stored(std::string_view bytes);
+/// `storage` holds the parsed values (a caller that drops them at once passes a monotonic one).
+Result<boost::json::value> parse_stored(std::string_view bytes,
+                                        boost::json::storage_ptr storage = {});
 /// A record's stored value: `{"k", "c"?, "g"?, "d"?, "doc"}` with the stored document.
 /// decode: errors storage ("corrupt entity record").
 std::string encode(const Record& r);

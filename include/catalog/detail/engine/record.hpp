@@ -32,8 +32,7 @@
 
 namespace catalog::engine {
 
-/// Every entity struct; alternative i is the struct of `Kind` i.
-using EntityValue = boost::mp11::mp_rename<entity_types, std::variant>;
+using EntityValue = AnyEntity;
 
 /// Whether member `name` of a kind is rendered from edges or containers rather than stored:
 /// relationship fields, votes, counts, the container members and `href`.

@@ -126,7 +126,7 @@ namespace {
 // The list prefixes `q` walks (live, deleted or both, in the scope of its service) and their
 // total in `page`; nullopt when the service is unknown (S8: an empty page, not 404).
 Result<std::optional<std::vector<std::string>>> list_prefixes(Tx& tx, const ListQuery& q,
-                                                              JsonPage& page) {
+                                                              std::int64_t& total) {
   Uuid scope = keys::all_scope;
   if (q.service) {
     // A soft-deleted service still scopes its (soft-deleted) assets: `include` decides which
@@ -141,15 +141,17 @@ Result<std::optional<std::vector<std::string>>> list_prefixes(Tx& tx, const List
     if (q.include == (deleted ? Include::non_deleted : Include::deleted)) continue;
     auto n = tx.count(q.kind, deleted, scope);
     if (!n) return n.error();
-    page.total += *n;
+    total += *n;
     prefixes.push_back(keys::list_prefix(q.kind, deleted, scope));
   }
   return std::optional(std::move(prefixes));
 }
 
-// The page's entities, rendered with the fields `q` asks for, in list order.
+// The page's entities, rendered with the fields `q` asks for, in list order: `render` is
+// engine::render (JSON) or engine::render_entity (structs).
+template <class Page, class Render>
 Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::string>& positions,
-                         JsonPage& page) {
+                         Page& page, Render render) {
   page.data.reserve(positions.size());
   ContainerCache containers;
   for (const auto& p : positions) {
@@ -166,8 +168,9 @@ Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::stri
 
 // The page's cursors (S8): `before` and `after` where there is more that way, and the
 // client's own cursor handed back when nothing lies beyond it, so it can turn around.
+template <class Page>
 void set_cursors(const ListQuery& q, const std::vector<std::string>& positions, bool more,
-                 JsonPage& page) {
+                 Page& page) {
   const bool backward = q.before.has_value();
   if (positions.empty()) {
     if (backward)
@@ -187,17 +190,16 @@ void set_cursors(const ListQuery& q, const std::vector<std::string>& positions, 
   }
 }
 
-}  // namespace
-
 // S8: authorize, total from the counters, then at most limit+1 index keys from the cursor.
-Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
+template <class Page, class Render>
+Result<Page> list_page(Tx& tx, const Principal& who, const ListQuery& q, Render render) {
   Operation op =
       q.fields.all || !q.fields.names.empty() ? Operation::view_all : Operation::view_basic;
   RecordResource resource(tx, q.kind, nullptr);
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
 
-  JsonPage page;
-  auto prefixes = list_prefixes(tx, q, page);
+  Page page;
+  auto prefixes = list_prefixes(tx, q, page.total);
   if (!prefixes) return prefixes.error();
   if (!*prefixes || q.limit == 0) return page;
 
@@ -209,9 +211,21 @@ Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
   const bool more = positions.size() > limit;
   if (more) positions.pop_back();
   if (backward) std::reverse(positions.begin(), positions.end());
-  if (auto rendered = render_page(tx, q, positions, page); !rendered) return rendered.error();
+  if (auto rendered = render_page(tx, q, positions, page, render); !rendered)
+    return rendered.error();
   set_cursors(q, positions, more, page);
   return page;
+}
+
+}  // namespace
+
+Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
+  return list_page<JsonPage>(tx, who, q, [](auto&&... a) { return render(a...); });
+}
+
+Result<Page<AnyEntity>> list_entities(Tx& tx, const Principal& who, const ListQuery& q) {
+  return list_page<Page<AnyEntity>>(tx, who, q,
+                                    [](auto&&... a) { return render_entity(a...); });
 }
 
 }  // namespace catalog::engine

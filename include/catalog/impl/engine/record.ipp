@@ -25,6 +25,26 @@ bool rendered_only(Kind kind, std::string_view name) {
   return false;
 }
 
+namespace {
+
+// The positions of E's rendered-only members (rendered_only), as bits; computed once.
+template <class E>
+std::uint64_t rendered_only_mask() {
+  static_assert(record_detail::member_count<E> <= 64);
+  static const std::uint64_t mask = [] {
+    std::uint64_t m = 0;
+    boost::mp11::mp_for_each<detail::members_of<E>>([&, i = 0](auto member) mutable {
+      if (rendered_only(E::kind, detail::wire_name<decltype(member)>()))
+        m |= std::uint64_t{1} << i;
+      ++i;
+    });
+    return m;
+  }();
+  return mask;
+}
+
+}  // namespace
+
 Record::Record(Kind k) : kind(k) {
   visit_kind(k, [&]<class E>(std::type_identity<E>) { value.emplace<E>(); });
 }
@@ -106,8 +126,7 @@ void Record::store_present() {
         stored.clear();
         for (auto p : order)
           record_detail::with_member<E>(p, [&](auto m) {
-            const auto& name = detail::wire_name<decltype(m)>();
-            if (rendered_only(kind, name)) return;
+            if (rendered_only_mask<E>() >> p & 1) return;
             const auto& field = e.*decltype(m)::pointer;
             if constexpr (detail::IsOptional<std::remove_cvref_t<decltype(field)>>::value)
               if (!field) return;
@@ -132,16 +151,26 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
   Record r(kind);
   auto read = std::visit(
       [&]<class E>(E& e) -> Result<void> {
+        // One pass in the document's own order: each member is converted straight into its
+        // struct member and its position noted; only a failure converts again, for the reason.
         r.stored.reserve(doc.size());
         for (const auto& kv : doc) {
           auto pos = detail::member_position<E>(kv.key());
-          if (!pos || rendered_only(kind, kv.key()))
+          if (!pos || (rendered_only_mask<E>() >> *pos & 1))
             return fail(Errc::storage, what + ": unknown member " + std::string(kv.key()));
+          bool converted = false;
+          record_detail::with_member<E>(*pos, [&](auto m) {
+            converted = static_cast<bool>(
+                detail::from_json(kv.value(), e.*decltype(m)::pointer, detail::quiet_path));
+          });
+          if (!converted) {
+            auto why = detail::from_json(json::value(doc), e, "");
+            return fail(Errc::storage,
+                        what + (why ? std::string() : ": " + why.error().message()));
+          }
           r.stored.push_back(static_cast<std::uint8_t>(*pos));
         }
-        if (detail::read_members(doc, e)) return {};
-        auto why = detail::from_json(json::value(doc), e, "");
-        return fail(Errc::storage, what + (why ? std::string() : ": " + why.error().message()));
+        return {};
       },
       r.value);
   if (!read) return read.error();

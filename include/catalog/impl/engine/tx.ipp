@@ -8,6 +8,7 @@
 #include <catalog/fqn.hpp>
 #include <catalog/json.hpp>
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 
 #include <algorithm>
@@ -31,7 +32,10 @@ std::string encode(const Record& r) {
 
 Result<Record> decode(std::string_view bytes) {
   auto corrupt = [] { return fail(Errc::storage, "corrupt entity record"); };
-  auto v = parse_stored(bytes);
+  // The parsed document lives only until it is read into the struct: one buffer holds it.
+  unsigned char buffer[4096];
+  json::monotonic_resource scratch(buffer, sizeof buffer);
+  auto v = parse_stored(bytes, &scratch);
   if (!v || !v->is_object()) return corrupt();
   auto& o = v->get_object();
   auto k = o.find("k");
@@ -446,6 +450,25 @@ Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
   if (const auto& cd = r.base().change_description)
     out["changeDescription"] = detail::to_json(*cd);
   return out;
+}
+
+Result<AnyEntity> render_entity(Tx& tx, const Record& r, const FieldSet& fields,
+                                const RenderFrom& from) {
+  Record out = r;
+  // Extras not asked for read as absent: their struct defaults.
+  for (auto extra : info(r.kind).extra_fields)
+    if (!fields.has(extra) && out.member(extra))
+      if (auto s = out.set_member(extra, nullptr); !s) return s.error();
+  if (tx.env().options.base_url)
+    out.base().href = *tx.env().options.base_url + "/v1/" +
+                      std::string(info(r.kind).collection) + "/" + to_string(r.id);
+  json::object rendered;
+  if (auto c = render_containers(tx, r, from, rendered); !c) return c.error();
+  if (auto c = render_relations(tx, r, fields, from, rendered); !c) return c.error();
+  for (const auto& kv : rendered)
+    if (auto s = out.set_member(kv.key(), &kv.value()); !s)
+      return fail(Errc::storage, "rendering " + std::string(r.fqn()) + ": " + s.error().message());
+  return std::move(out.value);
 }
 
 // ---- authorization view ----

@@ -15,7 +15,7 @@ namespace catalog::engine {
 
 namespace json = boost::json;
 
-Result<json::value> parse_stored(std::string_view bytes) {
+Result<json::value> parse_stored(std::string_view bytes, json::storage_ptr storage) {
   // What the engine stored was serialized from values that passed the strict parse on the way
   // in (catalog::json::parse: no duplicate members, valid UTF-8, finite numbers), so Boost's own
   // parser reads it back, faster; only the depth is larger than a request's: stored values wrap
@@ -23,7 +23,7 @@ Result<json::value> parse_stored(std::string_view bytes) {
   json::parse_options po;
   po.max_depth = catalog::json::max_parse_depth;
   boost::system::error_code ec;
-  auto v = json::parse(bytes, ec, {}, po);
+  auto v = json::parse(bytes, ec, std::move(storage), po);
   if (ec) return fail(Errc::storage, ec.message());
   return v;
 }

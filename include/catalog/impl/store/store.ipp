@@ -161,18 +161,38 @@ Result<bj::object> Store::create_json(const Principal& who, Kind kind, const bj:
       [&](engine::Tx& tx) { return engine::create(tx, who, kind, body); });
 }
 
-Result<bj::object> Store::get_json(const Principal& who, Kind kind, const EntityKey& key,
-                                     const GetOptions& options) {
+namespace {
+
+// S14 for a read of one entity: fields checked alone, then load, authorize and `render` it.
+template <class T, class Render>
+Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const EntityKey& key,
+                      const GetOptions& options, Render render) {
   auto fields = engine::parse_fields(kind, options.fields);
   if (!fields) return fields.error();
-  return impl_->read([&](engine::Tx& tx) -> Result<bj::object> {
+  return impl.read([&](engine::Tx& tx) -> Result<T> {
     auto r = tx.load(kind, key, options.include);
     if (!r) return r.error();
     engine::RecordResource resource(tx, kind, &*r);
     Operation op = fields->all || !fields->names.empty() ? Operation::view_all
                                                          : Operation::view_basic;
     if (auto a = engine::authorize(tx, who, {&op, 1}, resource); !a) return a.error();
-    return engine::render(tx, *r, *fields);
+    return render(tx, *r, *fields);
+  });
+}
+
+}  // namespace
+
+Result<bj::object> Store::get_json(const Principal& who, Kind kind, const EntityKey& key,
+                                     const GetOptions& options) {
+  return read_entity<bj::object>(*impl_, who, kind, key, options, [](auto&... a) {
+    return engine::render(a...);
+  });
+}
+
+Result<AnyEntity> Store::get_entity(const Principal& who, Kind kind, const EntityKey& key,
+                                    const GetOptions& options) {
+  return read_entity<AnyEntity>(*impl_, who, kind, key, options, [](auto&... a) {
+    return engine::render_entity(a...);
   });
 }
 

@@ -15,6 +15,13 @@ Result<Store::JsonPage> Store::list_json(const Principal& who, Kind kind,
   return impl_->read([&](engine::Tx& tx) { return engine::list(tx, who, *query); });
 }
 
+Result<Page<AnyEntity>> Store::list_entities(const Principal& who, Kind kind,
+                                             const ListOptions& options) {
+  auto query = engine::parse_list_query(kind, options);
+  if (!query) return query.error();
+  return impl_->read([&](engine::Tx& tx) { return engine::list_entities(tx, who, *query); });
+}
+
 }  // namespace catalog
 
 #endif  // CATALOG_IMPL_STORE_STORE_LIST_IPP
