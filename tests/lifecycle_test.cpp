@@ -413,3 +413,38 @@ TEMPLATE_TEST_CASE("a patch answers the entity exactly as a get reads it afterwa
   CHECK(renamed.at("owners").at(0).at("displayName") == "Data people");
   CHECK(renamed == all(Kind::team, f.team));
 }
+
+TEMPLATE_TEST_CASE("a JSON Patch that sets an optional member to null keeps it, as written",
+                   "[patch]", CATALOG_STORE_FIXTURES) {
+  // The record keeps an explicit null as its document did before records were structs: the
+  // answer, a later get, the references to it and the stored bytes all show `null`, and the
+  // next patch can replace it.
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);
+  PatchOptions json_patch;
+  json_patch.format = PatchFormat::json_patch;
+  auto nulled = s.patch_json(f.admin, Kind::team, uuid_of(f.team),
+                             parse(R"([{"op":"add","path":"/displayName","value":null}])"),
+                             json_patch)
+                    .value();
+  CHECK(nulled == s.get_json(f.admin, Kind::team, uuid_of(f.team), {{"*"}}).value());
+  auto got = s.get_json(f.admin, Kind::team, uuid_of(f.team)).value();
+  REQUIRE(got.contains("displayName"));
+  CHECK(got.at("displayName").is_null());
+  const auto text = catalog::json::serialize(got);
+  CHECK(text.find(R"("deleted":false,"displayName":null)") != std::string::npos);
+  auto replaced = s.patch_json(f.admin, Kind::team, uuid_of(f.team),
+                               parse(R"([{"op":"replace","path":"/displayName","value":"Data"}])"),
+                               json_patch);
+  REQUIRE(replaced);
+  CHECK(replaced->at("displayName") == "Data");
+  // A required member may not be null: the same error as removing it, nothing changed.
+  auto before = s.get_json(f.admin, Kind::user, uuid_of(f.alice)).value();
+  auto refused = s.patch_json(f.admin, Kind::user, uuid_of(f.alice),
+                              parse(R"([{"op":"replace","path":"/email","value":null}])"),
+                              json_patch);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code() == Errc::invalid_request);
+  CHECK(s.get_json(f.admin, Kind::user, uuid_of(f.alice)).value() == before);
+}

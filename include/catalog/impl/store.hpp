@@ -17,7 +17,7 @@ template <class E>
 Result<E> Store::get(const Principal& who, const EntityKey& key, const GetOptions& options) {
   auto got = get_entity(who, E::kind, key, options);
   if (!got) return got.error();
-  return std::move(std::get<E>(*got));
+  return std::move(std::get<E>(*got));  // get_entity gives the struct of the kind asked for
 }
 
 template <class E>
@@ -26,7 +26,11 @@ Result<Page<E>> Store::list(const Principal& who, const ListOptions& options) {
   if (!page) return page.error();
   Page<E> out;
   out.data.reserve(page->data.size());
-  for (auto& item : page->data) out.data.push_back(std::move(std::get<E>(item)));
+  for (auto& item : page->data) {
+    auto* e = std::get_if<E>(&item);
+    if (!e) return fail(Errc::storage, "a list of one kind holds another");
+    out.data.push_back(std::move(*e));
+  }
   out.before = std::move(page->before);
   out.after = std::move(page->after);
   out.total = page->total;

@@ -46,7 +46,8 @@ struct Record {
   std::optional<Uuid> glossary;   // glossary terms: their glossary
   std::uint64_t deleted_by = 0;   // the operation (event offset) that soft-deleted it
   EntityValue value;              // the struct of `kind`; relationship members empty
-  /// The own members stored, in stored order: positions in the struct's description.
+  /// The own members stored, in stored order: positions in the struct's description. An
+  /// optional member stored but empty is an explicit null in the document (a patch can set one).
   std::vector<std::uint8_t> stored;
 
   Record() = default;
@@ -124,7 +125,8 @@ void Record::for_each_stored(F&& f) const {
             using T = std::remove_cvref_t<decltype(field)>;
             const auto& name = detail::wire_name<decltype(member)>();
             if constexpr (detail::IsOptional<T>::value) {
-              if (field) f(std::string_view(name), detail::to_json(*field));
+              // Stored but empty: the document holds an explicit null, kept as written.
+              f(std::string_view(name), field ? detail::to_json(*field) : boost::json::value());
             } else {
               f(std::string_view(name), detail::to_json(field));
             }

@@ -162,6 +162,7 @@ Result<json::object> write_version(Tx& tx, const Principal& who, Record& r, bool
   base.version = next;
   base.updated_at = tx.env().now_ms;
   base.updated_by = who.name;
+  for (auto stamp : {"version", "updatedAt", "updatedBy"}) r.keep(stamp);
   change.previous_version = previous;
   base.change_description = std::move(change);
   r.keep("changeDescription");

@@ -159,6 +159,8 @@ Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::stri
     auto r = tx.find(id);
     if (!r) return r.error();
     if (!*r) return fail(Errc::storage, "list index names a missing entity " + to_string(id));
+    if ((*r)->kind != q.kind)
+      return fail(Errc::storage, "list index names an entity of another kind " + to_string(id));
     auto rendered = render(tx, **r, q.fields, RenderFrom{&containers, nullptr});
     if (!rendered) return rendered.error();
     page.data.push_back(std::move(*rendered));

@@ -111,7 +111,7 @@ Result<void> check_shape(Kind kind, const json::value& doc) {
 /// Values rules for changed own fields (S2). The shape check before has tied each field to
 /// the kind's struct, so a field name is enough to pick its rule.
 Result<void> check_value(Kind kind, std::string_view field, const json::value* v) {
-  if (!v) {
+  if (!v || v->is_null()) {  // removed, or an explicit null: a required member may be neither
     if (listed(info(kind).required, field))
       return fail(Errc::invalid_request, "Missing required member " + std::string(field));
     return {};

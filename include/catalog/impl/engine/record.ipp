@@ -63,7 +63,7 @@ std::optional<json::value> Record::member(std::string_view name) const {
         record_detail::with_member<E>(*pos, [&](auto m) {
           const auto& field = e.*decltype(m)::pointer;
           if constexpr (detail::IsOptional<std::remove_cvref_t<decltype(field)>>::value) {
-            if (field) out = detail::to_json(*field);
+            out = field ? detail::to_json(*field) : json::value();  // stored null
           } else {
             out = detail::to_json(field);
           }

@@ -61,8 +61,13 @@ Result<Record> decode(std::string_view bytes) {
     if (!r->glossary) return corrupt();
   }
   if (auto d = o.find("d"); d != o.end()) {
-    if (!d->value().is_number()) return corrupt();
-    r->deleted_by = d->value().to_number<std::uint64_t>();
+    const auto& n = d->value();
+    if (n.is_uint64())
+      r->deleted_by = n.get_uint64();
+    else if (n.is_int64() && n.get_int64() >= 0)
+      r->deleted_by = static_cast<std::uint64_t>(n.get_int64());
+    else
+      return corrupt();
   }
   return r;
 }
@@ -297,7 +302,7 @@ json::object reference(const Record& r) {
   o["type"] = type_name(r.kind);
   o["name"] = r.name();
   o["fullyQualifiedName"] = r.fqn();
-  if (const auto& d = r.base().display_name) o["displayName"] = *d;
+  if (auto d = r.member("displayName")) o["displayName"] = std::move(*d);  // null if stored so
   o["deleted"] = r.deleted();
   return o;
 }
