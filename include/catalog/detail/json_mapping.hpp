@@ -199,6 +199,12 @@ inline Result<void> from_json(const boost::json::value& v, std::optional<boost::
 /// its path, to give the message that names it. Paths were a twentieth of a list page's profile
 /// and are read only by error messages.
 inline constexpr std::string_view quiet_path{};
+
+/// Set by a conversion that read JSON which to_json would not write back byte for byte: members
+/// out of the struct's order, or an explicit null read as an absent optional. A caller that must
+/// keep bytes as written (the engine's stored documents) clears it, converts, and keeps the JSON
+/// itself when it was set. One flag per thread; conversions never run on another thread midway.
+inline thread_local bool read_non_canonical = false;
 inline bool is_quiet(std::string_view path) noexcept { return path.data() == nullptr; }
 
 /// Declared before read_members, which converts members: a member that is itself a described
@@ -245,9 +251,12 @@ bool read_members(const boost::json::object& obj, T& out) {
     return obj.empty();
   } else {
     std::array<bool, n> seen{};
+    std::size_t next = 0;  // the smallest position a member in the struct's order may have
     for (const auto& kv : obj) {
       auto at = member_position<T>(kv.key());
       if (!at) return false;
+      if (*at < next) read_non_canonical = true;
+      next = *at + 1;
       bool converted = false;
       boost::mp11::mp_with_index<n>(*at, [&](auto i) {
         using D = boost::mp11::mp_at_c<members_of<T>, decltype(i)::value>;
@@ -334,6 +343,7 @@ Result<void> from_json(const boost::json::value& v, std::optional<T>& out,
                        std::string_view path) {
   if (v.is_null()) {  // an explicit null reads as absent
     out.reset();
+    read_non_canonical = true;
     return {};
   }
   T element{};

@@ -49,6 +49,10 @@ struct Record {
   /// The own members stored, in stored order: positions in the struct's description. An
   /// optional member stored but empty is an explicit null in the document (a patch can set one).
   std::vector<std::uint8_t> stored;
+  /// Stored members whose JSON as written is not what their struct member writes back: a nested
+  /// shape a patch gave with its members in another order or with an explicit null inside. They
+  /// are kept as written, so the document and every answer keep their bytes. Usually empty.
+  std::vector<std::pair<std::uint8_t, boost::json::value>> written;
 
   Record() = default;
   /// A record of `kind` holding its struct's defaults and storing nothing yet.
@@ -84,8 +88,19 @@ struct Record {
   /// Sets own member `name` from JSON (`nullptr` removes it); a member not stored before is
   /// stored after the others. Errors: bad_request (a value of the wrong shape, an unknown member).
   Result<void> set_member(std::string_view name, const boost::json::value* v);
-  /// Stores member `name` (set in the struct directly) after the others, unless stored already.
+  /// Stores member `name` (set in the struct directly) after the others, unless stored already;
+  /// from now on it is written as its struct member writes it.
   void keep(std::string_view name);
+  /// Drops what member `pos` was written as (it is set from its struct member again).
+  void forget_written(std::size_t pos) {
+    std::erase_if(written, [&](const auto& w) { return w.first == pos; });
+  }
+  /// The JSON member `pos` was written as, when it is kept (`written`).
+  const boost::json::value* written_as(std::size_t pos) const {
+    for (const auto& [at, json] : written)
+      if (at == pos) return &json;
+    return nullptr;
+  }
   /// For a new entity whose struct is filled in: stores every member it has, in the order of
   /// creation (id, name, FQN, display name, description, the kind's own members, then version,
   /// updatedAt, updatedBy, deleted).
@@ -121,6 +136,10 @@ void Record::for_each_stored(F&& f) const {
       [&]<class E>(const E& e) {
         for (auto pos : stored)
           record_detail::with_member<E>(pos, [&](auto member) {
+            if (const auto* as_written = written_as(pos)) {
+              f(std::string_view(detail::wire_name<decltype(member)>()), *as_written);
+              return;
+            }
             const auto& field = e.*decltype(member)::pointer;
             using T = std::remove_cvref_t<decltype(field)>;
             const auto& name = detail::wire_name<decltype(member)>();

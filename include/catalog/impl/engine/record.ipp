@@ -60,6 +60,10 @@ std::optional<json::value> Record::member(std::string_view name) const {
       [&]<class E>(const E& e) {
         auto pos = detail::member_position<E>(name);
         if (!pos || std::find(stored.begin(), stored.end(), *pos) == stored.end()) return;
+        if (const auto* as_written = written_as(*pos)) {
+          out = *as_written;
+          return;
+        }
         record_detail::with_member<E>(*pos, [&](auto m) {
           const auto& field = e.*decltype(m)::pointer;
           if constexpr (detail::IsOptional<std::remove_cvref_t<decltype(field)>>::value) {
@@ -80,6 +84,7 @@ Result<void> Record::set_member(std::string_view name, const json::value* v) {
         if (!pos) return fail(Errc::invalid_request, "Unknown member " + std::string(name));
         auto at = std::find(stored.begin(), stored.end(), static_cast<std::uint8_t>(*pos));
         Result<void> r;
+        detail::read_non_canonical = false;
         record_detail::with_member<E>(*pos, [&](auto m) {
           auto& field = e.*decltype(m)::pointer;
           if (!v) {
@@ -89,6 +94,8 @@ Result<void> Record::set_member(std::string_view name, const json::value* v) {
           r = detail::from_json(*v, field, name);
         });
         if (!r) return r.error();
+        forget_written(*pos);
+        if (v && detail::read_non_canonical) written.emplace_back(*pos, json::value(*v, {}));
         if (!v) {
           if (at != stored.end()) stored.erase(at);
         } else if (at == stored.end()) {
@@ -105,6 +112,7 @@ void Record::keep(std::string_view name) {
         auto pos = detail::member_position<E>(name);
         if (!pos) return;
         auto p = static_cast<std::uint8_t>(*pos);
+        forget_written(p);
         if (std::find(stored.begin(), stored.end(), p) == stored.end()) stored.push_back(p);
       },
       value);
@@ -159,10 +167,14 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
           if (!pos || (rendered_only_mask<E>() >> *pos & 1))
             return fail(Errc::storage, what + ": unknown member " + std::string(kv.key()));
           bool converted = false;
+          detail::read_non_canonical = false;
           record_detail::with_member<E>(*pos, [&](auto m) {
             converted = static_cast<bool>(
                 detail::from_json(kv.value(), e.*decltype(m)::pointer, detail::quiet_path));
           });
+          // Kept as written, copied out of the caller's (scratch) memory.
+          if (converted && detail::read_non_canonical)
+            r.written.emplace_back(static_cast<std::uint8_t>(*pos), json::value(kv.value(), {}));
           if (!converted) {
             auto why = detail::from_json(json::value(doc), e, "");
             return fail(Errc::storage,
