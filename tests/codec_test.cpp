@@ -256,3 +256,26 @@ TEST_CASE("entity JSON: camelCase names, absent optionals omitted, strict readin
   CHECK(shuffled->tags[0].tag_fqn == "a");
   CHECK(shuffled->tags[0].state == TagState::suggested);
 }
+
+TEST_CASE("member_position finds every member of every entity struct and nothing else",
+          "[codec]") {
+  // The lookup table is hashed: each wire name must come back at its place in the description,
+  // and names that are not members (near misses included) must not be found.
+  auto check = [&]<class T>(std::type_identity<T>) {
+    std::size_t position = 0;
+    boost::mp11::mp_for_each<catalog::detail::members_of<T>>([&](auto member) {
+      const std::string name = catalog::detail::wire_name<decltype(member)>();
+      INFO(name);
+      CHECK(catalog::detail::member_position<T>(name) == position);
+      CHECK_FALSE(catalog::detail::member_position<T>(name + "x").has_value());
+      CHECK_FALSE(catalog::detail::member_position<T>(name.substr(1)).has_value());
+      ++position;
+    });
+    CHECK_FALSE(catalog::detail::member_position<T>("").has_value());
+  };
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, catalog::entity_types>>(
+      [&](auto type) { check(type); });
+  check(std::type_identity<catalog::SearchIndexField>{});
+  check(std::type_identity<catalog::PolicyRule>{});
+  check(std::type_identity<catalog::ChangeDescription>{});
+}

@@ -146,7 +146,7 @@ Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fiel
                                    const RenderFrom& from = {});
 /// render() as the entity's struct, without the JSON of its own fields: what from_json of
 /// render() gives. Containers and relationships are rendered as JSON and read in.
-Result<AnyEntity> render_entity(Tx& tx, const Record& r, const FieldSet& fields,
+Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
                                 const RenderFrom& from = {});
 
 // ---- resources for the authorizer ----

@@ -83,6 +83,8 @@ struct Record {
   /// Calls `f(name, json)` for every stored member, in stored order.
   template <class F>
   void for_each_stored(F&& f) const;
+  /// Whether the record stores own member `name`.
+  bool stores(std::string_view name) const;
   /// The JSON of own member `name` when the record stores it.
   std::optional<boost::json::value> member(std::string_view name) const;
   /// Sets own member `name` from JSON (`nullptr` removes it); a member not stored before is

@@ -161,7 +161,7 @@ Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::stri
     if (!*r) return fail(Errc::storage, "list index names a missing entity " + to_string(id));
     if ((*r)->kind != q.kind)
       return fail(Errc::storage, "list index names an entity of another kind " + to_string(id));
-    auto rendered = render(tx, **r, q.fields, RenderFrom{&containers, nullptr});
+    auto rendered = render(tx, std::move(**r), q.fields, RenderFrom{&containers, nullptr});
     if (!rendered) return rendered.error();
     page.data.push_back(std::move(*rendered));
   }
@@ -222,12 +222,13 @@ Result<Page> list_page(Tx& tx, const Principal& who, const ListQuery& q, Render 
 }  // namespace
 
 Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
-  return list_page<JsonPage>(tx, who, q, [](auto&&... a) { return render(a...); });
+  return list_page<JsonPage>(
+      tx, who, q, [](auto&&... a) { return render(std::forward<decltype(a)>(a)...); });
 }
 
 Result<Page<AnyEntity>> list_entities(Tx& tx, const Principal& who, const ListQuery& q) {
-  return list_page<Page<AnyEntity>>(tx, who, q,
-                                    [](auto&&... a) { return render_entity(a...); });
+  return list_page<Page<AnyEntity>>(
+      tx, who, q, [](auto&&... a) { return render_entity(std::forward<decltype(a)>(a)...); });
 }
 
 }  // namespace catalog::engine

@@ -54,6 +54,15 @@ std::optional<Uuid> Record::scope() const {
   return std::nullopt;
 }
 
+bool Record::stores(std::string_view name) const {
+  return std::visit(
+      [&]<class E>(const E&) {
+        auto pos = detail::member_position<E>(name);
+        return pos && std::find(stored.begin(), stored.end(), *pos) != stored.end();
+      },
+      value);
+}
+
 std::optional<json::value> Record::member(std::string_view name) const {
   std::optional<json::value> out;
   std::visit(

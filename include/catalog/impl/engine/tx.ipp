@@ -457,12 +457,12 @@ Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
   return out;
 }
 
-Result<AnyEntity> render_entity(Tx& tx, const Record& r, const FieldSet& fields,
+Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
                                 const RenderFrom& from) {
-  Record out = r;
+  Record& out = r;
   // Extras not asked for read as absent: their struct defaults.
   for (auto extra : info(r.kind).extra_fields)
-    if (!fields.has(extra) && out.member(extra))
+    if (!fields.has(extra) && out.stores(extra))
       if (auto s = out.set_member(extra, nullptr); !s) return s.error();
   if (tx.env().options.base_url)
     out.base().href = *tx.env().options.base_url + "/v1/" +

@@ -176,7 +176,7 @@ Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const 
     Operation op = fields->all || !fields->names.empty() ? Operation::view_all
                                                          : Operation::view_basic;
     if (auto a = engine::authorize(tx, who, {&op, 1}, resource); !a) return a.error();
-    return render(tx, *r, *fields);
+    return render(tx, std::move(*r), *fields);
   });
 }
 
@@ -184,15 +184,15 @@ Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const 
 
 Result<bj::object> Store::get_json(const Principal& who, Kind kind, const EntityKey& key,
                                      const GetOptions& options) {
-  return read_entity<bj::object>(*impl_, who, kind, key, options, [](auto&... a) {
-    return engine::render(a...);
+  return read_entity<bj::object>(*impl_, who, kind, key, options, [](auto&&... a) {
+    return engine::render(std::forward<decltype(a)>(a)...);
   });
 }
 
 Result<AnyEntity> Store::get_entity(const Principal& who, Kind kind, const EntityKey& key,
                                     const GetOptions& options) {
-  return read_entity<AnyEntity>(*impl_, who, kind, key, options, [](auto&... a) {
-    return engine::render_entity(a...);
+  return read_entity<AnyEntity>(*impl_, who, kind, key, options, [](auto&&... a) {
+    return engine::render_entity(std::forward<decltype(a)>(a)...);
   });
 }
 
