@@ -297,6 +297,15 @@ bool read_members(const boost::json::object& obj, T& out) {
       auto at = member_position<T>(name);
       if (!at || !seen[*at]) return false;
     }
+    if (obj.size() < n) {
+      // A missing member that is not optional is written back with its default.
+      std::size_t i = 0;
+      boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
+        using F = std::remove_cvref_t<decltype(out.*decltype(member)::pointer)>;
+        if (!IsOptional<F>::value && !seen[i]) read_non_canonical = true;
+        ++i;
+      });
+    }
     return true;
   }
 }

@@ -109,8 +109,6 @@ struct Record {
   void store_present();
 };
 
-/// The stored document of `r`: its stored members, in stored order.
-boost::json::object stored_document(const Record& r);
 /// A record of `kind` from its stored document. Errors: storage (`what` and the reason).
 Result<Record> record_from_document(Kind kind, const boost::json::object& doc,
                                     std::string_view what = "corrupt entity record");

@@ -141,6 +141,7 @@ void Record::store_present() {
         for (std::size_t p = base_n; p < n; ++p) order.push_back(static_cast<std::uint8_t>(p));
         for (std::size_t p = head; p < base_n; ++p) order.push_back(static_cast<std::uint8_t>(p));
         stored.clear();
+        written.clear();
         for (auto p : order)
           record_detail::with_member<E>(p, [&](auto m) {
             if (rendered_only_mask<E>() >> p & 1) return;
@@ -151,13 +152,6 @@ void Record::store_present() {
           });
       },
       value);
-}
-
-json::object stored_document(const Record& r) {
-  json::object doc;
-  doc.reserve(r.stored.size());
-  r.for_each_stored([&](std::string_view name, json::value v) { doc.emplace(name, std::move(v)); });
-  return doc;
 }
 
 Result<Record> record_from_document(Kind kind, const json::object& doc, std::string_view what_is) {

@@ -21,13 +21,37 @@ namespace json = boost::json;
 // ---- Record ----
 
 std::string encode(const Record& r) {
-  json::object o;
-  o["k"] = type_name(r.kind);
-  if (r.container) o["c"] = to_string(*r.container);
-  if (r.glossary) o["g"] = to_string(*r.glossary);
-  if (r.deleted_by) o["d"] = r.deleted_by;
-  o["doc"] = stored_document(r);
-  return catalog::json::serialize(o);
+  // Written member by member, as serializing the object {k, c?, g?, d?, doc} writes it, without
+  // building that object: type names, ids and member names need no escapes.
+  std::string out;
+  out.reserve(512);
+  out += R"({"k":")";
+  out += type_name(r.kind);
+  out += '"';
+  auto id = [&](const char* member, const std::optional<Uuid>& v) {
+    if (!v) return;
+    out += member;
+    out += to_string(*v);
+    out += '"';
+  };
+  id(R"(,"c":")", r.container);
+  id(R"(,"g":")", r.glossary);
+  if (r.deleted_by) {
+    out += R"(,"d":)";
+    out += std::to_string(r.deleted_by);
+  }
+  out += R"(,"doc":{)";
+  bool first = true;
+  r.for_each_stored([&](std::string_view name, const json::value& v) {
+    if (!first) out += ',';
+    first = false;
+    out += '"';
+    out += name;
+    out += R"(":)";
+    out += catalog::json::serialize(v);
+  });
+  out += "}}";
+  return out;
 }
 
 Result<Record> decode(std::string_view bytes) {
@@ -280,8 +304,8 @@ json::object make_event(std::string_view type, const Record& r, std::optional<Ve
   e["currentVersion"] = detail::to_json(r.version());
   e["userName"] = who.name;
   e["timestamp"] = now;
-  if (const auto& cd = r.base().change_description; cd && type != "entityCreated")
-    e["changeDescription"] = detail::to_json(*cd);
+  if (type != "entityCreated")
+    if (auto cd = r.member("changeDescription")) e["changeDescription"] = std::move(*cd);
   return e;
 }
 
@@ -452,8 +476,8 @@ Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
   render_own(tx, r, fields, out);
   if (auto c = render_containers(tx, r, from, out); !c) return c.error();
   if (auto c = render_relations(tx, r, fields, from, out); !c) return c.error();
-  if (const auto& cd = r.base().change_description)
-    out["changeDescription"] = detail::to_json(*cd);
+  // As stored: a change description imported as written keeps its bytes.
+  if (auto cd = r.member("changeDescription")) out["changeDescription"] = std::move(*cd);
   return out;
 }
 
