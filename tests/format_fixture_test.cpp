@@ -323,3 +323,21 @@ TEST_CASE("a document written by hand keeps its bytes through a record", "[forma
   CHECK(r->member("displayName").value().is_null());
   CHECK(r->version() == Version::parse("2.0").value());
 }
+
+TEST_CASE("a member that does not convert leaves the record as it was", "[format]") {
+  // Record::set_member converts aside: a bad element late in an array neither half-writes the
+  // member nor stores it, and the error is the request's (bad_request).
+  auto r = engine::Record(Kind::search_index);
+  auto good = bj::parse(R"([{"name":"a","dataType":"TEXT"}])");
+  REQUIRE(r.set_member("fields", &good));
+  const auto before = engine::encode(r);
+  auto bad = bj::parse(R"([{"name":"b","dataType":"TEXT"},{"name":"c","dataType":"TEXT"},5])");
+  auto set = r.set_member("fields", &bad);
+  REQUIRE_FALSE(set);
+  CHECK(set.error().kind() == ErrorKind::bad_request);
+  CHECK(r.as<SearchIndex>().fields.size() == 1);
+  CHECK(engine::encode(r) == before);
+  auto unknown = bj::value(1);
+  CHECK(r.set_member("noSuchMember", &unknown).error().code() == Errc::invalid_request);
+  CHECK(engine::encode(r) == before);
+}

@@ -96,11 +96,11 @@ Result<void> Record::set_member(std::string_view name, const json::value* v) {
         detail::read_non_canonical = false;
         record_detail::with_member<E>(*pos, [&](auto m) {
           auto& field = e.*decltype(m)::pointer;
-          if (!v) {
-            field = E{}.*decltype(m)::pointer;
-            return;
-          }
-          r = detail::from_json(*v, field, name);
+          // Converted aside and moved in only whole: a value that fails leaves the member as
+          // it was (a vector would otherwise keep the elements read before the bad one).
+          auto now = E{}.*decltype(m)::pointer;
+          if (v) r = detail::from_json(*v, now, name);
+          if (r) field = std::move(now);
         });
         if (!r) return r.error();
         forget_written(*pos);

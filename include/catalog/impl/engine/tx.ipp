@@ -483,21 +483,20 @@ Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
 
 Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
                                 const RenderFrom& from) {
-  Record& out = r;
   // Extras not asked for read as absent: their struct defaults.
   for (auto extra : info(r.kind).extra_fields)
-    if (!fields.has(extra) && out.stores(extra))
-      if (auto s = out.set_member(extra, nullptr); !s) return s.error();
+    if (!fields.has(extra) && r.stores(extra))
+      if (auto s = r.set_member(extra, nullptr); !s) return s.error();
   if (tx.env().options.base_url)
-    out.base().href = *tx.env().options.base_url + "/v1/" +
-                      std::string(info(r.kind).collection) + "/" + to_string(r.id);
+    r.base().href = *tx.env().options.base_url + "/v1/" +
+                    std::string(info(r.kind).collection) + "/" + to_string(r.id);
   json::object rendered;
   if (auto c = render_containers(tx, r, from, rendered); !c) return c.error();
   if (auto c = render_relations(tx, r, fields, from, rendered); !c) return c.error();
   for (const auto& kv : rendered)
-    if (auto s = out.set_member(kv.key(), &kv.value()); !s)
+    if (auto s = r.set_member(kv.key(), &kv.value()); !s)
       return fail(Errc::storage, "rendering " + std::string(r.fqn()) + ": " + s.error().message());
-  return std::move(out.value);
+  return std::move(r.value);
 }
 
 // ---- authorization view ----
