@@ -19,6 +19,7 @@
 #include <catalog/storage/memory_backend.hpp>
 #include <catalog/store.hpp>
 
+#include "fixture_support.hpp"
 #include "rest_support.hpp"
 #include "support.hpp"
 
@@ -35,41 +36,6 @@ using namespace rest_test;
 namespace bj = boost::json;
 
 namespace {
-
-const std::string fixtures = CATALOG_TEST_FIXTURES_DIR;
-
-std::string hex(std::string_view bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
-
-std::string unhex(std::string_view text) {
-  auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-  REQUIRE(text.size() % 2 == 0);
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); i += 2)
-    out += static_cast<char>(nibble(text[i]) * 16 + nibble(text[i + 1]));
-  return out;
-}
-
-std::vector<std::pair<std::string, std::string>> read_pairs(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE(in);
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (std::string line; std::getline(in, line);) {
-    auto space = line.find(' ');
-    REQUIRE(space != std::string::npos);
-    pairs.emplace_back(unhex(std::string_view(line).substr(0, space)),
-                       unhex(std::string_view(line).substr(space + 1)));
-  }
-  return pairs;
-}
 
 // The store the fixture was made from, through the REST surface as a client builds one.
 void build(const Fixture& f) {

@@ -11,6 +11,7 @@
 // earlier versions gave for the same store.
 
 #include <catalog/detail/json_mapping.hpp>
+#include <catalog/detail/json_text.hpp>
 #include <catalog/entities.hpp>
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
@@ -112,6 +113,11 @@ struct Record {
 /// A record of `kind` from its stored document. Errors: storage (`what` and the reason).
 Result<Record> record_from_document(Kind kind, const boost::json::object& doc,
                                     std::string_view what = "corrupt entity record");
+/// The record of `kind` whose stored document starts at `in`, read straight from the text into
+/// its struct (detail::read_text), leaving `in` after the document. Nullopt when the text is not
+/// in the canonical form the engine writes, or would not decode: the caller then parses it and
+/// calls record_from_document, which reads every form and words the error.
+std::optional<Record> record_from_text(Kind kind, detail::TextReader& in);
 
 // ---- inline and template definitions ----
 

@@ -197,6 +197,38 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
   return r;
 }
 
+std::optional<Record> record_from_text(Kind kind, detail::TextReader& in) {
+  Record r(kind);
+  const bool read = std::visit(
+      [&]<class E>(E& e) {
+        if (!in.eat('{')) return false;
+        std::uint64_t seen = 0;  // positions read, as bits (a member twice is not canonical)
+        do {
+          std::string_view name;
+          if (!in.key(name)) return false;
+          auto pos = detail::member_position<E>(name);
+          if (!pos || ((rendered_only_mask<E>() | seen) >> *pos & 1)) return false;
+          seen |= std::uint64_t{1} << *pos;
+          bool converted = false;
+          record_detail::with_member<E>(*pos, [&](auto m) {
+            converted = detail::read_text(in, e.*decltype(m)::pointer);
+          });
+          if (!converted) return false;
+          r.stored.push_back(static_cast<std::uint8_t>(*pos));
+        } while (in.eat(','));
+        // What record_from_document requires of every document.
+        for (std::string_view needed : {"id", "version", "deleted"})
+          if (!(seen >> *detail::member_position<E>(needed) & 1)) return false;
+        return in.eat('}');
+      },
+      r.value);
+  if (!read) return std::nullopt;
+  const auto& b = r.base();
+  if (b.name.empty() || b.fully_qualified_name.empty()) return std::nullopt;
+  r.id = b.id;
+  return r;
+}
+
 }  // namespace catalog::engine
 
 #endif  // CATALOG_IMPL_ENGINE_RECORD_IPP

@@ -1,0 +1,371 @@
+#ifndef CATALOG_DETAIL_JSON_TEXT_HPP
+#define CATALOG_DETAIL_JSON_TEXT_HPP
+
+// Reading described structs straight from JSON text, without a DOM: the fast path of the codec
+// (json_mapping.hpp) for text the catalog wrote itself (stored records).
+//
+// It reads only the canonical form, the one `to_json` and `catalog::json::serialize` write: no
+// whitespace, a struct's members in the struct's order with every non-optional member present
+// and absent optionals omitted (never `null`), versions as decimals. On anything else (other
+// forms, invalid JSON, a value that does not convert) it answers false and the caller reads the
+// text through the DOM and `from_json`, which accept every form, keep non-canonical ones as
+// written and word the errors. So this reader never decides what a document means: whenever it
+// answers true, `from_json` of the parsed text would have given the same struct without setting
+// `read_non_canonical` (json_text_test checks this on stored records and on mutations of them).
+
+#include <catalog/detail/json_mapping.hpp>
+#include <catalog/detail/utf8.hpp>
+#include <catalog/json.hpp>
+
+#include <boost/json/parse.hpp>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <vector>
+
+namespace catalog::detail {
+
+/// A cursor over JSON text in canonical form. Every method answers false (and may leave the
+/// cursor anywhere) when the text there is not what it reads.
+class TextReader {
+ public:
+  explicit TextReader(std::string_view text) noexcept
+      : p_(text.data()), end_(text.data() + text.size()) {}
+
+  bool at_end() const noexcept { return p_ == end_; }
+  bool peek(char c) const noexcept { return p_ != end_ && *p_ == c; }
+  bool eat(char c) noexcept {
+    if (!peek(c)) return false;
+    ++p_;
+    return true;
+  }
+  bool eat(std::string_view word) noexcept {
+    if (static_cast<std::size_t>(end_ - p_) < word.size() ||
+        std::memcmp(p_, word.data(), word.size()) != 0)
+      return false;
+    p_ += word.size();
+    return true;
+  }
+
+  /// A string without escapes or control characters (member names, ids, enumeration names),
+  /// as a view of the text; its UTF-8 is checked.
+  bool plain_string(std::string_view& out) noexcept {
+    if (!eat('"')) return false;
+    const char* start = p_;
+    while (p_ != end_ && *p_ != '"') {
+      auto c = static_cast<unsigned char>(*p_);
+      if (c == '\\' || c < 0x20) return false;
+      if (c < 0x80) {
+        ++p_;
+        continue;
+      }
+      std::size_t n = utf8_sequence(std::string_view(p_, static_cast<std::size_t>(end_ - p_)));
+      if (n == 0) return false;
+      p_ += n;
+    }
+    if (p_ == end_) return false;
+    out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+    ++p_;
+    return true;
+  }
+
+  /// `"name":`, the name as a view.
+  bool key(std::string_view& name) noexcept { return plain_string(name) && eat(':'); }
+
+  /// Any JSON string, its escapes decoded (an escaped surrogate answers false: rare, and the
+  /// DOM path checks its pairing).
+  bool string(std::string& out) {
+    const char* save = p_;
+    std::string_view plain;
+    if (plain_string(plain)) {
+      out.assign(plain.data(), plain.size());
+      return true;
+    }
+    p_ = save;
+    if (!eat('"')) return false;
+    out.clear();
+    while (p_ != end_ && *p_ != '"') {
+      auto c = static_cast<unsigned char>(*p_);
+      if (c < 0x20) return false;
+      if (c != '\\') {
+        std::size_t n = utf8_sequence(std::string_view(p_, static_cast<std::size_t>(end_ - p_)));
+        if (n == 0) return false;
+        out.append(p_, n);
+        p_ += n;
+        continue;
+      }
+      if (++p_ == end_) return false;
+      char e = *p_++;
+      switch (e) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        unsigned unit = 0;
+        for (int i = 0; i < 4; ++i, ++p_) {
+          if (p_ == end_) return false;
+          char h = *p_;
+          unsigned d = h >= '0' && h <= '9'   ? static_cast<unsigned>(h - '0')
+                       : h >= 'a' && h <= 'f' ? static_cast<unsigned>(h - 'a' + 10)
+                       : h >= 'A' && h <= 'F' ? static_cast<unsigned>(h - 'A' + 10)
+                                              : 16u;
+          if (d == 16) return false;
+          unit = unit * 16 + d;
+        }
+        if (unit >= 0xD800 && unit <= 0xDFFF) return false;
+        if (unit < 0x80) {
+          out += static_cast<char>(unit);
+        } else if (unit < 0x800) {
+          out += static_cast<char>(0xC0 | (unit >> 6));
+          out += static_cast<char>(0x80 | (unit & 0x3F));
+        } else {
+          out += static_cast<char>(0xE0 | (unit >> 12));
+          out += static_cast<char>(0x80 | ((unit >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (unit & 0x3F));
+        }
+        break;
+      }
+      default: return false;
+      }
+    }
+    return eat('"');
+  }
+
+  /// A number's text: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+  bool number(std::string_view& out) noexcept {
+    const char* start = p_;
+    auto digits = [&] {
+      const char* s = p_;
+      while (p_ != end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      return p_ != s;
+    };
+    eat('-');
+    if (eat('0')) {
+      if (p_ != end_ && *p_ >= '0' && *p_ <= '9') return false;
+    } else if (!digits()) {
+      return false;
+    }
+    if (eat('.') && !digits()) return false;
+    if (eat('e') || eat('E')) {
+      if (!eat('+')) eat('-');
+      if (!digits()) return false;
+    }
+    out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+    return true;
+  }
+
+  /// The text of the JSON value here, whatever it is, nesting at most `max_depth`.
+  bool skip(std::string_view& out, std::size_t max_depth) {
+    const char* start = p_;
+    std::string open;  // the closing character of each container open, innermost last
+    std::string ignored;
+    std::string_view n;
+    for (;;) {
+      bool empty = false;  // a container that closed at once
+      if (eat('{') || eat('[')) {
+        char close = p_[-1] == '{' ? '}' : ']';
+        if (open.size() + 1 > max_depth) return false;
+        empty = eat(close);
+        if (!empty) {
+          open += close;
+          if (close == '}' && !(string(ignored) && eat(':'))) return false;
+          continue;
+        }
+      }
+      if (!empty &&
+          !(string(ignored) || eat("true") || eat("false") || eat("null") || number(n)))
+        return false;
+      // After a value: close what ends here, then the next element or member, or the end.
+      for (;;) {
+        if (open.empty()) {
+          out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+          return true;
+        }
+        if (eat(',')) {
+          if (open.back() == '}' && !(string(ignored) && eat(':'))) return false;
+          break;
+        }
+        if (!eat(open.back())) return false;
+        open.pop_back();
+      }
+    }
+  }
+
+ private:
+  const char* p_;
+  const char* end_;
+};
+
+/// Sub-values kept as JSON (change descriptions' old and new values, extensions) are read by
+/// Boost.JSON's parser when they nest at most this deep, as the DOM path reads them; deeper ones
+/// go to the DOM path.
+inline constexpr std::size_t text_value_depth = catalog::json::max_document_depth;
+
+inline bool read_text(TextReader& r, std::string& out) { return r.string(out); }
+
+inline bool read_text(TextReader& r, bool& out) {
+  if (r.eat("true")) {
+    out = true;
+    return true;
+  }
+  if (r.eat("false")) {
+    out = false;
+    return true;
+  }
+  return false;
+}
+
+template <class I>
+  requires std::is_same_v<I, std::int64_t> || std::is_same_v<I, std::uint64_t>
+bool read_text(TextReader& r, I& out) {
+  std::string_view t;
+  if (!r.number(t)) return false;
+  const char* end = t.data() + t.size();
+  auto [ptr, ec] = std::from_chars(t.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+inline bool read_text(TextReader& r, Uuid& out) {
+  std::string_view t;
+  if (!r.plain_string(t)) return false;
+  auto id = parse_uuid(t);
+  if (!id) return false;
+  out = *id;
+  return true;
+}
+
+inline bool read_text(TextReader& r, Version& out) {
+  std::string_view t;
+  if (!r.number(t) || t.find_first_of(".eE") == std::string_view::npos) return false;
+  double d = 0;
+  const char* end = t.data() + t.size();
+  auto [ptr, ec] = std::from_chars(t.data(), end, d);
+  if (ec != std::errc() || ptr != end) return false;
+  // As from_json: the double must be exactly tenths / 10.
+  double tenths = std::round(d * 10.0);
+  if (!(tenths >= 1.0 && tenths < 4e9) || tenths / 10.0 != d) return false;
+  out = Version::from_tenths(static_cast<std::uint32_t>(tenths));
+  return true;
+}
+
+template <NamedEnum E>
+bool read_text(TextReader& r, E& out) {
+  std::string_view t;
+  if (!r.plain_string(t)) return false;
+  auto e = enum_from_name<E>(t);
+  if (!e) return false;
+  out = *e;
+  return true;
+}
+
+/// A value kept as JSON, parsed onto the default memory resource.
+inline bool read_text(TextReader& r, boost::json::value& out) {
+  std::string_view t;
+  if (!r.skip(t, text_value_depth)) return false;
+  boost::json::parse_options po;
+  po.max_depth = text_value_depth;
+  boost::system::error_code ec;
+  auto v = boost::json::parse(boost::json::string_view(t.data(), t.size()), ec,
+                              boost::json::storage_ptr(), po);
+  if (ec) return false;
+  out = std::move(v);
+  return true;
+}
+
+inline bool read_text(TextReader& r, boost::json::object& out) {
+  boost::json::value v;
+  if (!r.peek('{') || !read_text(r, v)) return false;
+  out = std::move(v.get_object());
+  return true;
+}
+
+/// As from_json: an explicit null is kept (only an absent member is nullopt).
+inline bool read_text(TextReader& r, std::optional<boost::json::value>& out) {
+  boost::json::value v;
+  if (!read_text(r, v)) return false;
+  out = std::move(v);
+  return true;
+}
+
+template <class T>
+bool read_text(TextReader& r, std::optional<T>& out);
+template <class T>
+bool read_text(TextReader& r, std::vector<T>& out);
+template <Described T>
+bool read_text(TextReader& r, T& out);
+
+template <class T>
+bool read_text(TextReader& r, std::optional<T>& out) {
+  if (r.peek('n')) return false;  // an explicit null is not canonical
+  T element{};
+  if (!read_text(r, element)) return false;
+  out = std::move(element);
+  return true;
+}
+
+template <class T>
+bool read_text(TextReader& r, std::vector<T>& out) {
+  if (!r.eat('[')) return false;
+  out.clear();
+  if (r.eat(']')) return true;
+  do {
+    T element{};
+    if (!read_text(r, element)) return false;
+    out.push_back(std::move(element));
+  } while (r.eat(','));
+  return r.eat(']');
+}
+
+/// A described struct's members, in the struct's order, every non-optional one present.
+template <Described T>
+bool read_text(TextReader& r, T& out) {
+  constexpr std::size_t n = boost::mp11::mp_size<members_of<T>>::value;
+  if (!r.eat('{')) return false;
+  std::array<bool, n + 1> seen{};
+  if (!r.eat('}')) {
+    std::size_t next = 0;  // the smallest position the next member may have
+    do {
+      std::string_view name;
+      if (!r.key(name)) return false;
+      auto at = member_position<T>(name);
+      if (!at || *at < next) return false;
+      next = *at + 1;
+      seen[*at] = true;
+      bool read = false;
+      if constexpr (n > 0)
+        boost::mp11::mp_with_index<n>(*at, [&](auto i) {
+          using D = boost::mp11::mp_at_c<members_of<T>, decltype(i)::value>;
+          read = read_text(r, out.*D::pointer);
+        });
+      if (!read) return false;
+    } while (r.eat(','));
+    if (!r.eat('}')) return false;
+  }
+  for (auto name : required_members<T>())
+    if (auto at = member_position<T>(name); !at || !seen[*at]) return false;
+  bool complete = true;  // a missing member that is not optional is not canonical
+  std::size_t i = 0;
+  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
+    using F = std::remove_cvref_t<decltype(out.*decltype(member)::pointer)>;
+    if (!IsOptional<F>::value && !seen[i]) complete = false;
+    ++i;
+  });
+  return complete;
+}
+
+}  // namespace catalog::detail
+
+#endif  // CATALOG_DETAIL_JSON_TEXT_HPP
