@@ -338,9 +338,12 @@ class CountingTransaction final : public storage::Transaction {
   CountingTransaction(std::unique_ptr<storage::Transaction> inner, CountingBackend& owner)
       : inner_(std::move(inner)), owner_(owner) {}
   Result<std::optional<std::string>> get(std::string_view key) override {
-    ++owner_.stats.gets;
-    if (owner_.record) owner_.calls.push_back({StorageCall::get, std::string(key), {}, false, {}});
+    count_get(key);
     return inner_->get(key);
+  }
+  Result<std::optional<std::string_view>> get_view(std::string_view key) override {
+    count_get(key);
+    return inner_->get_view(key);
   }
   Result<void> put(std::string_view key, std::string_view value) override {
     ++owner_.stats.puts;
@@ -369,6 +372,10 @@ class CountingTransaction final : public storage::Transaction {
   Result<void> commit() override { return inner_->commit(); }
 
  private:
+  void count_get(std::string_view key) {
+    ++owner_.stats.gets;
+    if (owner_.record) owner_.calls.push_back({StorageCall::get, std::string(key), {}, false, {}});
+  }
   std::unique_ptr<storage::Transaction> inner_;
   CountingBackend& owner_;
 };

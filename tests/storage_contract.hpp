@@ -25,6 +25,40 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "a transaction sees its own writes", "[stora
   CHECK(collect(*txn, everything, Direction::reverse) == Entries{{"c", "three"}, {"b", "2"}});
 }
 
+TEMPLATE_TEST_CASE_METHOD(Contract, "get_view reads what get reads", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  const std::string big(100'000, 'x');
+  write(db, {{"a", "1"}, {"big", big}, {"gone", "g"}});
+  auto view = [](Transaction& txn, std::string_view key) -> std::optional<std::string> {
+    auto v = must(txn.get_view(key));
+    if (!v) return std::nullopt;
+    return std::string(*v);
+  };
+  SECTION("in a read-only transaction") {
+    auto txn = begin(db, Mode::read_only);
+    CHECK(view(*txn, "a") == "1"s);
+    CHECK(view(*txn, "big") == big);
+    CHECK_FALSE(view(*txn, "missing"));
+  }
+  SECTION("in a writer, its own writes included") {
+    auto txn = begin(db, Mode::read_write);
+    must(txn->put("a", "one"));
+    must(txn->put("new", ""));
+    CHECK(must(txn->erase("gone")));
+    CHECK(view(*txn, "a") == "one"s);
+    CHECK(view(*txn, "new") == ""s);
+    CHECK_FALSE(view(*txn, "gone"));
+    CHECK(view(*txn, "big") == big);
+    must(txn->commit());
+    CHECK(error_of(txn->get_view("a")) == Errc::storage);
+  }
+  SECTION("a refused key is an error, as for get") {
+    auto txn = begin(db, Mode::read_only);
+    CHECK(error_of(txn->get_view(std::string(600, 'k'))) == error_of(txn->get(std::string(600, 'k'))));
+  }
+}
+
 TEMPLATE_TEST_CASE_METHOD(Contract, "a transaction ended without commit rolls back", "[storage]",
                           CATALOG_CONTRACT_BACKENDS) {
   Backend& db = this->backend();

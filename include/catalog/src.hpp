@@ -34,6 +34,7 @@
 #include <catalog/impl/engine/patch.ipp>
 #include <catalog/impl/engine/record.ipp>
 #include <catalog/impl/engine/references.ipp>
+#include <catalog/impl/engine/render.ipp>
 #include <catalog/impl/engine/social.ipp>
 #include <catalog/impl/engine/tx.ipp>
 #include <catalog/impl/engine/upgrade.ipp>

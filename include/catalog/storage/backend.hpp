@@ -70,6 +70,17 @@ class Transaction {
   /// The value stored at `key`, or nullopt. Errors: invalid_value, key_too_long,
   /// storage_conflict, storage.
   [[nodiscard]] virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
+  /// What `get` returns, as a view the backend may lend from its own memory instead of a copy
+  /// (LMDB's map, the memory backend's values). The view is valid until the next call on this
+  /// transaction, whatever it is. The default keeps `get`'s copy in the transaction. Errors:
+  /// as `get`.
+  [[nodiscard]] virtual Result<std::optional<std::string_view>> get_view(std::string_view key) {
+    auto v = get(key);
+    if (!v) return v.error();
+    if (!*v) return std::optional<std::string_view>();
+    lent_ = std::move(**v);
+    return std::optional<std::string_view>(lent_);
+  }
   /// Stores `value` at `key` (replacing). Errors: invalid_value, key_too_long, storage_full
   /// (the map is full: the transaction is dead; retry it from the start), storage_conflict,
   /// storage (also: a write in a read-only transaction).
@@ -85,6 +96,9 @@ class Transaction {
   /// just ends it. Errors: storage_full or storage_conflict (nothing written; the caller may
   /// retry), storage.
   [[nodiscard]] virtual Result<void> commit() = 0;
+
+ private:
+  std::string lent_;  // the default get_view's copy
 };
 
 /// A store of bytes. Thread-safe: transactions may be begun from any thread. Read transactions

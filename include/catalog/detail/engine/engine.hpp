@@ -117,8 +117,12 @@ inline std::span<const RelField> relation_fields(Kind k) { return info(k).relati
 
 /// `{id, type, name, fullyQualifiedName, displayName?, deleted}` of a record.
 boost::json::object reference(const Record& r);
+/// reference() as the struct from_json of it gives (a stored null displayName is absent).
+EntityReference entity_reference(const Record& r);
 /// References of the other ends of edges, sorted by name then id. Errors: storage.
 Result<boost::json::array> references(Tx& tx, const std::vector<Edge>& edges);
+/// references() as structs, in the same order.
+Result<std::vector<EntityReference>> typed_references(Tx& tx, const std::vector<Edge>& edges);
 /// Containers already rendered while rendering several entities of one read (a list page: ten
 /// search indexes of one service read and render the service once). Valid for one transaction
 /// that writes nothing in between.
@@ -127,6 +131,7 @@ struct ContainerCache {
     Uuid id;
     std::string_view copied;                  // the member copied from the container, if any
     boost::json::object reference;            // reference(container)
+    EntityReference typed;                    // entity_reference(container)
     std::optional<boost::json::value> value;  // the copied member's value, when it has one
   };
   std::vector<Entry> entries;  // few: the containers of one page
@@ -144,8 +149,8 @@ struct RenderFrom {
 /// The entity as the API returns it: own fields, containers, and the extras in `fields`.
 Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
                                    const RenderFrom& from = {});
-/// render() as the entity's struct, without the JSON of its own fields: what from_json of
-/// render() gives. Containers and relationships are rendered as JSON and read in.
+/// render() as the entity's struct, without JSON: what from_json of render() gives. The
+/// containers' and relationships' references are read straight into their members.
 Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
                                 const RenderFrom& from = {});
 

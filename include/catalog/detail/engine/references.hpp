@@ -9,6 +9,7 @@
 // fields, so `scan_reference` reads just those from the stored text, without building a DOM;
 // whatever it does not expect sends the caller back to the full decode, so both agree.
 
+#include <catalog/entities.hpp>
 #include <catalog/kind.hpp>
 #include <catalog/uuid.hpp>
 
@@ -37,6 +38,8 @@ struct StoredReference {
   /// `{id, type, name, fullyQualifiedName, displayName?, deleted}`, the same members in the
   /// same order as `reference(decode(stored))`.
   boost::json::object to_json(boost::json::storage_ptr sp = {}) const;
+  /// to_json() as the struct from_json of it gives.
+  EntityReference typed() const;
 };
 
 /// Reads the reference fields of a stored entity record (tx.ipp `encode`: `{"k": type, ...,

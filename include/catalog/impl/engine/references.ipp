@@ -307,6 +307,17 @@ bool scan_reference(std::string_view stored, StoredReference& out) {
   return s.eat('}') && s.at_end() && kind && doc;
 }
 
+EntityReference StoredReference::typed() const {
+  EntityReference ref;
+  ref.id = id;
+  ref.type = type_name(kind);
+  ref.name.emplace(name);
+  ref.fully_qualified_name.emplace(fqn);
+  if (display_name) ref.display_name.emplace(*display_name);
+  ref.deleted = deleted;
+  return ref;
+}
+
 json::object StoredReference::to_json(json::storage_ptr sp) const {
   json::object o(std::move(sp));
   o.reserve(6);
@@ -321,44 +332,73 @@ json::object StoredReference::to_json(json::storage_ptr sp) const {
   return o;
 }
 
-Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
-  // Each reference is read from the stored record without decoding it (scan_reference), and
-  // sorted by keys taken out once: decoding whole records and comparing through JSON objects
-  // were nearly all of the time of an entity with 10,000 followers (BENCHMARKS.md section 3).
+namespace {
+
+// The reference of every edge's other end as `from_scan` builds it from the fields
+// scan_reference read, or `from_record` from the decoded record when the scan gave up; sorted
+// by name (`name_of`), then id. Each reference is read from the stored record without decoding
+// it, and sorted by keys taken out once: decoding whole records and comparing through JSON
+// objects were nearly all of the time of an entity with 10,000 followers (BENCHMARKS.md
+// section 3).
+template <class Ref, class FromScan, class FromRecord, class NameOf>
+Result<std::vector<Ref>> sorted_references(Tx& tx, const std::vector<Edge>& edges,
+                                           FromScan from_scan, FromRecord from_record,
+                                           NameOf name_of) {
   struct Key {
     std::string_view name;  // in refs[index]
     Uuid id;
     std::size_t index;
   };
-  json::array refs;
+  std::vector<Ref> refs;
   refs.reserve(edges.size());
   std::vector<Key> sorted;
   sorted.reserve(edges.size());
   StoredReference scanned;
   for (const auto& e : edges) {
-    auto bytes = tx.raw().get(keys::entity(e.other));
+    auto bytes = tx.raw().get_view(keys::entity(e.other));
     if (!bytes) return bytes.error();
     if (!*bytes) continue;
     if (scan_reference(**bytes, scanned)) {
       sorted.push_back(Key{{}, scanned.id, refs.size()});
-      refs.emplace_back(scanned.to_json(refs.storage()));
+      refs.push_back(from_scan(scanned));
     } else {
       auto r = decode(**bytes);
       if (!r) return r.error();
       sorted.push_back(Key{{}, r->id, refs.size()});
-      refs.emplace_back(reference(*r));
+      refs.push_back(from_record(*r));
     }
   }
   // The names are taken once refs no longer grows, so the views stay valid.
-  for (auto& k : sorted) k.name = refs[k.index].get_object().at("name").get_string();
+  for (auto& k : sorted) k.name = name_of(refs[k.index]);
   std::sort(sorted.begin(), sorted.end(), [](const Key& a, const Key& b) {
     if (int c = a.name.compare(b.name); c != 0) return c < 0;
     return std::memcmp(a.id.data, b.id.data, 16) < 0;
   });
-  json::array out(refs.storage());
+  std::vector<Ref> out;
   out.reserve(sorted.size());
   for (const auto& k : sorted) out.push_back(std::move(refs[k.index]));
   return out;
+}
+
+}  // namespace
+
+Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
+  auto refs = sorted_references<json::object>(
+      tx, edges, [](const StoredReference& s) { return s.to_json(); },
+      [](const Record& r) { return reference(r); },
+      [](const json::object& o) { return std::string_view(o.at("name").get_string()); });
+  if (!refs) return refs.error();
+  json::array out;
+  out.reserve(refs->size());
+  for (auto& o : *refs) out.emplace_back(std::move(o));
+  return out;
+}
+
+Result<std::vector<EntityReference>> typed_references(Tx& tx, const std::vector<Edge>& edges) {
+  return sorted_references<EntityReference>(
+      tx, edges, [](const StoredReference& s) { return s.typed(); },
+      [](const Record& r) { return entity_reference(r); },
+      [](const EntityReference& ref) { return std::string_view(*ref.name); });
 }
 
 }  // namespace catalog::engine

@@ -420,6 +420,27 @@ class LmdbTransaction final : public Transaction,
     return std::optional<std::string>(std::in_place, to_view(v));
   }
 
+  // LMDB's own bytes: valid until the transaction writes or ends, which no call before the next
+  // one does.
+  Result<std::optional<std::string_view>> get_view(std::string_view key) override {
+    if (auto ok = alive(); !ok) {
+      return ok.error();
+    }
+    if (auto checked = check_key(key); !checked) {
+      return checked.error();
+    }
+    MDB_val k = to_val(key);
+    MDB_val v;
+    const int rc = mdb_get(txn_, env_->dbi, &k, &v);
+    if (rc == MDB_NOTFOUND) {
+      return std::optional<std::string_view>();
+    }
+    if (rc != MDB_SUCCESS) {
+      return lmdb_error(rc, "get");
+    }
+    return std::optional<std::string_view>(to_view(v));
+  }
+
   Result<void> put(std::string_view key, std::string_view value) override {
     if (auto ok = prepare_write(key); !ok) {
       return ok.error();

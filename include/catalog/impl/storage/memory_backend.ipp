@@ -344,6 +344,27 @@ class MemoryTransaction final
     return std::optional<std::string>(it->second);
   }
 
+  // The value in the overlay or the version this transaction reads: neither changes before
+  // this transaction's next call.
+  Result<std::optional<std::string_view>> get_view(std::string_view key) override {
+    if (auto ok = alive(); !ok) {
+      return ok.error();
+    }
+    if (auto checked = check_key(key); !checked) {
+      return checked.error();
+    }
+    if (auto it = overlay_.find(key); it != overlay_.end()) {
+      if (!it->second) return std::optional<std::string_view>();
+      return std::optional<std::string_view>(*it->second);
+    }
+    const Map& map = version_->map;
+    auto it = map.find(key);
+    if (it == map.end()) {
+      return std::optional<std::string_view>();
+    }
+    return std::optional<std::string_view>(it->second);
+  }
+
   Result<void> put(std::string_view key, std::string_view value) override {
     if (auto ok = prepare_write(key); !ok) {
       return ok.error();

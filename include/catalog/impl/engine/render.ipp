@@ -1,0 +1,298 @@
+#ifndef CATALOG_IMPL_ENGINE_RENDER_IPP
+#define CATALOG_IMPL_ENGINE_RENDER_IPP
+
+// Rendering: an entity as the API returns it, its own fields with its containers and the
+// relationships, votes and counts asked for. One walk serves both answers: JSON (render, for the
+// *_json surface and REST) and the entity's struct (render_entity, for typed reads), each
+// through its own output (JsonOut, StructOut).
+
+#include <catalog/detail/engine/engine.hpp>
+#include <catalog/detail/engine/references.hpp>
+
+#include <catalog/json.hpp>
+
+#include <algorithm>
+#include <type_traits>
+
+namespace catalog::engine {
+
+namespace json = boost::json;
+
+json::object reference(const Record& r) {
+  json::object o;
+  o["id"] = to_string(r.id);
+  o["type"] = type_name(r.kind);
+  o["name"] = r.name();
+  o["fullyQualifiedName"] = r.fqn();
+  if (auto d = r.member("displayName")) o["displayName"] = std::move(*d);  // null if stored so
+  o["deleted"] = r.deleted();
+  return o;
+}
+
+EntityReference entity_reference(const Record& r) {
+  const auto& b = r.base();
+  EntityReference ref;
+  ref.id = r.id;
+  ref.type = type_name(r.kind);
+  ref.name = b.name;
+  ref.fully_qualified_name = b.fully_qualified_name;
+  ref.display_name = b.display_name;  // a stored null reads as absent, as from_json reads it
+  ref.deleted = b.deleted;
+  return ref;
+}
+
+// references(): references.ipp, which reads the reference fields without decoding records.
+
+namespace {
+
+bool is_extra(Kind k, std::string_view field) {
+  const auto& extras = info(k).extra_fields;
+  return std::find(extras.begin(), extras.end(), field) != extras.end();
+}
+
+// The voters of `id`, up and down.
+Result<std::pair<std::vector<Edge>, std::vector<Edge>>> voters(Tx& tx, const Uuid& id) {
+  auto edges = tx.edges(id, Rel::votes, true);
+  if (!edges) return edges.error();
+  std::pair<std::vector<Edge>, std::vector<Edge>> out;
+  for (auto& e : *edges) (e.data == "u" ? out.first : out.second).push_back(std::move(e));
+  return out;
+}
+
+// A counted extra field: the edges of its relation from `root`, or, when deep, from every entity
+// reached along them (the terms of a glossary).
+Result<std::int64_t> count_edges(Tx& tx, const Uuid& root, const CountField& count) {
+  std::int64_t n = 0;
+  std::vector<Uuid> stack{root};
+  while (!stack.empty()) {
+    auto id = stack.back();
+    stack.pop_back();
+    auto edges = tx.edges(id, count.rel, false);
+    if (!edges) return edges.error();
+    n += static_cast<std::int64_t>(edges->size());
+    if (count.deep)
+      for (const auto& e : *edges) stack.push_back(e.other);
+  }
+  return n;
+}
+
+// Own fields in stored order; changeDescription goes last (render adds it).
+void render_own(Tx& tx, const Record& r, const FieldSet& fields, json::object& out) {
+  r.for_each_stored([&](std::string_view name, json::value v) {
+    if (name == "changeDescription") return;
+    if (is_extra(r.kind, name) && !fields.has(name)) return;
+    out.emplace(name, std::move(v));
+    if (name == "deleted" && tx.env().options.base_url)
+      out["href"] = *tx.env().options.base_url + "/v1/" + std::string(info(r.kind).collection) +
+                    "/" + to_string(r.id);
+  });
+}
+
+// The JSON answer: members appended to `out`, copied from `previous` (a rendering of the same
+// entity, with the same fields) where it has them.
+class JsonOut {
+ public:
+  JsonOut(json::object& out, const json::object* previous) : out_(out), previous_(previous) {}
+
+  bool reuse(std::string_view field) {
+    if (!previous_) return false;
+    auto it = previous_->find(field);
+    if (it == previous_->end()) return false;
+    out_[field] = it->value();
+    return true;
+  }
+  Result<void> container(std::string_view field, std::string_view copied,
+                         const ContainerCache::Entry& e) {
+    out_[field] = e.reference;
+    if (e.value) out_[copied] = *e.value;
+    return {};
+  }
+  Result<void> relation(Tx& tx, std::string_view field, const std::vector<Edge>& edges) {
+    auto refs = references(tx, edges);
+    if (!refs) return refs.error();
+    out_[field] = std::move(*refs);
+    return {};
+  }
+  Result<void> votes(Tx& tx, const Uuid& id) {
+    auto v = voters(tx, id);
+    if (!v) return v.error();
+    auto up = references(tx, v->first);
+    if (!up) return up.error();
+    auto down = references(tx, v->second);
+    if (!down) return down.error();
+    json::object votes;
+    votes["upVotes"] = static_cast<std::int64_t>(up->size());
+    votes["downVotes"] = static_cast<std::int64_t>(down->size());
+    votes["upVoters"] = std::move(*up);
+    votes["downVoters"] = std::move(*down);
+    out_["votes"] = std::move(votes);
+    return {};
+  }
+  Result<void> count(std::string_view field, std::int64_t n) {
+    out_[field] = n;
+    return {};
+  }
+
+ private:
+  json::object& out_;
+  const json::object* previous_;
+};
+
+// The entity's struct: members set in place, typed, with no JSON in between (but for the member
+// a kind copies from its container, which the record holds as JSON).
+class StructOut {
+ public:
+  explicit StructOut(Record& r) : r_(r) {}
+
+  bool reuse(std::string_view) { return false; }  // typed reads have no earlier rendering
+  Result<void> container(std::string_view field, std::string_view copied,
+                         const ContainerCache::Entry& e) {
+    if (auto s = assign(field, e.typed); !s) return s;
+    if (e.value)
+      if (auto s = r_.set_member(copied, &*e.value); !s) return refused(copied, s.error());
+    return {};
+  }
+  Result<void> relation(Tx& tx, std::string_view field, const std::vector<Edge>& edges) {
+    auto refs = typed_references(tx, edges);
+    if (!refs) return refs.error();
+    return assign(field, std::move(*refs));
+  }
+  Result<void> votes(Tx& tx, const Uuid& id) {
+    auto v = voters(tx, id);
+    if (!v) return v.error();
+    auto up = typed_references(tx, v->first);
+    if (!up) return up.error();
+    auto down = typed_references(tx, v->second);
+    if (!down) return down.error();
+    Votes votes;
+    votes.up_votes = static_cast<std::int64_t>(up->size());
+    votes.down_votes = static_cast<std::int64_t>(down->size());
+    votes.up_voters = std::move(*up);
+    votes.down_voters = std::move(*down);
+    return assign("votes", std::move(votes));
+  }
+  Result<void> count(std::string_view field, std::int64_t n) { return assign(field, n); }
+
+ private:
+  // Sets member `field`, of type T or std::optional<T>, to `v`.
+  template <class T>
+  Result<void> assign(std::string_view field, T&& v) {
+    using V = std::remove_cvref_t<T>;
+    bool done = false;
+    std::visit(
+        [&]<class E>(E& e) {
+          auto pos = detail::member_position<E>(field);
+          if (!pos) return;
+          record_detail::with_member<E>(*pos, [&](auto m) {
+            auto& member = e.*decltype(m)::pointer;
+            using F = std::remove_cvref_t<decltype(member)>;
+            if constexpr (std::is_same_v<F, V> || std::is_same_v<F, std::optional<V>>) {
+              member = std::forward<T>(v);
+              done = true;
+            }
+          });
+        },
+        r_.value);
+    if (done) return {};
+    return refused(field, Error(Errc::internal, "no member of that type"));
+  }
+  Result<void> refused(std::string_view field, const Error& why) {
+    return fail(Errc::storage, "rendering " + std::string(r_.fqn()) + ": member " +
+                                   std::string(field) + ": " + why.message());
+  }
+
+  Record& r_;
+};
+
+// The reference to container `id` as member `field`, and the member `copied` its kind takes
+// from the container (a search index's serviceType), if the container has it.
+template <class Out>
+Result<void> render_container(Tx& tx, const Uuid& id, std::string_view field,
+                              std::string_view copied, const RenderFrom& from, Out& out) {
+  if (out.reuse(field)) {
+    if (!copied.empty()) out.reuse(copied);
+    return {};
+  }
+  if (from.containers)
+    for (const auto& e : from.containers->entries)
+      if (e.id == id && e.copied == copied) return out.container(field, copied, e);
+  auto c = tx.find(id);
+  if (!c) return c.error();
+  if (!*c) return {};
+  ContainerCache::Entry e{id, copied, reference(**c), entity_reference(**c), std::nullopt};
+  if (!copied.empty()) e.value = (*c)->member(copied);
+  auto shown = out.container(field, copied, e);
+  if (from.containers) from.containers->entries.push_back(std::move(e));
+  return shown;
+}
+
+// Containers, always shown; a term right under its glossary shows it once, as `glossary`.
+template <class Out>
+Result<void> render_containers(Tx& tx, const Record& r, const RenderFrom& from, Out& out) {
+  const auto& kind = info(r.kind);
+  if (kind.in_glossary && r.glossary)
+    if (auto c = render_container(tx, *r.glossary, "glossary", {}, from, out); !c) return c;
+  if (!kind.container_field.empty() && r.container &&
+      !(kind.in_glossary && r.container == r.glossary))
+    if (auto c = render_container(tx, *r.container, kind.container_field, kind.container_type,
+                                  from, out);
+        !c)
+      return c;
+  return {};
+}
+
+// Relationship fields, votes and counts that `fields` asks for.
+template <class Out>
+Result<void> render_relations(Tx& tx, const Record& r, const FieldSet& fields, Out& out) {
+  const auto& kind = info(r.kind);
+  for (const auto& rf : relation_fields(r.kind)) {
+    if (is_extra(r.kind, rf.field) && !fields.has(rf.field)) continue;
+    if (out.reuse(rf.field)) continue;
+    auto edges = tx.edges(r.id, rf.rel, rf.reverse);
+    if (!edges) return edges.error();
+    if (auto s = out.relation(tx, rf.field, *edges); !s) return s;
+  }
+  if (kind.has_votes && fields.has("votes") && !out.reuse("votes"))
+    if (auto s = out.votes(tx, r.id); !s) return s;
+  for (const auto& count : kind.counts) {
+    if (!fields.has(count.field) || out.reuse(count.field)) continue;
+    auto n = count_edges(tx, r.id, count);
+    if (!n) return n.error();
+    if (auto s = out.count(count.field, *n); !s) return s;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
+                            const RenderFrom& from) {
+  json::object out;
+  out.reserve(r.stored.size() + 8);
+  render_own(tx, r, fields, out);
+  JsonOut json_out(out, from.previous);
+  if (auto c = render_containers(tx, r, from, json_out); !c) return c.error();
+  if (auto c = render_relations(tx, r, fields, json_out); !c) return c.error();
+  // As stored: a change description imported as written keeps its bytes.
+  if (auto cd = r.member("changeDescription")) out["changeDescription"] = std::move(*cd);
+  return out;
+}
+
+Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
+                                const RenderFrom& from) {
+  // Extras not asked for read as absent: their struct defaults.
+  for (auto extra : info(r.kind).extra_fields)
+    if (!fields.has(extra) && r.stores(extra))
+      if (auto s = r.set_member(extra, nullptr); !s) return s.error();
+  if (tx.env().options.base_url)
+    r.base().href = *tx.env().options.base_url + "/v1/" +
+                    std::string(info(r.kind).collection) + "/" + to_string(r.id);
+  StructOut out(r);
+  if (auto c = render_containers(tx, r, from, out); !c) return c.error();
+  if (auto c = render_relations(tx, r, fields, out); !c) return c.error();
+  return std::move(r.value);
+}
+
+}  // namespace catalog::engine
+
+#endif  // CATALOG_IMPL_ENGINE_RENDER_IPP
