@@ -540,3 +540,54 @@ TEMPLATE_TEST_CASE("events: admins only, pages after an offset, total, subscribe
   CHECK(s.events(w.alice, 0, -1).error().kind() == ErrorKind::bad_request);
   CHECK(test::dump(s) == before);
 }
+
+TEMPLATE_TEST_CASE("typed follow, unfollow and vote answer what the JSON ones answer",
+                   "[social][typed]", CATALOG_STORE_FIXTURES) {
+  // The typed operations render the struct directly (no JSON); each must equal from_json of the
+  // JSON answer to the same call, made again (a repeat changes nothing and answers the same).
+  TestType f;
+  auto& s = f.store;
+  auto w = build(s);
+  // A follower with a display name, and followers and votes on every kind that has them.
+  auto dana = s.create_json(w.admin, Kind::user,
+                            parse(R"({"name":"dana","email":"dana@example.com",)"
+                                  R"("displayName":"Dana \"D\" Ö"})"))
+                  .value();
+  auto same = [](auto typed, const bj::object& json) {
+    using E = std::decay_t<decltype(typed)>;
+    auto converted = from_json<E>(json);
+    REQUIRE(converted.has_value());
+    CHECK(catalog::json::serialize(to_json(typed)) == catalog::json::serialize(to_json(*converted)));
+  };
+  auto check = [&]<class E>(const bj::object& entity) {
+    const auto id = uuid_of(entity);
+    for (const auto* u : {&w.u_zoe, &dana, &w.u_alice}) {
+      same(s.template follow<E>(w.admin, id, uuid_of(*u)).value(),
+           s.follow_json(w.admin, E::kind, id, uuid_of(*u)).value());
+    }
+    same(s.template unfollow<E>(w.admin, id, uuid_of(w.u_zoe)).value(),
+         s.unfollow_json(w.admin, E::kind, id, uuid_of(w.u_zoe)).value());
+    if (info(E::kind).has_votes) {
+      same(s.template vote<E>(w.alice, id, VoteType::voted_up).value(),
+           s.vote_json(w.alice, E::kind, id, VoteType::voted_up).value());
+      same(s.template vote<E>(w.bob, id, VoteType::voted_down).value(),
+           s.vote_json(w.bob, E::kind, id, VoteType::voted_down).value());
+    }
+    // Refusals are the same errors: a user that does not exist.
+    auto missing = random_uuid();
+    CHECK(s.template follow<E>(w.admin, id, missing).error().code() ==
+          s.follow_json(w.admin, E::kind, id, missing).error().code());
+  };
+  check.template operator()<Glossary>(w.glossary);
+  check.template operator()<GlossaryTerm>(w.term);
+  check.template operator()<SearchIndex>(w.index);
+  check.template operator()<MlModel>(w.model);
+  check.template operator()<Domain>(w.domain);
+  // The answer shows the display name a follower has.
+  GetOptions followers;
+  followers.fields = {"followers"};
+  auto g = s.template get<Glossary>(w.admin, uuid_of(w.glossary), followers).value();
+  REQUIRE(g.followers.size() == 2);
+  CHECK(g.followers[0].name == "alice");
+  CHECK(g.followers[1].display_name == "Dana \"D\" \xc3\x96");
+}

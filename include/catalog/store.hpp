@@ -201,6 +201,14 @@ class Store {
 
  private:
   explicit Store(std::unique_ptr<Impl> impl);
+  // follow<E>, unfollow<E> and vote<E> as the struct of `kind`, rendered without JSON.
+  Result<AnyEntity> follow_entity(const Principal& who, Kind kind, const Uuid& id,
+                                  const Uuid& user);
+  Result<AnyEntity> unfollow_entity(const Principal& who, Kind kind, const Uuid& id,
+                                    const Uuid& user);
+  Result<AnyEntity> vote_entity(const Principal& who, Kind kind, const Uuid& id, VoteType vote);
+  template <class E>
+  static Result<E> entity_of(Result<AnyEntity> got);
   std::unique_ptr<Impl> impl_;
 };
 

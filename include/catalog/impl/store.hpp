@@ -1,8 +1,8 @@
 #ifndef CATALOG_IMPL_STORE_HPP
 #define CATALOG_IMPL_STORE_HPP
 
-// Inline bodies of Store's typed operations: get and list read the structs the engine keeps;
-// the others convert to the JSON operation and back.
+// Inline bodies of Store's typed operations: get, list, follow, unfollow and vote render the
+// structs the engine keeps; the others convert to the JSON operation and back.
 
 namespace catalog {
 
@@ -15,9 +15,7 @@ Result<E> Store::create(const Principal& who, const typename E::create_type& req
 
 template <class E>
 Result<E> Store::get(const Principal& who, const EntityKey& key, const GetOptions& options) {
-  auto got = get_entity(who, E::kind, key, options);
-  if (!got) return got.error();
-  return std::move(std::get<E>(*got));  // get_entity gives the struct of the kind asked for
+  return entity_of<E>(get_entity(who, E::kind, key, options));
 }
 
 template <class E>
@@ -144,24 +142,26 @@ Result<E> Store::version(const Principal& who, const Uuid& id, std::string_view 
 }
 
 template <class E>
-Result<E> Store::follow(const Principal& who, const Uuid& id, const Uuid& user) {
-  auto got = follow_json(who, E::kind, id, user);
+Result<E> Store::entity_of(Result<AnyEntity> got) {
   if (!got) return got.error();
-  return from_json<E>(*got);
+  auto* e = std::get_if<E>(&*got);
+  if (!e) return fail(Errc::storage, "an entity of one kind read as another");
+  return std::move(*e);
+}
+
+template <class E>
+Result<E> Store::follow(const Principal& who, const Uuid& id, const Uuid& user) {
+  return entity_of<E>(follow_entity(who, E::kind, id, user));
 }
 
 template <class E>
 Result<E> Store::unfollow(const Principal& who, const Uuid& id, const Uuid& user) {
-  auto got = unfollow_json(who, E::kind, id, user);
-  if (!got) return got.error();
-  return from_json<E>(*got);
+  return entity_of<E>(unfollow_entity(who, E::kind, id, user));
 }
 
 template <class E>
 Result<E> Store::vote(const Principal& who, const Uuid& id, VoteType v) {
-  auto got = vote_json(who, E::kind, id, v);
-  if (!got) return got.error();
-  return from_json<E>(*got);
+  return entity_of<E>(vote_entity(who, E::kind, id, v));
 }
 
 }  // namespace catalog

@@ -12,22 +12,26 @@
 
 namespace catalog::engine {
 
+/// Each operation answers with the entity as `Answer`: `boost::json::object` (render) or
+/// `AnyEntity` (render_entity, for typed callers); both are instantiated.
+
 /// Adds `user` to the followers of a live entity; returns it with all fields.
 /// Errors: not_found (kind without followers, entity missing or soft-deleted, user missing or
 /// soft-deleted), forbidden (Follow as oneself, else EditFollowers), storage.
-Result<boost::json::object> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
-                                   const Uuid& user);
+template <class Answer = boost::json::object>
+Result<Answer> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, const Uuid& user);
 
 /// Removes `user` from the followers, also of a soft-deleted entity and for a soft-deleted user.
 /// Errors: not_found (kind without followers, entity or user missing), forbidden, storage.
-Result<boost::json::object> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
-                                     const Uuid& user);
+template <class Answer = boost::json::object>
+Result<Answer> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
+                        const Uuid& user);
 
 /// Sets the caller's vote on a live entity; returns it with all fields.
 /// Errors: bad_request (invalid_value: not a vote type), not_found (kind without votes, entity
 /// missing or soft-deleted, caller no longer a live user), forbidden (EditVotes), storage.
-Result<boost::json::object> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
-                                 VoteType vote);
+template <class Answer = boost::json::object>
+Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, VoteType vote);
 
 }  // namespace catalog::engine
 

@@ -9,6 +9,8 @@
 
 #include <catalog/detail/json_mapping.hpp>
 
+#include <type_traits>
+
 namespace catalog::engine {
 
 namespace json = boost::json;
@@ -36,8 +38,18 @@ Result<void> record(Tx& tx, const Principal& who, const Record& r, json::array a
   return {};
 }
 
-Result<json::object> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
-                                  const Uuid& user, bool follow) {
+// The entity with all fields, as the caller wants it.
+template <class Answer>
+Result<Answer> answer(Tx& tx, Record& r) {
+  if constexpr (std::is_same_v<Answer, AnyEntity>)
+    return render_entity(tx, std::move(r), FieldSet::everything());
+  else
+    return render(tx, r, FieldSet::everything());
+}
+
+template <class Answer>
+Result<Answer> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
+                            const Uuid& user, bool follow) {
   if (auto r = require_route(kind, info(kind).has_followers, "followers"); !r) return r.error();
   // Unfollowing works on soft-deleted entities (and for soft-deleted users): nobody is stuck
   // following what they cannot follow any more.
@@ -65,7 +77,7 @@ Result<json::object> set_follower(Tx& tx, const Principal& who, Kind kind, const
                     : record(tx, who, *r, {}, {}, std::move(change));
     if (!e) return e.error();
   }
-  return render(tx, *r, FieldSet::everything());
+  return answer<Answer>(tx, *r);
 }
 
 // The edge data of a vote; nullopt for unVoted (no edge).
@@ -82,17 +94,19 @@ json::value vote_name(const std::optional<std::string>& data) {
 
 }  // namespace
 
-Result<json::object> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
-                            const Uuid& user) {
-  return set_follower(tx, who, kind, id, user, true);
+template <class Answer>
+Result<Answer> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, const Uuid& user) {
+  return set_follower<Answer>(tx, who, kind, id, user, true);
 }
 
-Result<json::object> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
-                              const Uuid& user) {
-  return set_follower(tx, who, kind, id, user, false);
+template <class Answer>
+Result<Answer> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
+                        const Uuid& user) {
+  return set_follower<Answer>(tx, who, kind, id, user, false);
 }
 
-Result<json::object> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, VoteType v) {
+template <class Answer>
+Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, VoteType v) {
   if (detail::enum_name(v).empty())
     return fail(Errc::invalid_value,
                 "Invalid updatedVoteType: must be one of votedUp, votedDown, unVoted");
@@ -120,8 +134,15 @@ Result<json::object> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& i
     if (auto e = record(tx, who, *r, {}, json::array{field_change("votes", &from, &to)}, {}); !e)
       return e.error();
   }
-  return render(tx, *r, FieldSet::everything());
+  return answer<Answer>(tx, *r);
 }
+
+template Result<json::object> follow(Tx&, const Principal&, Kind, const Uuid&, const Uuid&);
+template Result<AnyEntity> follow(Tx&, const Principal&, Kind, const Uuid&, const Uuid&);
+template Result<json::object> unfollow(Tx&, const Principal&, Kind, const Uuid&, const Uuid&);
+template Result<AnyEntity> unfollow(Tx&, const Principal&, Kind, const Uuid&, const Uuid&);
+template Result<json::object> vote(Tx&, const Principal&, Kind, const Uuid&, VoteType);
+template Result<AnyEntity> vote(Tx&, const Principal&, Kind, const Uuid&, VoteType);
 
 }  // namespace catalog::engine
 

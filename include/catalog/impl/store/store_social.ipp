@@ -23,6 +23,24 @@ Result<boost::json::object> Store::vote_json(const Principal& who, Kind kind, co
   return impl_->write([&](engine::Tx& tx) { return engine::vote(tx, who, kind, id, vote); });
 }
 
+Result<AnyEntity> Store::follow_entity(const Principal& who, Kind kind, const Uuid& id,
+                                      const Uuid& user) {
+  return impl_->write(
+      [&](engine::Tx& tx) { return engine::follow<AnyEntity>(tx, who, kind, id, user); });
+}
+
+Result<AnyEntity> Store::unfollow_entity(const Principal& who, Kind kind, const Uuid& id,
+                                        const Uuid& user) {
+  return impl_->write(
+      [&](engine::Tx& tx) { return engine::unfollow<AnyEntity>(tx, who, kind, id, user); });
+}
+
+Result<AnyEntity> Store::vote_entity(const Principal& who, Kind kind, const Uuid& id,
+                                    VoteType vote) {
+  return impl_->write(
+      [&](engine::Tx& tx) { return engine::vote<AnyEntity>(tx, who, kind, id, vote); });
+}
+
 }  // namespace catalog
 
 #endif  // CATALOG_IMPL_STORE_STORE_SOCIAL_IPP
