@@ -7,7 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <limits>
+#include <random>
 
 using namespace catalog;
 using test::parse;
@@ -590,4 +592,38 @@ TEMPLATE_TEST_CASE("typed follow, unfollow and vote answer what the JSON ones an
   REQUIRE(g.followers.size() == 2);
   CHECK(g.followers[0].name == "alice");
   CHECK(g.followers[1].display_name == "Dana \"D\" \xc3\x96");
+}
+
+TEMPLATE_TEST_CASE("many followers come back sorted by name, JSON and typed alike",
+                   "[social][followers]", CATALOG_STORE_FIXTURES) {
+  // References are gathered in edge (id) order and reordered in place: users made in a seeded
+  // random order must come back sorted by name (user names are unique, so never by id).
+  TestType f;
+  auto& s = f.store;
+  auto w = build(s);
+  std::vector<int> order(60);
+  for (int i = 0; i < 60; ++i) order[static_cast<std::size_t>(i)] = i;
+  std::mt19937 rng(42);
+  std::shuffle(order.begin(), order.end(), rng);
+  const auto g = uuid_of(w.glossary);
+  for (int i : order) {
+    auto name = "u" + std::to_string(i % 45);
+    auto u = s.create_json(w.admin, Kind::user,
+                           parse(R"({"name":")" + name + "-" + std::to_string(i) +
+                                 R"(","displayName":")" + name + R"(","email":"x@example.com"})"))
+                 .value();
+    s.follow_json(w.admin, Kind::glossary, g, uuid_of(u)).value();
+  }
+  GetOptions followers;
+  followers.fields = {"followers"};
+  auto json = s.get_json(w.admin, Kind::glossary, g, followers).value();
+  auto typed = s.template get<Glossary>(w.admin, g, followers).value();
+  auto got = names(json.at("followers"));
+  REQUIRE(got.size() == 60);
+  CHECK(std::is_sorted(got.begin(), got.end()));
+  REQUIRE(typed.followers.size() == 60);
+  for (std::size_t i = 0; i < 60; ++i) {
+    CHECK(typed.followers[i].name == got[i]);
+    CHECK(to_string(typed.followers[i].id) == json.at("followers").at(i).at("id").as_string());
+  }
 }

@@ -233,9 +233,13 @@ Result<boost::json::value> parse_stored(std::string_view bytes,
 /// decode: errors storage ("corrupt entity record").
 std::string encode(const Record& r);
 Result<Record> decode(std::string_view bytes);
+/// decode() into `out` (on an error, `out` is anything).
+Result<void> decode(std::string_view bytes, Record& out);
 /// decode's two ways, apart for tests: straight from the text when the record is in the form
-/// the engine writes (nullopt otherwise, never an error), and through the DOM for every form.
+/// the engine writes (nullopt, or false, otherwise: never an error), and through the DOM for
+/// every form.
 std::optional<Record> decode_text(std::string_view bytes);
+bool decode_text(std::string_view bytes, Record& out);
 Result<Record> decode_document(std::string_view bytes);
 /// A history snapshot (keys::history). Errors: storage ("corrupt snapshot").
 Result<boost::json::object> decode_snapshot(std::string_view bytes);

@@ -58,6 +58,8 @@ struct Record {
   Record() = default;
   /// A record of `kind` holding its struct's defaults and storing nothing yet.
   explicit Record(Kind k);
+  /// Makes this a record of `kind` holding its struct's defaults and storing nothing.
+  void reset(Kind k);
 
   const EntityBase& base() const {
     return std::visit([](const auto& e) -> const EntityBase& { return e; }, value);
@@ -113,11 +115,12 @@ struct Record {
 /// A record of `kind` from its stored document. Errors: storage (`what` and the reason).
 Result<Record> record_from_document(Kind kind, const boost::json::object& doc,
                                     std::string_view what = "corrupt entity record");
-/// The record of `kind` whose stored document starts at `in`, read straight from the text into
-/// its struct (detail::read_text), leaving `in` after the document. Nullopt when the text is not
-/// in the canonical form the engine writes, or would not decode: the caller then parses it and
-/// calls record_from_document, which reads every form and words the error.
-std::optional<Record> record_from_text(Kind kind, detail::TextReader& in);
+/// Reads into `r` the record of `kind` whose stored document starts at `in`, straight from the
+/// text into its struct (detail::read_text), leaving `in` after the document. False when the
+/// text is not in the canonical form the engine writes, or would not decode (`r` is then
+/// anything): the caller then parses it and calls record_from_document, which reads every form
+/// and words the error.
+bool record_from_text(Kind kind, detail::TextReader& in, Record& r);
 
 // ---- inline and template definitions ----
 

@@ -45,8 +45,17 @@ std::uint64_t rendered_only_mask() {
 
 }  // namespace
 
-Record::Record(Kind k) : kind(k) {
+Record::Record(Kind k) { reset(k); }
+
+void Record::reset(Kind k) {
+  kind = k;
+  id = Uuid{};
+  container.reset();
+  glossary.reset();
+  deleted_by = 0;
   visit_kind(k, [&]<class E>(std::type_identity<E>) { value.emplace<E>(); });
+  stored.clear();
+  written.clear();
 }
 
 std::optional<Uuid> Record::scope() const {
@@ -197,8 +206,8 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
   return r;
 }
 
-std::optional<Record> record_from_text(Kind kind, detail::TextReader& in) {
-  Record r(kind);
+bool record_from_text(Kind kind, detail::TextReader& in, Record& r) {
+  r.reset(kind);
   const bool read = std::visit(
       [&]<class E>(E& e) {
         if (!in.eat('{')) return false;
@@ -222,11 +231,11 @@ std::optional<Record> record_from_text(Kind kind, detail::TextReader& in) {
         return in.eat('}');
       },
       r.value);
-  if (!read) return std::nullopt;
+  if (!read) return false;
   const auto& b = r.base();
-  if (b.name.empty() || b.fully_qualified_name.empty()) return std::nullopt;
+  if (b.name.empty() || b.fully_qualified_name.empty()) return false;
   r.id = b.id;
-  return r;
+  return true;
 }
 
 }  // namespace catalog::engine

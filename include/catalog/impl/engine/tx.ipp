@@ -54,35 +54,49 @@ std::string encode(const Record& r) {
   return out;
 }
 
-std::optional<Record> decode_text(std::string_view bytes) {
+bool decode_text(std::string_view bytes, Record& out) {
   detail::TextReader in(bytes);
   std::string_view type;
-  if (!in.eat(R"({"k":)") || !in.plain_string(type)) return std::nullopt;
+  if (!in.eat(R"({"k":)") || !in.plain_string(type)) return false;
   auto kind = kind_from_type(type);
-  if (!kind) return std::nullopt;
+  if (!kind) return false;
   std::optional<Uuid> container, glossary;
   std::uint64_t deleted_by = 0;
-  auto id = [&](std::string_view member, std::optional<Uuid>& out) {
+  auto id = [&](std::string_view member, std::optional<Uuid>& v) {
     if (!in.eat(member)) return true;
-    return detail::read_text(in, out.emplace());
+    return detail::read_text(in, v.emplace());
   };
-  if (!id(R"(,"c":)", container) || !id(R"(,"g":)", glossary)) return std::nullopt;
-  if (in.eat(R"(,"d":)") && !detail::read_text(in, deleted_by)) return std::nullopt;
-  if (!in.eat(R"(,"doc":)")) return std::nullopt;
-  auto r = record_from_text(*kind, in);
-  if (!r || !in.eat('}') || !in.at_end()) return std::nullopt;
-  r->container = container;
-  r->glossary = glossary;
-  r->deleted_by = deleted_by;
+  if (!id(R"(,"c":)", container) || !id(R"(,"g":)", glossary)) return false;
+  if (in.eat(R"(,"d":)") && !detail::read_text(in, deleted_by)) return false;
+  if (!in.eat(R"(,"doc":)")) return false;
+  if (!record_from_text(*kind, in, out) || !in.eat('}') || !in.at_end()) return false;
+  out.container = container;
+  out.glossary = glossary;
+  out.deleted_by = deleted_by;
+  return true;
+}
+
+std::optional<Record> decode_text(std::string_view bytes) {
+  std::optional<Record> r(std::in_place);
+  if (!decode_text(bytes, *r)) r.reset();
   return r;
 }
 
-Result<Record> decode(std::string_view bytes) {
+Result<void> decode(std::string_view bytes, Record& out) {
   // Records the engine wrote are read straight into their struct; anything else (a document
   // kept in another form, or one that does not decode) goes through the DOM, which reads every
   // form and words the error.
-  if (auto r = decode_text(bytes)) return std::move(*r);
-  return decode_document(bytes);
+  if (decode_text(bytes, out)) return {};
+  auto r = decode_document(bytes);
+  if (!r) return r.error();
+  out = std::move(*r);
+  return {};
+}
+
+Result<Record> decode(std::string_view bytes) {
+  Record r;
+  if (auto d = decode(bytes, r); !d) return d.error();
+  return r;
 }
 
 Result<Record> decode_document(std::string_view bytes) {
@@ -149,10 +163,11 @@ Result<FieldSet> parse_fields(Kind kind, const std::vector<std::string>& fields)
 Result<std::optional<Record>> Tx::find(const Uuid& id) {
   auto bytes = txn_.get_view(keys::entity(id));
   if (!bytes) return bytes.error();
-  if (!*bytes) return std::optional<Record>();
-  auto r = decode(**bytes);
-  if (!r) return r.error();
-  return std::optional<Record>(std::move(*r));
+  std::optional<Record> found;
+  if (!*bytes) return found;
+  // Decoded in place: a record is a large struct, and each move of it cost a list page time.
+  if (auto d = decode(**bytes, found.emplace()); !d) return d.error();
+  return found;
 }
 
 Result<std::optional<Record>> Tx::find(Kind kind, std::string_view canonical_fqn) {
