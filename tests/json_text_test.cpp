@@ -92,9 +92,10 @@ TEST_CASE("strings with escapes and non-ASCII text read the same both ways", "[j
   auto bytes = engine::encode(r);
   auto at = bytes.find(R"("description":"@")");
   REQUIRE(at != std::string::npos);
-  bytes.replace(at, 17, R"("description":"\/\u00e9\u20AC\u0041")");
+  bytes.replace(at, 17, R"("description":"\/\u00e9\u20AC\u0041\ud83d\ude00")");
   CHECK(agrees(bytes));
-  CHECK(engine::decode_text(bytes)->base().description == "/\xc3\xa9\xe2\x82\xac" "A");
+  CHECK(engine::decode_text(bytes)->base().description ==
+        "/\xc3\xa9\xe2\x82\xac" "A\xf0\x9f\x98\x80");
 }
 
 TEST_CASE("forms the engine does not write go to the DOM", "[json_text]") {
@@ -108,11 +109,15 @@ TEST_CASE("forms the engine does not write go to the DOM", "[json_text]") {
     s.replace(at, from.size(), to);
     return s;
   };
-  // Whitespace, an integer version, an explicit null, a surrogate pair escape, trailing bytes.
+  // Whitespace, versions written otherwise (an integer, an exponent, two decimals, digits past
+  // a double's precision), an explicit null, an unpaired surrogate escape, trailing bytes.
   for (const auto& s :
        {variant(R"("k":)", R"("k" :)"), variant(R"("version":0.1)", R"("version":1)"),
+        variant(R"("version":0.1)", R"("version":1E-1)"),
+        variant(R"("version":0.1)", R"("version":0.10)"),
+        variant(R"("version":0.1)", R"("version":0.10000000000000001)"),
         variant(R"("deleted":false)", R"("deleted":false,"displayName":null)"),
-        variant(R"("name":")", R"("name":"\ud83d\ude00)"), text + " "}) {
+        variant(R"("name":")", R"("name":"\ud83d)"), text + " "}) {
     INFO(s);
     CHECK_FALSE(engine::decode_text(s).has_value());
   }

@@ -267,6 +267,28 @@ std::optional<std::size_t> member_position(std::string_view name) {
   return member_table<T>().find(name);
 }
 
+/// Whether every member T requires on input is among the positions `seen`.
+template <Described T, std::size_t N>
+bool has_required(const std::array<bool, N>& seen) {
+  for (auto name : required_members<T>())
+    if (auto at = member_position<T>(name); !at || !seen[*at]) return false;
+  return true;
+}
+
+/// Whether every member of T that is not optional is among the positions `seen`: to_json writes
+/// them all, so an object without one is not in its canonical form.
+template <Described T, std::size_t N>
+bool has_every_non_optional(const std::array<bool, N>& seen) {
+  bool all = true;
+  std::size_t i = 0;
+  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
+    using F = std::remove_cvref_t<decltype(std::declval<T&>().*decltype(member)::pointer)>;
+    if (!IsOptional<F>::value && !seen[i]) all = false;
+    ++i;
+  });
+  return all;
+}
+
 /// Reads `obj` into `out` in the object's own order, each member sent straight to its struct
 /// member (looking struct members up in the object cost a list page a tenth of its time, most of
 /// it on optional members that were absent). False on anything unexpected (an unknown member, a
@@ -293,19 +315,9 @@ bool read_members(const boost::json::object& obj, T& out) {
       if (!converted) return false;
       seen[*at] = true;
     }
-    for (auto name : required_members<T>()) {
-      auto at = member_position<T>(name);
-      if (!at || !seen[*at]) return false;
-    }
-    if (obj.size() < n) {
-      // A missing member that is not optional is written back with its default.
-      std::size_t i = 0;
-      boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
-        using F = std::remove_cvref_t<decltype(out.*decltype(member)::pointer)>;
-        if (!IsOptional<F>::value && !seen[i]) read_non_canonical = true;
-        ++i;
-      });
-    }
+    if (!has_required<T>(seen)) return false;
+    // A missing member that is not optional is written back with its default.
+    if (obj.size() < n && !has_every_non_optional<T>(seen)) read_non_canonical = true;
     return true;
   }
 }

@@ -21,7 +21,6 @@
 
 #include <array>
 #include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -32,6 +31,83 @@
 #include <vector>
 
 namespace catalog::detail {
+
+/// The code unit of the four hex digits at `s[at]`.
+inline bool hex4(std::string_view s, std::size_t at, std::uint32_t& out) noexcept {
+  if (at + 4 > s.size()) return false;
+  out = 0;
+  for (std::size_t i = at; i < at + 4; ++i) {
+    char c = s[i];
+    std::uint32_t d = c >= '0' && c <= '9'   ? static_cast<std::uint32_t>(c - '0')
+                      : c >= 'a' && c <= 'f' ? static_cast<std::uint32_t>(c - 'a' + 10)
+                      : c >= 'A' && c <= 'F' ? static_cast<std::uint32_t>(c - 'A' + 10)
+                                             : 16;
+    if (d == 16) return false;
+    out = out * 16 + d;
+  }
+  return true;
+}
+
+inline void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+/// Decodes the RFC 8259 escapes of a string's text between its quotes into `out`. A `\u`
+/// escape of a surrogate must be a high one followed by a low one (what Boost.JSON's parser
+/// accepts); anything else answers false.
+inline bool unescape_json(std::string_view raw, std::string& out) {
+  out.clear();
+  for (std::size_t i = 0; i < raw.size();) {
+    char c = raw[i++];
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (i == raw.size()) return false;
+    switch (raw[i++]) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        std::uint32_t cp = 0;
+        if (!hex4(raw, i, cp)) return false;
+        i += 4;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          std::uint32_t low = 0;
+          if (i + 6 > raw.size() || raw[i] != '\\' || raw[i + 1] != 'u' ||
+              !hex4(raw, i + 2, low) || low < 0xDC00 || low > 0xDFFF)
+            return false;
+          i += 6;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        }
+        append_utf8(out, cp);
+        break;
+      }
+      default: return false;
+    }
+  }
+  return true;
+}
 
 /// A cursor over JSON text in canonical form. Every method answers false (and may leave the
 /// cursor anywhere) when the text there is not what it reads.
@@ -55,93 +131,47 @@ class TextReader {
     return true;
   }
 
-  /// A string without escapes or control characters (member names, ids, enumeration names),
-  /// as a view of the text; its UTF-8 is checked.
-  bool plain_string(std::string_view& out) noexcept {
+  /// A string's text between its quotes, still escaped (`escaped` tells whether it has
+  /// escapes); no raw control characters. UTF-8 is not checked here.
+  bool raw_string(std::string_view& raw, bool& escaped) noexcept {
     if (!eat('"')) return false;
     const char* start = p_;
-    while (p_ != end_ && *p_ != '"') {
+    escaped = false;
+    while (p_ != end_) {
       auto c = static_cast<unsigned char>(*p_);
-      if (c == '\\' || c < 0x20) return false;
-      if (c < 0x80) {
+      if (c == '"') {
+        raw = std::string_view(start, static_cast<std::size_t>(p_ - start));
         ++p_;
-        continue;
+        return true;
       }
-      std::size_t n = utf8_sequence(std::string_view(p_, static_cast<std::size_t>(end_ - p_)));
-      if (n == 0) return false;
-      p_ += n;
+      if (c < 0x20) return false;
+      if (c == '\\') {
+        escaped = true;
+        if (++p_ == end_) return false;  // the escaped character is skipped with it
+      }
+      ++p_;
     }
-    if (p_ == end_) return false;
-    out = std::string_view(start, static_cast<std::size_t>(p_ - start));
-    ++p_;
-    return true;
+    return false;
+  }
+
+  /// A string without escapes (member names, ids, enumeration names), as a view of the text;
+  /// its UTF-8 is checked.
+  bool plain_string(std::string_view& out) noexcept {
+    bool escaped = false;
+    return raw_string(out, escaped) && !escaped && valid_utf8(out);
   }
 
   /// `"name":`, the name as a view.
   bool key(std::string_view& name) noexcept { return plain_string(name) && eat(':'); }
 
-  /// Any JSON string, its escapes decoded (an escaped surrogate answers false: rare, and the
-  /// DOM path checks its pairing).
+  /// Any JSON string, its escapes decoded.
   bool string(std::string& out) {
-    const char* save = p_;
-    std::string_view plain;
-    if (plain_string(plain)) {
-      out.assign(plain.data(), plain.size());
-      return true;
-    }
-    p_ = save;
-    if (!eat('"')) return false;
-    out.clear();
-    while (p_ != end_ && *p_ != '"') {
-      auto c = static_cast<unsigned char>(*p_);
-      if (c < 0x20) return false;
-      if (c != '\\') {
-        std::size_t n = utf8_sequence(std::string_view(p_, static_cast<std::size_t>(end_ - p_)));
-        if (n == 0) return false;
-        out.append(p_, n);
-        p_ += n;
-        continue;
-      }
-      if (++p_ == end_) return false;
-      char e = *p_++;
-      switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'u': {
-        unsigned unit = 0;
-        for (int i = 0; i < 4; ++i, ++p_) {
-          if (p_ == end_) return false;
-          char h = *p_;
-          unsigned d = h >= '0' && h <= '9'   ? static_cast<unsigned>(h - '0')
-                       : h >= 'a' && h <= 'f' ? static_cast<unsigned>(h - 'a' + 10)
-                       : h >= 'A' && h <= 'F' ? static_cast<unsigned>(h - 'A' + 10)
-                                              : 16u;
-          if (d == 16) return false;
-          unit = unit * 16 + d;
-        }
-        if (unit >= 0xD800 && unit <= 0xDFFF) return false;
-        if (unit < 0x80) {
-          out += static_cast<char>(unit);
-        } else if (unit < 0x800) {
-          out += static_cast<char>(0xC0 | (unit >> 6));
-          out += static_cast<char>(0x80 | (unit & 0x3F));
-        } else {
-          out += static_cast<char>(0xE0 | (unit >> 12));
-          out += static_cast<char>(0x80 | ((unit >> 6) & 0x3F));
-          out += static_cast<char>(0x80 | (unit & 0x3F));
-        }
-        break;
-      }
-      default: return false;
-      }
-    }
-    return eat('"');
+    std::string_view raw;
+    bool escaped = false;
+    if (!raw_string(raw, escaped) || !valid_utf8(raw)) return false;
+    if (escaped) return unescape_json(raw, out);
+    out.assign(raw.data(), raw.size());
+    return true;
   }
 
   /// A number's text: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
@@ -210,8 +240,8 @@ class TextReader {
 };
 
 /// Sub-values kept as JSON (change descriptions' old and new values, extensions) are read by
-/// Boost.JSON's parser when they nest at most this deep, as the DOM path reads them; deeper ones
-/// go to the DOM path.
+/// Boost.JSON's parser, as the DOM path reads them, when they nest at most this deep; deeper
+/// ones go to the DOM path (which allows catalog::json::max_parse_depth).
 inline constexpr std::size_t text_value_depth = catalog::json::max_document_depth;
 
 inline bool read_text(TextReader& r, std::string& out) { return r.string(out); }
@@ -247,16 +277,18 @@ inline bool read_text(TextReader& r, Uuid& out) {
   return true;
 }
 
+/// A version as serialize writes it, digits with one decimal (`0.1`, `12.0`), read exactly:
+/// other forms (`1`, `1E0`, `0.10`) go to the DOM, whose from_json reads them through a double.
 inline bool read_text(TextReader& r, Version& out) {
   std::string_view t;
-  if (!r.number(t) || t.find_first_of(".eE") == std::string_view::npos) return false;
-  double d = 0;
-  const char* end = t.data() + t.size();
-  auto [ptr, ec] = std::from_chars(t.data(), end, d);
-  if (ec != std::errc() || ptr != end) return false;
-  // As from_json: the double must be exactly tenths / 10.
-  double tenths = std::round(d * 10.0);
-  if (!(tenths >= 1.0 && tenths < 4e9) || tenths / 10.0 != d) return false;
+  if (!r.number(t) || t.size() < 3 || t.size() > 11 || t[t.size() - 2] != '.') return false;
+  std::uint64_t tenths = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (i == t.size() - 2) continue;
+    if (t[i] < '0' || t[i] > '9') return false;  // a sign, a second point or an exponent
+    tenths = tenths * 10 + static_cast<std::uint64_t>(t[i] - '0');
+  }
+  if (tenths < 1 || tenths >= 4'000'000'000) return false;  // as from_json: 0.1 to 399999999.9
   out = Version::from_tenths(static_cast<std::uint32_t>(tenths));
   return true;
 }
@@ -354,16 +386,7 @@ bool read_text(TextReader& r, T& out) {
     } while (r.eat(','));
     if (!r.eat('}')) return false;
   }
-  for (auto name : required_members<T>())
-    if (auto at = member_position<T>(name); !at || !seen[*at]) return false;
-  bool complete = true;  // a missing member that is not optional is not canonical
-  std::size_t i = 0;
-  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
-    using F = std::remove_cvref_t<decltype(out.*decltype(member)::pointer)>;
-    if (!IsOptional<F>::value && !seen[i]) complete = false;
-    ++i;
-  });
-  return complete;
+  return has_required<T>(seen) && has_every_non_optional<T>(seen);
 }
 
 }  // namespace catalog::detail

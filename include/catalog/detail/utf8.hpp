@@ -44,6 +44,20 @@ inline bool next_code_point(std::string_view s, std::size_t& i, char32_t& cp) no
   return true;
 }
 
+/// Whether all of `s` is well-formed UTF-8.
+inline bool valid_utf8(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t n = utf8_sequence(s.substr(i));
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 }  // namespace catalog::detail
 
 #endif  // CATALOG_DETAIL_UTF8_HPP

@@ -8,6 +8,7 @@
 
 #include <catalog/detail/engine/engine.hpp>
 
+#include <catalog/detail/json_text.hpp>
 #include <catalog/detail/utf8.hpp>
 
 #include <boost/json/array.hpp>
@@ -140,104 +141,16 @@ class Scanner {
   const char* end_;
 };
 
-bool hex4(std::string_view s, std::size_t at, std::uint32_t& out) {
-  if (at + 4 > s.size()) return false;
-  out = 0;
-  for (std::size_t i = at; i < at + 4; ++i) {
-    char c = s[i];
-    std::uint32_t d = c >= '0' && c <= '9'   ? static_cast<std::uint32_t>(c - '0')
-                      : c >= 'a' && c <= 'f' ? static_cast<std::uint32_t>(c - 'a' + 10)
-                      : c >= 'A' && c <= 'F' ? static_cast<std::uint32_t>(c - 'A' + 10)
-                                             : 16;
-    if (d == 16) return false;
-    out = out * 16 + d;
-  }
-  return true;
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-// RFC 8259 escapes; a \u escape of a surrogate must be a high one followed by a low one (what
-// the parser accepts), anything else gives up.
-bool unescape(std::string_view raw, std::string& out) {
-  out.clear();
-  for (std::size_t i = 0; i < raw.size();) {
-    char c = raw[i++];
-    if (c != '\\') {
-      out += c;
-      continue;
-    }
-    if (i == raw.size()) return false;
-    switch (raw[i++]) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'u': {
-        std::uint32_t cp = 0;
-        if (!hex4(raw, i, cp)) return false;
-        i += 4;
-        if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          std::uint32_t low = 0;
-          if (i + 6 > raw.size() || raw[i] != '\\' || raw[i + 1] != 'u' ||
-              !hex4(raw, i + 2, low) || low < 0xDC00 || low > 0xDFFF)
-            return false;
-          i += 6;
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-        }
-        append_utf8(out, cp);
-        break;
-      }
-      default: return false;
-    }
-  }
-  return true;
-}
-
-bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    if (static_cast<unsigned char>(s[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t n = detail::utf8_sequence(s.substr(i));
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
 // A string member's value, unescaped into `buffer` when it has escapes.
 bool text(Scanner& s, std::string_view& out, std::string& buffer) {
   std::string_view raw;
   bool escaped = false;
-  if (!s.string(raw, escaped) || !valid_utf8(raw)) return false;
+  if (!s.string(raw, escaped) || !detail::valid_utf8(raw)) return false;
   if (!escaped) {
     out = raw;
     return true;
   }
-  if (!unescape(raw, buffer)) return false;
+  if (!detail::unescape_json(raw, buffer)) return false;
   out = buffer;
   return true;
 }

@@ -107,24 +107,19 @@ class JsonOut {
     if (e.value) out_[copied] = *e.value;
     return {};
   }
-  Result<void> relation(Tx& tx, std::string_view field, const std::vector<Edge>& edges) {
-    auto refs = references(tx, edges);
-    if (!refs) return refs.error();
-    out_[field] = std::move(*refs);
+  static Result<json::array> references_of(Tx& tx, const std::vector<Edge>& edges) {
+    return references(tx, edges);
+  }
+  Result<void> relation(std::string_view field, json::array refs) {
+    out_[field] = std::move(refs);
     return {};
   }
-  Result<void> votes(Tx& tx, const Uuid& id) {
-    auto v = voters(tx, id);
-    if (!v) return v.error();
-    auto up = references(tx, v->first);
-    if (!up) return up.error();
-    auto down = references(tx, v->second);
-    if (!down) return down.error();
+  Result<void> votes(json::array up, json::array down) {
     json::object votes;
-    votes["upVotes"] = static_cast<std::int64_t>(up->size());
-    votes["downVotes"] = static_cast<std::int64_t>(down->size());
-    votes["upVoters"] = std::move(*up);
-    votes["downVoters"] = std::move(*down);
+    votes["upVotes"] = static_cast<std::int64_t>(up.size());
+    votes["downVotes"] = static_cast<std::int64_t>(down.size());
+    votes["upVoters"] = std::move(up);
+    votes["downVoters"] = std::move(down);
     out_["votes"] = std::move(votes);
     return {};
   }
@@ -152,23 +147,19 @@ class StructOut {
       if (auto s = r_.set_member(copied, &*e.value); !s) return refused(copied, s.error());
     return {};
   }
-  Result<void> relation(Tx& tx, std::string_view field, const std::vector<Edge>& edges) {
-    auto refs = typed_references(tx, edges);
-    if (!refs) return refs.error();
-    return assign(field, std::move(*refs));
+  static Result<std::vector<EntityReference>> references_of(Tx& tx,
+                                                            const std::vector<Edge>& edges) {
+    return typed_references(tx, edges);
   }
-  Result<void> votes(Tx& tx, const Uuid& id) {
-    auto v = voters(tx, id);
-    if (!v) return v.error();
-    auto up = typed_references(tx, v->first);
-    if (!up) return up.error();
-    auto down = typed_references(tx, v->second);
-    if (!down) return down.error();
+  Result<void> relation(std::string_view field, std::vector<EntityReference> refs) {
+    return assign(field, std::move(refs));
+  }
+  Result<void> votes(std::vector<EntityReference> up, std::vector<EntityReference> down) {
     Votes votes;
-    votes.up_votes = static_cast<std::int64_t>(up->size());
-    votes.down_votes = static_cast<std::int64_t>(down->size());
-    votes.up_voters = std::move(*up);
-    votes.down_voters = std::move(*down);
+    votes.up_votes = static_cast<std::int64_t>(up.size());
+    votes.down_votes = static_cast<std::int64_t>(down.size());
+    votes.up_voters = std::move(up);
+    votes.down_voters = std::move(down);
     return assign("votes", std::move(votes));
   }
   Result<void> count(std::string_view field, std::int64_t n) { return assign(field, n); }
@@ -250,10 +241,19 @@ Result<void> render_relations(Tx& tx, const Record& r, const FieldSet& fields, O
     if (out.reuse(rf.field)) continue;
     auto edges = tx.edges(r.id, rf.rel, rf.reverse);
     if (!edges) return edges.error();
-    if (auto s = out.relation(tx, rf.field, *edges); !s) return s;
+    auto refs = out.references_of(tx, *edges);
+    if (!refs) return refs.error();
+    if (auto s = out.relation(rf.field, std::move(*refs)); !s) return s;
   }
-  if (kind.has_votes && fields.has("votes") && !out.reuse("votes"))
-    if (auto s = out.votes(tx, r.id); !s) return s;
+  if (kind.has_votes && fields.has("votes") && !out.reuse("votes")) {
+    auto v = voters(tx, r.id);
+    if (!v) return v.error();
+    auto up = out.references_of(tx, v->first);
+    if (!up) return up.error();
+    auto down = out.references_of(tx, v->second);
+    if (!down) return down.error();
+    if (auto s = out.votes(std::move(*up), std::move(*down)); !s) return s;
+  }
   for (const auto& count : kind.counts) {
     if (!fields.has(count.field) || out.reuse(count.field)) continue;
     auto n = count_edges(tx, r.id, count);

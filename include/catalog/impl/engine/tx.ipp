@@ -1,7 +1,7 @@
 #ifndef CATALOG_IMPL_ENGINE_TX_IPP
 #define CATALOG_IMPL_ENGINE_TX_IPP
 
-// Tx: the catalog's reads and writes over one storage transaction, and entity rendering.
+// Tx: the catalog's reads and writes over one storage transaction (rendering: render.ipp).
 
 #include <catalog/detail/engine/engine.hpp>
 
