@@ -263,6 +263,24 @@ void rest() {
   write(t, "patch_copy_root_20", rest_patch(copy_root(20)));
 }
 
+// Stored entity records as the engine writes them (from tests/fixtures/store_schema2.pairs), and
+// forms only the DOM path reads.
+void stored_record() {
+  const char* t = "fuzz_stored_record";
+  write(t, "policy",
+        R"seed({"k":"policy","doc":{"id":"b9a04596-7258-43b1-ad4b-c85203994e2d","name":"no-deletes","fullyQualifiedName":"no-deletes","rules":[{"name":"deny","effect":"deny","resources":["glossaryTerm"],"operations":["Delete"],"condition":"!isOwner()"}],"enabled":true,"version":0.1,"updatedAt":1767225600000,"updatedBy":"admin","deleted":false}})seed");
+  write(t, "searchIndex",
+        R"seed({"k":"searchIndex","c":"a7e16e11-e931-45cf-9575-a3669b7ad35d","doc":{"id":"cd4a307f-60f4-4b91-878b-63e6532a5886","name":"customers","fullyQualifiedName":"elastic.customers","fields":[{"name":"id","dataType":"KEYWORD"},{"name":"address","dataType":"OBJECT","children":[{"name":"city","dataType":"TEXT"}]}],"indexType":"Index","tags":[],"version":0.2,"updatedAt":1767225600000,"updatedBy":"admin","deleted":false,"displayName":"Customers","changeDescription":{"fieldsAdded":[{"name":"displayName","newValue":"Customers"}],"fieldsUpdated":[],"fieldsDeleted":[],"previousVersion":0.1}}})seed");
+  write(t, "mlmodel",
+        R"seed({"k":"mlmodel","c":"67c2d87c-1722-4502-90d0-0d22f78038e0","doc":{"id":"c7b3f0a3-3831-4c3f-82b0-8b4b4c802004","name":"churn","fullyQualifiedName":"mlflow.churn","description":"Churn, second","algorithm":"lightgbm","mlFeatures":[{"name":"age","dataType":"numerical"}],"mlHyperParameters":[],"tags":[{"tagFQN":"PII.Sensitive","source":"Classification","labelType":"Manual","state":"Confirmed"}],"version":1.2,"updatedAt":1767225600000,"updatedBy":"admin","deleted":false,"changeDescription":{"fieldsAdded":[],"fieldsUpdated":[{"name":"algorithm","oldValue":"xgboost","newValue":"lightgbm"}],"fieldsDeleted":[],"previousVersion":0.2}}})seed");
+  write(t, "glossaryTerm_deleted",
+        R"seed({"k":"glossaryTerm","c":"d9e1a598-c6af-427d-8993-08665ef9eca0","g":"d9e1a598-c6af-427d-8993-08665ef9eca0","d":27,"doc":{"id":"701d1e85-8e40-47de-9b26-db62006c7977","name":"Cost","fullyQualifiedName":"Business.Cost","description":"money out","synonyms":[],"status":"Draft","mutuallyExclusive":false,"tags":[],"version":0.4,"updatedAt":1767225600000,"updatedBy":"admin","deleted":true,"changeDescription":{"fieldsAdded":[],"fieldsUpdated":[{"name":"deleted","oldValue":false,"newValue":true}],"fieldsDeleted":[],"previousVersion":0.3}}})seed");
+  write(t, "noncanonical",
+        R"({"k":"domain","doc":{"id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0","name":"D",)"
+        R"("fullyQualifiedName":"D","description":"d\u00e9\ud83d\ude00","domainType":"Aggregate",)"
+        R"("version":2,"updatedAt":1,"updatedBy":"a","deleted":false,"displayName":null}})");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -282,5 +300,6 @@ int main(int argc, char** argv) {
   fqn();
   jwt();
   rest();
+  stored_record();
   return 0;
 }
