@@ -247,22 +247,30 @@ json::object StoredReference::to_json(json::storage_ptr sp) const {
 
 namespace {
 
+// References gathered in edge order, and the order they are shown in.
+template <class Ref>
+struct Gathered {
+  std::vector<Ref> refs;
+  std::vector<std::size_t> order;  // indexes into refs, by name, then id
+};
+
 // The reference of every edge's other end as `from_scan` builds it from the fields
-// scan_reference read, or `from_record` from the decoded record when the scan gave up; sorted
-// by name (`name_of`), then id. Each reference is read from the stored record without decoding
-// it, and sorted by keys taken out once: decoding whole records and comparing through JSON
-// objects were nearly all of the time of an entity with 10,000 followers (BENCHMARKS.md
-// section 3).
+// scan_reference read, or `from_record` from the decoded record when the scan gave up, and
+// their order by name (`name_of`), then id. Each reference is read from the stored record
+// without decoding it, and sorted by keys taken out once: decoding whole records and comparing
+// through JSON objects were nearly all of the time of an entity with 10,000 followers
+// (BENCHMARKS.md section 3).
 template <class Ref, class FromScan, class FromRecord, class NameOf>
-Result<std::vector<Ref>> sorted_references(Tx& tx, const std::vector<Edge>& edges,
-                                           FromScan from_scan, FromRecord from_record,
-                                           NameOf name_of) {
+Result<Gathered<Ref>> gather_references(Tx& tx, const std::vector<Edge>& edges,
+                                        FromScan from_scan, FromRecord from_record,
+                                        NameOf name_of) {
   struct Key {
     std::string_view name;  // in refs[index]
     Uuid id;
     std::size_t index;
   };
-  std::vector<Ref> refs;
+  Gathered<Ref> out;
+  auto& refs = out.refs;
   refs.reserve(edges.size());
   std::vector<Key> sorted;
   sorted.reserve(edges.size());
@@ -287,15 +295,41 @@ Result<std::vector<Ref>> sorted_references(Tx& tx, const std::vector<Edge>& edge
     if (int c = a.name.compare(b.name); c != 0) return c < 0;
     return std::memcmp(a.id.data, b.id.data, 16) < 0;
   });
-  // Reordered in place, cycle by cycle: a second array of 10,000 references cost a fifth of
-  // the time, most of it in page faults.
+  out.order.reserve(sorted.size());
+  for (const auto& k : sorted) out.order.push_back(k.index);
+  return out;
+}
+
+}  // namespace
+
+Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
+  auto g = gather_references<json::object>(
+      tx, edges, [](const StoredReference& s) { return s.to_json(); },
+      [](const Record& r) { return reference(r); },
+      [](const json::object& o) { return std::string_view(o.at("name").get_string()); });
+  if (!g) return g.error();
+  json::array out;
+  out.reserve(g->order.size());
+  for (auto i : g->order) out.emplace_back(std::move(g->refs[i]));
+  return out;
+}
+
+Result<std::vector<EntityReference>> typed_references(Tx& tx, const std::vector<Edge>& edges) {
+  auto g = gather_references<EntityReference>(
+      tx, edges, [](const StoredReference& s) { return s.typed(); },
+      [](const Record& r) { return entity_reference(r); },
+      [](const EntityReference& ref) { return std::string_view(*ref.name); });
+  if (!g) return g.error();
+  // Reordered in place, cycle by cycle: a second array of 10,000 structs cost a fifth of the
+  // time, most of it in page faults.
+  auto& refs = g->refs;
   std::vector<bool> placed(refs.size());
   for (std::size_t i = 0; i < refs.size(); ++i) {
     if (placed[i]) continue;
-    Ref held = std::move(refs[i]);
+    EntityReference held = std::move(refs[i]);
     for (std::size_t at = i;;) {
       placed[at] = true;
-      const std::size_t from = sorted[at].index;
+      const std::size_t from = g->order[at];
       if (from == i) {
         refs[at] = std::move(held);
         break;
@@ -304,28 +338,7 @@ Result<std::vector<Ref>> sorted_references(Tx& tx, const std::vector<Edge>& edge
       at = from;
     }
   }
-  return refs;
-}
-
-}  // namespace
-
-Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
-  auto refs = sorted_references<json::object>(
-      tx, edges, [](const StoredReference& s) { return s.to_json(); },
-      [](const Record& r) { return reference(r); },
-      [](const json::object& o) { return std::string_view(o.at("name").get_string()); });
-  if (!refs) return refs.error();
-  json::array out;
-  out.reserve(refs->size());
-  for (auto& o : *refs) out.emplace_back(std::move(o));
-  return out;
-}
-
-Result<std::vector<EntityReference>> typed_references(Tx& tx, const std::vector<Edge>& edges) {
-  return sorted_references<EntityReference>(
-      tx, edges, [](const StoredReference& s) { return s.typed(); },
-      [](const Record& r) { return entity_reference(r); },
-      [](const EntityReference& ref) { return std::string_view(*ref.name); });
+  return std::move(refs);
 }
 
 }  // namespace catalog::engine
