@@ -305,7 +305,28 @@ bool read_text(TextReader& r, E& out) {
 
 /// A value kept as JSON, parsed onto the default memory resource.
 inline bool read_text(TextReader& r, boost::json::value& out) {
+  // The usual values of a change description (a flag, a null, a string without escapes) are
+  // made here; starting Boost's parser for them cost more than reading them.
   std::string_view t;
+  bool escaped = true;
+  TextReader scalar = r;
+  if (scalar.raw_string(t, escaped) && !escaped && valid_utf8(t)) {
+    out = boost::json::string(t);
+    r = scalar;
+    return true;
+  }
+  if (r.eat("true")) {
+    out = true;
+    return true;
+  }
+  if (r.eat("false")) {
+    out = false;
+    return true;
+  }
+  if (r.eat("null")) {
+    out = nullptr;
+    return true;
+  }
   if (!r.skip(t, text_value_depth)) return false;
   boost::json::parse_options po;
   po.max_depth = text_value_depth;
