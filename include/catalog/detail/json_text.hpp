@@ -308,19 +308,14 @@ inline bool read_text(TextReader& r, boost::json::value& out) {
   // The usual values of a change description (a flag, a null, a string without escapes) are
   // made here; starting Boost's parser for them cost more than reading them.
   std::string_view t;
-  bool escaped = true;
-  TextReader scalar = r;
-  if (scalar.raw_string(t, escaped) && !escaped && valid_utf8(t)) {
+  TextReader scalar = r;  // a string with escapes is left to the parser, from here
+  if (scalar.plain_string(t)) {
     out = boost::json::string(t);
     r = scalar;
     return true;
   }
-  if (r.eat("true")) {
-    out = true;
-    return true;
-  }
-  if (r.eat("false")) {
-    out = false;
+  if (bool b = false; read_text(r, b)) {
+    out = b;
     return true;
   }
   if (r.eat("null")) {
