@@ -167,8 +167,7 @@ class Store {
   /// the same transaction (what `update<E>` uses). Errors: as patch_json, and `make`'s own.
   using PatchMaker = catalog::PatchMaker;
   Result<boost::json::object> update_json(const Principal& who, Kind kind, const EntityKey& key,
-                                          const PatchMaker& make,
-                                          const PatchOptions& options = {});
+                                          const PatchMaker& make, const PatchOptions& options = {});
   /// nullopt after a hard delete.
   Result<std::optional<boost::json::object>> remove_json(const Principal& who, Kind kind,
                                                          const EntityKey& key,
@@ -201,6 +200,17 @@ class Store {
 
  private:
   explicit Store(std::unique_ptr<Impl> impl);
+  // The typed writes' answers: the struct of `kind`, rendered with the JSON snapshot a write
+  // stores (create, patch, update) or without JSON (the others).
+  Result<AnyEntity> create_entity(const Principal& who, Kind kind, const boost::json::value& body);
+  Result<AnyEntity> patch_entity(const Principal& who, Kind kind, const EntityKey& key,
+                                 const boost::json::value& patch, const PatchOptions& options);
+  Result<AnyEntity> update_entity(const Principal& who, Kind kind, const EntityKey& key,
+                                  const PatchMaker& make, const PatchOptions& options);
+  Result<std::optional<AnyEntity>> remove_entity(const Principal& who, Kind kind,
+                                                 const EntityKey& key,
+                                                 const DeleteOptions& options);
+  Result<AnyEntity> restore_entity(const Principal& who, Kind kind, const Uuid& id);
   // follow<E>, unfollow<E> and vote<E> as the struct of `kind`, rendered without JSON.
   Result<AnyEntity> follow_entity(const Principal& who, Kind kind, const Uuid& id,
                                   const Uuid& user);
@@ -209,6 +219,8 @@ class Store {
   Result<AnyEntity> vote_entity(const Principal& who, Kind kind, const Uuid& id, VoteType vote);
   template <class E>
   static Result<E> entity_of(Result<AnyEntity> got);
+  template <class E>
+  static Result<std::optional<E>> entity_of(Result<std::optional<AnyEntity>> got);
   std::unique_ptr<Impl> impl_;
 };
 

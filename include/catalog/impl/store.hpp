@@ -1,16 +1,15 @@
 #ifndef CATALOG_IMPL_STORE_HPP
 #define CATALOG_IMPL_STORE_HPP
 
-// Inline bodies of Store's typed operations: get, list, follow, unfollow and vote render the
-// structs the engine keeps; the others convert to the JSON operation and back.
+// Inline bodies of Store's typed operations. The engine answers them with the struct of the
+// kind; a create request still goes in as its JSON (the request's checks are the JSON ones), and
+// history and version read the JSON snapshots they store.
 
 namespace catalog {
 
 template <class E>
 Result<E> Store::create(const Principal& who, const typename E::create_type& request) {
-  auto made = create_json(who, E::kind, to_json(request));
-  if (!made) return made.error();
-  return from_json<E>(*made);
+  return entity_of<E>(create_entity(who, E::kind, to_json(request)));
 }
 
 template <class E>
@@ -38,9 +37,7 @@ Result<Page<E>> Store::list(const Principal& who, const ListOptions& options) {
 template <class E>
 Result<E> Store::patch(const Principal& who, const EntityKey& key, const boost::json::value& body,
                        const PatchOptions& options) {
-  auto patched = patch_json(who, E::kind, key, body, options);
-  if (!patched) return patched.error();
-  return from_json<E>(*patched);
+  return entity_of<E>(patch_entity(who, E::kind, key, body, options));
 }
 
 namespace detail {
@@ -80,7 +77,7 @@ inline boost::json::array member_diff(const boost::json::object& before,
 template <class E, class Edit>
 Result<E> Store::update(const Principal& who, const EntityKey& key, Edit&& edit,
                         const PatchOptions& options) {
-  auto updated = update_json(
+  return entity_of<E>(update_entity(
       who, E::kind, key,
       [&](const boost::json::object& current) -> Result<boost::json::value> {
         auto entity = from_json<E>(current);
@@ -91,27 +88,18 @@ Result<E> Store::update(const Principal& who, const EntityKey& key, Edit&& edit,
         edit(*entity);
         return detail::member_diff(before.as_object(), to_json(*entity).as_object());
       },
-      options);
-  if (!updated) return updated.error();
-  return from_json<E>(*updated);
+      options));
 }
 
 template <class E>
 Result<std::optional<E>> Store::remove(const Principal& who, const EntityKey& key,
                                        const DeleteOptions& options) {
-  auto removed = remove_json(who, E::kind, key, options);
-  if (!removed) return removed.error();
-  if (!*removed) return std::optional<E>();
-  auto e = from_json<E>(**removed);
-  if (!e) return e.error();
-  return std::optional<E>(std::move(*e));
+  return entity_of<E>(remove_entity(who, E::kind, key, options));
 }
 
 template <class E>
 Result<E> Store::restore(const Principal& who, const Uuid& id) {
-  auto restored = restore_json(who, E::kind, id);
-  if (!restored) return restored.error();
-  return from_json<E>(*restored);
+  return entity_of<E>(restore_entity(who, E::kind, id));
 }
 
 template <class E>
@@ -147,6 +135,15 @@ Result<E> Store::entity_of(Result<AnyEntity> got) {
   auto* e = std::get_if<E>(&*got);
   if (!e) return fail(Errc::storage, "an entity of one kind read as another");
   return std::move(*e);
+}
+
+template <class E>
+Result<std::optional<E>> Store::entity_of(Result<std::optional<AnyEntity>> got) {
+  if (!got) return got.error();
+  if (!*got) return std::optional<E>();
+  auto e = entity_of<E>(Result<AnyEntity>(std::move(**got)));
+  if (!e) return e.error();
+  return std::optional<E>(std::move(*e));
 }
 
 template <class E>

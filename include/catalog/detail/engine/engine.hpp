@@ -101,7 +101,7 @@ class Tx {
 
  private:
   Result<void> add_count(Kind kind, bool deleted, const Uuid& scope, const Uuid& id,
-                        std::int64_t delta);
+                         std::int64_t delta);
   storage::Transaction& txn_;
   const Env& env_;
   std::uint64_t first_event_ = 1;
@@ -123,6 +123,9 @@ EntityReference entity_reference(const Record& r);
 Result<boost::json::array> references(Tx& tx, const std::vector<Edge>& edges);
 /// references() as structs, in the same order.
 Result<std::vector<EntityReference>> typed_references(Tx& tx, const std::vector<Edge>& edges);
+/// references() and typed_references() from one read of the records.
+Result<std::pair<boost::json::array, std::vector<EntityReference>>>
+both_references(Tx& tx, const std::vector<Edge>& edges);
 /// Containers already rendered while rendering several entities of one read (a list page: ten
 /// search indexes of one service read and render the service once). Valid for one transaction
 /// that writes nothing in between.
@@ -153,6 +156,18 @@ Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fiel
 /// containers' and relationships' references are read straight into their members.
 Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
                                 const RenderFrom& from = {});
+/// render() and render_entity() in one walk, each container and relationship read once: the
+/// JSON for a history snapshot, the struct for a typed caller's answer.
+Result<std::pair<boost::json::object, AnyEntity>>
+render_both(Tx& tx, const Record& r, const FieldSet& fields, const RenderFrom& from = {});
+/// An operation's answer, the entity with every field: its JSON (Answer = boost::json::object,
+/// the *_json surface) or its struct (Answer = AnyEntity, typed callers).
+template <class Answer>
+Result<Answer> render_as(Tx& tx, Record r);
+/// The history snapshot of `r`'s new version is written, and the answer made, from one
+/// rendering with every field (`from` may help it).
+template <class Answer>
+Result<Answer> snapshot_answer(Tx& tx, const Record& r, const RenderFrom& from = {});
 
 // ---- resources for the authorizer ----
 
@@ -186,30 +201,34 @@ Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> 
 
 // ---- operations ----
 
-Result<boost::json::object> create(Tx& tx, const Principal& who, Kind kind,
-                                   const boost::json::value& body);
-/// Writes a new version of `r` (changed in memory): +0.1 (+1.0 when `major`), stamps,
-/// `change` (its previousVersion set here) as changeDescription, list entries moved if the deletion state changed since
-/// `was_deleted`, snapshot, and one event of `event_type`. Returns the snapshot: the entity as
-/// rendered with every field, which `from` may help render.
-Result<boost::json::object> write_version(Tx& tx, const Principal& who, Record& r,
-                                          bool was_deleted, ChangeDescription change,
-                                          std::string_view event_type, bool major,
-                                          const RenderFrom& from = {});
+// Each operation that answers with the entity does so as `Answer` (see render_as).
 
-Result<std::optional<boost::json::object>> remove(Tx& tx, const Principal& who, Kind kind,
-                                                  const EntityKey& key,
-                                                  const DeleteOptions& options);
-Result<boost::json::object> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id);
+template <class Answer = boost::json::object>
+Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const boost::json::value& body);
+/// Writes a new version of `r` (changed in memory): +0.1 (+1.0 when `major`), stamps,
+/// `change` (its previousVersion set here) as changeDescription, list entries moved if the deletion
+/// state changed since `was_deleted`, snapshot, and one event of `event_type`. Returns the
+/// snapshot: the entity as rendered with every field, which `from` may help render.
+template <class Answer = boost::json::object>
+Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
+                             ChangeDescription change, std::string_view event_type, bool major,
+                             const RenderFrom& from = {});
+
+template <class Answer = boost::json::object>
+Result<std::optional<Answer>> remove(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                                     const DeleteOptions& options);
+template <class Answer = boost::json::object>
+Result<Answer> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id);
 Result<History> history(Tx& tx, Kind kind, const Uuid& id);
 Result<boost::json::object> version(Tx& tx, Kind kind, const Uuid& id, std::string_view text);
-Result<boost::json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                                  const boost::json::value& body, const PatchOptions& options);
+template <class Answer = boost::json::object>
+Result<Answer> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                     const boost::json::value& body, const PatchOptions& options);
 /// patch() with the body made from the current document in the same transaction (typed edits):
 /// no other writer can come between the read and the write.
-Result<boost::json::object> patch_with(Tx& tx, const Principal& who, Kind kind,
-                                       const EntityKey& key, const PatchMaker& make,
-                                       const PatchOptions& options);
+template <class Answer = boost::json::object>
+Result<Answer> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                          const PatchMaker& make, const PatchOptions& options);
 
 /// The key schema a store was written with (keys::meta("key_schema")): 1 when not recorded
 /// (stores written before it was). Errors: storage.

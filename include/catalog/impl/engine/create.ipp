@@ -370,9 +370,11 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
 
 }  // namespace
 
-Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d);
+template <class Answer = json::object>
+Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d);
 
-Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json::value& body) {
+template <class Answer>
+Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const json::value& body) {
   // C++ callers hand over values the REST parser never saw: the same S15 limits bind them.
   if (auto l = check_limits(body, catalog::json::max_body_depth,
                             tx.env().options.max_document_bytes, "The create request");
@@ -389,10 +391,14 @@ Result<json::object> create(Tx& tx, const Principal& who, Kind kind, const json:
   if (d.admin_only && !who.is_admin)
     return fail(Errc::forbidden, "Only an admin may create an admin user");
   if (auto r = prepared->resolve(tx, d); !r) return r.error();
-  return write_new(tx, who, d);
+  return write_new<Answer>(tx, who, d);
 }
 
-Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d) {
+template Result<json::object> create(Tx&, const Principal&, Kind, const json::value&);
+template Result<AnyEntity> create(Tx&, const Principal&, Kind, const json::value&);
+
+template <class Answer>
+Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d) {
   auto& r = d.record;
   auto fqn_text = fqn::append(d.parent_fqn, r.name());
   if (fqn_text.size() > fqn::max_fqn_bytes)
@@ -421,13 +427,12 @@ Result<json::object> write_new(Tx& tx, const Principal& who, Draft& d) {
     auto to = link.to == self ? r.id : link.to;
     if (auto l = tx.link(from, link.rel, to); !l) return l.error();
   }
-  auto rendered = render(tx, r, FieldSet::everything());
-  if (!rendered) return rendered.error();
-  if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
+  auto answer = snapshot_answer<Answer>(tx, r);
+  if (!answer) return answer.error();
   if (auto e = tx.append_event(make_event("entityCreated", r, std::nullopt, who, tx.env().now_ms));
       !e)
     return e.error();
-  return rendered;
+  return answer;
 }
 
 Result<void> ensure_admin(Tx& tx, std::string_view name) {

@@ -19,7 +19,8 @@ constexpr std::size_t batch = 256;
 std::string kind_text(Kind k) { return std::string(type_name(k)); }
 
 /// The first child (containment edge) of `parent` after `after` (or the first one), if any.
-Result<std::optional<Uuid>> next_child(Tx& tx, const Uuid& parent, const std::optional<Uuid>& after) {
+Result<std::optional<Uuid>> next_child(Tx& tx, const Uuid& parent,
+                                       const std::optional<Uuid>& after) {
   auto prefix = keys::edge_prefix(parent, Rel::contains);
   storage::Range range = storage::prefix_range(prefix);
   if (after) range.begin = keys::edge(parent, Rel::contains, *after) + '\0';
@@ -61,8 +62,8 @@ ChangeDescription deleted_change(bool from, bool to) {
 Result<void> soft_delete_one(Tx& tx, const Principal& who, Record& r, std::uint64_t op) {
   r.base().deleted = true;
   r.deleted_by = op;
-  if (auto w = write_version(tx, who, r, false, deleted_change(false, true), "entitySoftDeleted",
-                             false);
+  if (auto w =
+          write_version(tx, who, r, false, deleted_change(false, true), "entitySoftDeleted", false);
       !w)
     return w.error();
   return {};
@@ -71,7 +72,8 @@ Result<void> soft_delete_one(Tx& tx, const Principal& who, Record& r, std::uint6
 Result<void> restore_one(Tx& tx, const Principal& who, Record& r) {
   r.base().deleted = false;
   r.deleted_by = 0;
-  if (auto w = write_version(tx, who, r, true, deleted_change(true, false), "entityRestored", false);
+  if (auto w =
+          write_version(tx, who, r, true, deleted_change(true, false), "entityRestored", false);
       !w)
     return w.error();
   return {};
@@ -146,9 +148,10 @@ Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
 
 // Writes a new version of `r` (already changed in memory): +0.1, stamps, change description,
 /// indexes moved from `was_deleted` state, snapshot, event.
-Result<json::object> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
-                                   ChangeDescription change, std::string_view event_type, bool major,
-                                   const RenderFrom& from) {
+template <class Answer>
+Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
+                             ChangeDescription change, std::string_view event_type, bool major,
+                             const RenderFrom& from) {
   auto previous = r.version();
   auto next = major ? previous.next_major() : previous.next_minor();
   // Index entries live under the deletion state; move them when it changes.
@@ -167,13 +170,17 @@ Result<json::object> write_version(Tx& tx, const Principal& who, Record& r, bool
   base.change_description = std::move(change);
   r.keep("changeDescription");
   if (auto p = tx.put(r); !p) return p.error();
-  auto rendered = render(tx, r, FieldSet::everything(), from);
-  if (!rendered) return rendered.error();
-  if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
+  auto answer = snapshot_answer<Answer>(tx, r, from);
+  if (!answer) return answer.error();
   auto e = tx.append_event(make_event(event_type, r, previous, who, tx.env().now_ms));
   if (!e) return e.error();
-  return rendered;
+  return answer;
 }
+
+template Result<json::object> write_version(Tx&, const Principal&, Record&, bool, ChangeDescription,
+                                            std::string_view, bool, const RenderFrom&);
+template Result<AnyEntity> write_version(Tx&, const Principal&, Record&, bool, ChangeDescription,
+                                         std::string_view, bool, const RenderFrom&);
 
 namespace {
 
@@ -192,9 +199,9 @@ Result<bool> has_live_child(Tx& tx, const Uuid& id) {
 
 /// Soft delete (S6): `r` and its live descendants, all under one event offset; the entity as it
 /// is now.
-Result<json::object> soft_remove(Tx& tx, const Principal& who, Kind kind, Record& r,
-                                 bool recursive) {
-  if (r.deleted()) return render(tx, r, FieldSet::everything());  // nothing changes
+template <class Answer>
+Result<Answer> soft_remove(Tx& tx, const Principal& who, Kind kind, Record& r, bool recursive) {
+  if (r.deleted()) return render_as<Answer>(tx, std::move(r));  // nothing changes
   if (!recursive) {
     auto live = has_live_child(tx, r.id);
     if (!live) return live.error();
@@ -212,7 +219,7 @@ Result<json::object> soft_remove(Tx& tx, const Principal& who, Kind kind, Record
     return true;
   });
   if (!d) return d.error();
-  return render(tx, r, FieldSet::everything());
+  return render_as<Answer>(tx, std::move(r));
 }
 
 /// Hard delete (S6): `r` and, when recursive, its whole tree, leaf by leaf.
@@ -243,27 +250,29 @@ Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& 
 
 }  // namespace
 
-Result<std::optional<json::object>> remove(Tx& tx, const Principal& who, Kind kind,
-                                           const EntityKey& key, const DeleteOptions& options) {
+template <class Answer>
+Result<std::optional<Answer>> remove(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                                     const DeleteOptions& options) {
   auto r = tx.load(kind, key, Include::all);
   if (!r) return r.error();
   if (options.expected_version && *options.expected_version != r->version())
-    return fail(Errc::version_mismatch,
-                kind_text(kind) + " " + std::string(r->fqn()) + " is at version " +
-                    r->version().to_string() + ", not " + options.expected_version->to_string());
+    return fail(Errc::version_mismatch, kind_text(kind) + " " + std::string(r->fqn()) +
+                                            " is at version " + r->version().to_string() +
+                                            ", not " + options.expected_version->to_string());
   RecordResource resource(tx, kind, &*r);
   Operation op = Operation::delete_;
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
   if (!options.hard_delete) {
-    auto out = soft_remove(tx, who, kind, *r, options.recursive);
+    auto out = soft_remove<Answer>(tx, who, kind, *r, options.recursive);
     if (!out) return out.error();
-    return std::optional<json::object>(std::move(*out));
+    return std::optional<Answer>(std::move(*out));
   }
   if (auto h = hard_remove(tx, who, kind, *r, options.recursive); !h) return h.error();
-  return std::optional<json::object>();
+  return std::optional<Answer>();
 }
 
-Result<json::object> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id) {
+template <class Answer>
+Result<Answer> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id) {
   auto r = tx.load(kind, EntityKey::by_id(id), Include::all);
   if (!r) return r.error();
   RecordResource resource(tx, kind, &*r);
@@ -286,8 +295,8 @@ Result<json::object> restore(Tx& tx, const Principal& who, Kind kind, const Uuid
       if (!c) return c.error();
       if (c->deleted())
         return fail(Errc::container_deleted,
-                    "Can't restore " + kind_text(kind) + " " + std::string(r->fqn()) + ": restore " +
-                        kind_text(c->kind) + " " + std::string(c->fqn()) + " first");
+                    "Can't restore " + kind_text(kind) + " " + std::string(r->fqn()) +
+                        ": restore " + kind_text(c->kind) + " " + std::string(c->fqn()) + " first");
     }
     auto op_id = r->deleted_by;
     if (auto s = restore_one(tx, who, *r); !s) return s.error();
@@ -301,8 +310,15 @@ Result<json::object> restore(Tx& tx, const Principal& who, Kind kind, const Uuid
     });
     if (!w) return w.error();
   }
-  return render(tx, *r, FieldSet::everything());
+  return render_as<Answer>(tx, std::move(*r));
 }
+
+template Result<std::optional<json::object>> remove(Tx&, const Principal&, Kind, const EntityKey&,
+                                                    const DeleteOptions&);
+template Result<std::optional<AnyEntity>> remove(Tx&, const Principal&, Kind, const EntityKey&,
+                                                 const DeleteOptions&);
+template Result<json::object> restore(Tx&, const Principal&, Kind, const Uuid&);
+template Result<AnyEntity> restore(Tx&, const Principal&, Kind, const Uuid&);
 
 Result<History> history(Tx& tx, Kind kind, const Uuid& id) {
   auto r = tx.load(kind, EntityKey::by_id(id), Include::all);

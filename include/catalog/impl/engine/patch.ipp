@@ -21,6 +21,15 @@ namespace catalog::engine {
 
 namespace json = boost::json;
 
+/// A patch body read and checked alone (S14 step 3): its format, and a team's `domain` member
+/// taken out, to be resolved once the entity is read. Outside the unnamed namespace: the
+/// templated operations below capture it.
+struct PatchBody {
+  PatchFormat format = PatchFormat::merge;
+  json::value body;
+  std::optional<json::value> team_domain;
+};
+
 namespace {
 
 bool listed(std::span<const std::string_view> fields, std::string_view field) {
@@ -181,14 +190,6 @@ TeamType team_type_of(const json::value* v) {
   auto t = detail::enum_from_name<TeamType>(v->as_string());
   return t ? *t : TeamType::group;
 }
-
-/// A patch body read and checked alone (S14 step 3): its format, and a team's `domain` member
-/// taken out, to be resolved once the entity is read.
-struct PatchBody {
-  PatchFormat format = PatchFormat::merge;
-  json::value body;
-  std::optional<json::value> team_domain;
-};
 
 Result<PatchBody> read_body(Kind kind, const json::value& body, PatchFormat format,
                             std::size_t max_bytes) {
@@ -479,9 +480,10 @@ bool lists_itself(Kind kind, const json::object& rendered, const Uuid& id) {
 }
 
 /// S9 once the body is validated: read, change, authorize, check, write, record.
-Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                                  const PatchOptions& options,
-                                  const std::function<Result<PatchBody>(const json::object&)>& body) {
+template <class Answer>
+Result<Answer> patch_entity(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                            const PatchOptions& options,
+                            const std::function<Result<PatchBody>(const json::object&)>& body) {
   // Read: the live entity at the expected version, as a document.
   auto r = load_patchable(tx, kind, key, options);
   if (!r) return r.error();
@@ -494,7 +496,12 @@ Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const
   if (!patched) return patched.error();
   const auto& after = patched->as_object();
   auto changed = changed_fields(kind, *current, after);
-  if (changed.empty()) return std::move(*current);  // no version for a patch that changes nothing
+  if (changed.empty()) {  // no version for a patch that changes nothing
+    if constexpr (std::is_same_v<Answer, AnyEntity>)
+      return render_as<Answer>(tx, std::move(*r));
+    else
+      return std::move(*current);
+  }
   // Authorize by what changes; then the result must still be a valid entity of its kind.
   if (auto a = authorize_changes(tx, who, kind, *r, changed); !a) return a.error();
   if (auto c = check_patched(tx, who, kind, *r, *current, *patched, changed); !c) return c.error();
@@ -509,31 +516,42 @@ Result<json::object> patch_entity(Tx& tx, const Principal& who, Kind kind, const
       std::none_of(changed.begin(), changed.end(),
                    [&](const std::string& f) { return relation(kind, f).has_value(); }) &&
       !lists_itself(kind, *current, r->id);
-  return write_version(tx, who, *r, false, changes->description(), "entityUpdated",
-                       changes->major, RenderFrom{nullptr, own_only ? &*current : nullptr});
+  return write_version<Answer>(tx, who, *r, false, changes->description(), "entityUpdated",
+                               changes->major, RenderFrom{nullptr, own_only ? &*current : nullptr});
 }
 
 }  // namespace
 
 /// S9: validate the body alone, then read, change, authorize, check, write and record.
-Result<json::object> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                           const json::value& body, const PatchOptions& options) {
+template <class Answer>
+Result<Answer> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                     const json::value& body, const PatchOptions& options) {
   auto p = read_body(kind, body, options.format, tx.env().options.max_document_bytes);
   if (!p) return p.error();
-  return patch_entity(tx, who, kind, key, options,
-                      [&](const json::object&) -> Result<PatchBody> { return std::move(*p); });
+  return patch_entity<Answer>(
+      tx, who, kind, key, options,
+      [&](const json::object&) -> Result<PatchBody> { return std::move(*p); });
 }
 
-Result<json::object> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                                const PatchMaker& make, const PatchOptions& options) {
-  return patch_entity(tx, who, kind, key, options,
-                      [&](const json::object& current) -> Result<PatchBody> {
-                        auto body = make(current);
-                        if (!body) return body.error();
-                        return read_body(kind, *body, PatchFormat::json_patch,
-                                         tx.env().options.max_document_bytes);
-                      });
+template <class Answer>
+Result<Answer> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
+                          const PatchMaker& make, const PatchOptions& options) {
+  return patch_entity<Answer>(
+      tx, who, kind, key, options, [&](const json::object& current) -> Result<PatchBody> {
+        auto body = make(current);
+        if (!body) return body.error();
+        return read_body(kind, *body, PatchFormat::json_patch, tx.env().options.max_document_bytes);
+      });
 }
+
+template Result<json::object> patch(Tx&, const Principal&, Kind, const EntityKey&,
+                                    const json::value&, const PatchOptions&);
+template Result<AnyEntity> patch(Tx&, const Principal&, Kind, const EntityKey&, const json::value&,
+                                 const PatchOptions&);
+template Result<json::object> patch_with(Tx&, const Principal&, Kind, const EntityKey&,
+                                         const PatchMaker&, const PatchOptions&);
+template Result<AnyEntity> patch_with(Tx&, const Principal&, Kind, const EntityKey&,
+                                      const PatchMaker&, const PatchOptions&);
 
 }  // namespace catalog::engine
 

@@ -261,9 +261,8 @@ struct Gathered {
 // through JSON objects were nearly all of the time of an entity with 10,000 followers
 // (BENCHMARKS.md section 3).
 template <class Ref, class FromScan, class FromRecord, class NameOf>
-Result<Gathered<Ref>> gather_references(Tx& tx, const std::vector<Edge>& edges,
-                                        FromScan from_scan, FromRecord from_record,
-                                        NameOf name_of) {
+Result<Gathered<Ref>> gather_references(Tx& tx, const std::vector<Edge>& edges, FromScan from_scan,
+                                        FromRecord from_record, NameOf name_of) {
   struct Key {
     std::string_view name;  // in refs[index]
     Uuid id;
@@ -314,22 +313,19 @@ Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
   return out;
 }
 
-Result<std::vector<EntityReference>> typed_references(Tx& tx, const std::vector<Edge>& edges) {
-  auto g = gather_references<EntityReference>(
-      tx, edges, [](const StoredReference& s) { return s.typed(); },
-      [](const Record& r) { return entity_reference(r); },
-      [](const EntityReference& ref) { return std::string_view(*ref.name); });
-  if (!g) return g.error();
-  // Reordered in place, cycle by cycle: a second array of 10,000 structs cost a fifth of the
-  // time, most of it in page faults.
-  auto& refs = g->refs;
+namespace {
+
+// Puts refs in `order` (indexes into refs) in place, cycle by cycle: a second array of 10,000
+// structs cost a fifth of the time, most of it in page faults.
+template <class Ref>
+void reorder(std::vector<Ref>& refs, const std::vector<std::size_t>& order) {
   std::vector<bool> placed(refs.size());
   for (std::size_t i = 0; i < refs.size(); ++i) {
     if (placed[i]) continue;
-    EntityReference held = std::move(refs[i]);
+    Ref held = std::move(refs[i]);
     for (std::size_t at = i;;) {
       placed[at] = true;
-      const std::size_t from = g->order[at];
+      const std::size_t from = order[at];
       if (from == i) {
         refs[at] = std::move(held);
         break;
@@ -338,7 +334,36 @@ Result<std::vector<EntityReference>> typed_references(Tx& tx, const std::vector<
       at = from;
     }
   }
-  return std::move(refs);
+}
+
+}  // namespace
+
+Result<std::vector<EntityReference>> typed_references(Tx& tx, const std::vector<Edge>& edges) {
+  auto g = gather_references<EntityReference>(
+      tx, edges, [](const StoredReference& s) { return s.typed(); },
+      [](const Record& r) { return entity_reference(r); },
+      [](const EntityReference& ref) { return std::string_view(*ref.name); });
+  if (!g) return g.error();
+  reorder(g->refs, g->order);
+  return std::move(g->refs);
+}
+
+Result<std::pair<json::array, std::vector<EntityReference>>>
+both_references(Tx& tx, const std::vector<Edge>& edges) {
+  using Both = std::pair<json::object, EntityReference>;
+  auto g = gather_references<Both>(
+      tx, edges, [](const StoredReference& s) { return Both(s.to_json(), s.typed()); },
+      [](const Record& r) { return Both(reference(r), entity_reference(r)); },
+      [](const Both& ref) { return std::string_view(*ref.second.name); });
+  if (!g) return g.error();
+  std::pair<json::array, std::vector<EntityReference>> out;
+  out.first.reserve(g->order.size());
+  out.second.reserve(g->order.size());
+  for (auto i : g->order) {
+    out.first.emplace_back(std::move(g->refs[i].first));
+    out.second.push_back(std::move(g->refs[i].second));
+  }
+  return out;
 }
 
 }  // namespace catalog::engine

@@ -195,6 +195,49 @@ class StructOut {
   Record& r_;
 };
 
+// Both answers in one walk: the JSON and the struct, each container and relationship read once.
+class BothOut {
+ public:
+  BothOut(json::object& out, const json::object* previous, Record& typed)
+      : json_(out, previous), struct_(typed), out_(out), typed_(typed) {}
+
+  bool reuse(std::string_view field) {
+    if (!json_.reuse(field)) return false;
+    // The struct member reads the JSON one copied, as from_json of the answer would read it;
+    // should it not, the member is rendered again (and the JSON one with it, the same).
+    return typed_.set_member(field, &out_.at(field)).has_value();
+  }
+  Result<void> container(std::string_view field, std::string_view copied,
+                         const ContainerCache::Entry& e) {
+    if (auto j = json_.container(field, copied, e); !j) return j;
+    return struct_.container(field, copied, e);
+  }
+  static Result<std::pair<json::array, std::vector<EntityReference>>>
+  references_of(Tx& tx, const std::vector<Edge>& edges) {
+    return both_references(tx, edges);
+  }
+  Result<void> relation(std::string_view field,
+                        std::pair<json::array, std::vector<EntityReference>> refs) {
+    if (auto j = json_.relation(field, std::move(refs.first)); !j) return j;
+    return struct_.relation(field, std::move(refs.second));
+  }
+  Result<void> votes(std::pair<json::array, std::vector<EntityReference>> up,
+                     std::pair<json::array, std::vector<EntityReference>> down) {
+    if (auto j = json_.votes(std::move(up.first), std::move(down.first)); !j) return j;
+    return struct_.votes(std::move(up.second), std::move(down.second));
+  }
+  Result<void> count(std::string_view field, std::int64_t n) {
+    if (auto j = json_.count(field, n); !j) return j;
+    return struct_.count(field, n);
+  }
+
+ private:
+  JsonOut json_;
+  StructOut struct_;
+  json::object& out_;
+  Record& typed_;
+};
+
 // The reference to container `id` as member `field`, and the member `copied` its kind takes
 // from the container (a search index's serviceType), if the container has it.
 template <class Out>
@@ -225,8 +268,8 @@ Result<void> render_containers(Tx& tx, const Record& r, const RenderFrom& from, 
     if (auto c = render_container(tx, *r.glossary, "glossary", {}, from, out); !c) return c;
   if (!kind.container_field.empty() && r.container &&
       !(kind.in_glossary && r.container == r.glossary))
-    if (auto c = render_container(tx, *r.container, kind.container_field, kind.container_type,
-                                  from, out);
+    if (auto c = render_container(tx, *r.container, kind.container_field, kind.container_type, from,
+                                  out);
         !c)
       return c;
   return {};
@@ -265,33 +308,93 @@ Result<void> render_relations(Tx& tx, const Record& r, const FieldSet& fields, O
 
 }  // namespace
 
-Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
-                            const RenderFrom& from) {
+namespace {
+
+// The JSON answer's own fields, up to its containers and relationships.
+json::object json_own(Tx& tx, const Record& r, const FieldSet& fields) {
   json::object out;
   out.reserve(r.stored.size() + 8);
   render_own(tx, r, fields, out);
-  JsonOut json_out(out, from.previous);
-  if (auto c = render_containers(tx, r, from, json_out); !c) return c.error();
-  if (auto c = render_relations(tx, r, fields, json_out); !c) return c.error();
-  // As stored: a change description imported as written keeps its bytes.
-  if (auto cd = r.member("changeDescription")) out["changeDescription"] = std::move(*cd);
   return out;
 }
 
-Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
-                                const RenderFrom& from) {
-  // Extras not asked for read as absent: their struct defaults.
+// The JSON answer's last member: the change description as stored (one imported as written
+// keeps its bytes).
+void json_change(const Record& r, json::object& out) {
+  if (auto cd = r.member("changeDescription")) out["changeDescription"] = std::move(*cd);
+}
+
+// The struct answer's own fields, up to its containers and relationships: extras not asked for
+// read as absent (their struct defaults), and the href.
+Result<void> struct_own(Tx& tx, Record& r, const FieldSet& fields) {
   for (auto extra : info(r.kind).extra_fields)
     if (!fields.has(extra) && r.stores(extra))
       if (auto s = r.set_member(extra, nullptr); !s) return s.error();
   if (tx.env().options.base_url)
-    r.base().href = *tx.env().options.base_url + "/v1/" +
-                    std::string(info(r.kind).collection) + "/" + to_string(r.id);
+    r.base().href = *tx.env().options.base_url + "/v1/" + std::string(info(r.kind).collection) +
+                    "/" + to_string(r.id);
+  return {};
+}
+
+}  // namespace
+
+Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
+                            const RenderFrom& from) {
+  auto out = json_own(tx, r, fields);
+  JsonOut json_out(out, from.previous);
+  if (auto c = render_containers(tx, r, from, json_out); !c) return c.error();
+  if (auto c = render_relations(tx, r, fields, json_out); !c) return c.error();
+  json_change(r, out);
+  return out;
+}
+
+Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields, const RenderFrom& from) {
+  if (auto s = struct_own(tx, r, fields); !s) return s.error();
   StructOut out(r);
   if (auto c = render_containers(tx, r, from, out); !c) return c.error();
   if (auto c = render_relations(tx, r, fields, out); !c) return c.error();
   return std::move(r.value);
 }
+
+Result<std::pair<json::object, AnyEntity>>
+render_both(Tx& tx, const Record& r, const FieldSet& fields, const RenderFrom& from) {
+  auto out = json_own(tx, r, fields);
+  Record typed = r;
+  if (auto s = struct_own(tx, typed, fields); !s) return s.error();
+  BothOut both(out, from.previous, typed);
+  if (auto c = render_containers(tx, r, from, both); !c) return c.error();
+  if (auto c = render_relations(tx, r, fields, both); !c) return c.error();
+  json_change(r, out);
+  return std::pair(std::move(out), std::move(typed.value));
+}
+
+template <class Answer>
+Result<Answer> render_as(Tx& tx, Record r) {
+  if constexpr (std::is_same_v<Answer, AnyEntity>)
+    return render_entity(tx, std::move(r), FieldSet::everything());
+  else
+    return render(tx, r, FieldSet::everything());
+}
+
+template <class Answer>
+Result<Answer> snapshot_answer(Tx& tx, const Record& r, const RenderFrom& from) {
+  if constexpr (std::is_same_v<Answer, AnyEntity>) {
+    auto both = render_both(tx, r, FieldSet::everything(), from);
+    if (!both) return both.error();
+    if (auto s = tx.put_snapshot(r, both->first); !s) return s.error();
+    return std::move(both->second);
+  } else {
+    auto rendered = render(tx, r, FieldSet::everything(), from);
+    if (!rendered) return rendered.error();
+    if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
+    return rendered;
+  }
+}
+
+template Result<json::object> render_as(Tx&, Record);
+template Result<AnyEntity> render_as(Tx&, Record);
+template Result<json::object> snapshot_answer(Tx&, const Record&, const RenderFrom&);
+template Result<AnyEntity> snapshot_answer(Tx&, const Record&, const RenderFrom&);
 
 }  // namespace catalog::engine
 

@@ -9,8 +9,6 @@
 
 #include <catalog/detail/json_mapping.hpp>
 
-#include <type_traits>
-
 namespace catalog::engine {
 
 namespace json = boost::json;
@@ -36,15 +34,6 @@ Result<void> record(Tx& tx, const Principal& who, const Record& r, json::array a
   event["changeDescription"] = std::move(change);
   if (auto e = tx.append_event(std::move(event)); !e) return e.error();
   return {};
-}
-
-// The entity with all fields, as the caller wants it.
-template <class Answer>
-Result<Answer> answer(Tx& tx, Record& r) {
-  if constexpr (std::is_same_v<Answer, AnyEntity>)
-    return render_entity(tx, std::move(r), FieldSet::everything());
-  else
-    return render(tx, r, FieldSet::everything());
 }
 
 template <class Answer>
@@ -77,7 +66,7 @@ Result<Answer> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid&
                     : record(tx, who, *r, {}, {}, std::move(change));
     if (!e) return e.error();
   }
-  return answer<Answer>(tx, *r);
+  return render_as<Answer>(tx, std::move(*r));
 }
 
 // The edge data of a vote; nullopt for unVoted (no edge).
@@ -100,8 +89,7 @@ Result<Answer> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, c
 }
 
 template <class Answer>
-Result<Answer> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
-                        const Uuid& user) {
+Result<Answer> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, const Uuid& user) {
   return set_follower<Answer>(tx, who, kind, id, user, false);
 }
 
@@ -134,7 +122,7 @@ Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, Vot
     if (auto e = record(tx, who, *r, {}, json::array{field_change("votes", &from, &to)}, {}); !e)
       return e.error();
   }
-  return answer<Answer>(tx, *r);
+  return render_as<Answer>(tx, std::move(*r));
 }
 
 template Result<json::object> follow(Tx&, const Principal&, Kind, const Uuid&, const Uuid&);

@@ -139,14 +139,13 @@ storage::Backend& Store::backend() noexcept { return *impl_->backend; }
 
 Result<Principal> Store::principal(std::string_view user_name) const {
   return impl_->read([&](engine::Tx& tx) -> Result<Principal> {
-    auto refused = fail(Errc::unauthenticated,
-                        "Unknown principal " + std::string(user_name.substr(0, 200)));
+    auto refused =
+        fail(Errc::unauthenticated, "Unknown principal " + std::string(user_name.substr(0, 200)));
     if (!fqn::validate_name(user_name)) return refused;
     auto user = tx.find(Kind::user, fqn::quote(user_name));
     if (!user) return user.error();
     if (!*user || (*user)->deleted()) return refused;
-    return Principal{(*user)->id, std::string((*user)->name()),
-                     (*user)->as<User>().is_admin};
+    return Principal{(*user)->id, std::string((*user)->name()), (*user)->as<User>().is_admin};
   });
 }
 
@@ -157,8 +156,12 @@ Result<Principal> Store::authenticate(std::string_view token) const {
 }
 
 Result<bj::object> Store::create_json(const Principal& who, Kind kind, const bj::value& body) {
+  return impl_->write([&](engine::Tx& tx) { return engine::create(tx, who, kind, body); });
+}
+
+Result<AnyEntity> Store::create_entity(const Principal& who, Kind kind, const bj::value& body) {
   return impl_->write(
-      [&](engine::Tx& tx) { return engine::create(tx, who, kind, body); });
+      [&](engine::Tx& tx) { return engine::create<AnyEntity>(tx, who, kind, body); });
 }
 
 namespace {
@@ -173,8 +176,8 @@ Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const 
     auto r = tx.load(kind, key, options.include);
     if (!r) return r.error();
     engine::RecordResource resource(tx, kind, &*r);
-    Operation op = fields->all || !fields->names.empty() ? Operation::view_all
-                                                         : Operation::view_basic;
+    Operation op =
+        fields->all || !fields->names.empty() ? Operation::view_all : Operation::view_basic;
     if (auto a = engine::authorize(tx, who, {&op, 1}, resource); !a) return a.error();
     return render(tx, std::move(*r), *fields);
   });
@@ -183,7 +186,7 @@ Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const 
 }  // namespace
 
 Result<bj::object> Store::get_json(const Principal& who, Kind kind, const EntityKey& key,
-                                     const GetOptions& options) {
+                                   const GetOptions& options) {
   return read_entity<bj::object>(*impl_, who, kind, key, options, [](auto&&... a) {
     return engine::render(std::forward<decltype(a)>(a)...);
   });
