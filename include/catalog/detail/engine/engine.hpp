@@ -156,18 +156,20 @@ Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fiel
 /// containers' and relationships' references are read straight into their members.
 Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
                                 const RenderFrom& from = {});
-/// render() and render_entity() in one walk, each container and relationship read once: the
-/// JSON for a history snapshot, the struct for a typed caller's answer.
-Result<std::pair<boost::json::object, AnyEntity>>
-render_both(Tx& tx, const Record& r, const FieldSet& fields, const RenderFrom& from = {});
+/// render() of `r`, and in the same walk, each container and relationship read once, the
+/// members render_entity() sets set in `r`'s struct itself, which becomes a typed answer (`r`
+/// is no longer a record to store).
+Result<boost::json::object> render_both(Tx& tx, Record& r, const FieldSet& fields,
+                                        const RenderFrom& from = {});
 /// An operation's answer, the entity with every field: its JSON (Answer = boost::json::object,
 /// the *_json surface) or its struct (Answer = AnyEntity, typed callers).
 template <class Answer>
 Result<Answer> render_as(Tx& tx, Record r);
 /// The history snapshot of `r`'s new version is written, and the answer made, from one
-/// rendering with every field (`from` may help it).
+/// rendering with every field (`from` may help it). A struct answer is made of `r`'s own, which
+/// is left unspecified.
 template <class Answer>
-Result<Answer> snapshot_answer(Tx& tx, const Record& r, const RenderFrom& from = {});
+Result<Answer> snapshot_answer(Tx& tx, Record& r, const RenderFrom& from = {});
 
 // ---- resources for the authorizer ----
 
@@ -206,9 +208,10 @@ Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> 
 template <class Answer = boost::json::object>
 Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const boost::json::value& body);
 /// Writes a new version of `r` (changed in memory): +0.1 (+1.0 when `major`), stamps,
-/// `change` (its previousVersion set here) as changeDescription, list entries moved if the deletion
-/// state changed since `was_deleted`, snapshot, and one event of `event_type`. Returns the
-/// snapshot: the entity as rendered with every field, which `from` may help render.
+/// `change` (its previousVersion set here) as changeDescription, list entries moved if the
+/// deletion state changed since `was_deleted`, snapshot, and one event of `event_type`. Returns
+/// the snapshot: the entity as rendered with every field, which `from` may help render. As a
+/// struct (Answer = AnyEntity) it is made of `r`'s own, and `r` is left unspecified.
 template <class Answer = boost::json::object>
 Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
                              ChangeDescription change, std::string_view event_type, bool major,

@@ -427,11 +427,10 @@ Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d) {
     auto to = link.to == self ? r.id : link.to;
     if (auto l = tx.link(from, link.rel, to); !l) return l.error();
   }
-  auto answer = snapshot_answer<Answer>(tx, r);
+  auto event = make_event("entityCreated", r, std::nullopt, who, tx.env().now_ms);
+  auto answer = snapshot_answer<Answer>(tx, r);  // the last use of r
   if (!answer) return answer.error();
-  if (auto e = tx.append_event(make_event("entityCreated", r, std::nullopt, who, tx.env().now_ms));
-      !e)
-    return e.error();
+  if (auto e = tx.append_event(std::move(event)); !e) return e.error();
   return answer;
 }
 

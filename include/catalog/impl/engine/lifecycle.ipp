@@ -170,10 +170,10 @@ Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_d
   base.change_description = std::move(change);
   r.keep("changeDescription");
   if (auto p = tx.put(r); !p) return p.error();
+  auto event = make_event(event_type, r, previous, who, tx.env().now_ms);  // before r is answered
   auto answer = snapshot_answer<Answer>(tx, r, from);
   if (!answer) return answer.error();
-  auto e = tx.append_event(make_event(event_type, r, previous, who, tx.env().now_ms));
-  if (!e) return e.error();
+  if (auto e = tx.append_event(std::move(event)); !e) return e.error();
   return answer;
 }
 

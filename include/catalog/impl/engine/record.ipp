@@ -7,6 +7,7 @@
 #include <catalog/detail/engine/record.hpp>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace catalog::engine {
 
@@ -34,8 +35,7 @@ std::uint64_t rendered_only_mask() {
   static const std::uint64_t mask = [] {
     std::uint64_t m = 0;
     boost::mp11::mp_for_each<detail::members_of<E>>([&, i = 0](auto member) mutable {
-      if (rendered_only(E::kind, detail::wire_name<decltype(member)>()))
-        m |= std::uint64_t{1} << i;
+      if (rendered_only(E::kind, detail::wire_name<decltype(member)>())) m |= std::uint64_t{1} << i;
       ++i;
     });
     return m;
@@ -107,8 +107,13 @@ Result<void> Record::set_member(std::string_view name, const json::value* v) {
           auto& field = e.*decltype(m)::pointer;
           // Converted aside and moved in only whole: a value that fails leaves the member as
           // it was (a vector would otherwise keep the elements read before the bad one).
-          auto now = E{}.*decltype(m)::pointer;
-          if (v) r = detail::from_json(*v, now, name);
+          // Unset, the member takes its default in E (a whole E is built for that alone).
+          if (!v) {
+            field = E{}.*decltype(m)::pointer;
+            return;
+          }
+          std::remove_cvref_t<decltype(field)> now{};
+          r = detail::from_json(*v, now, name);
           if (r) field = std::move(now);
         });
         if (!r) return r.error();
@@ -189,8 +194,7 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
             r.written.emplace_back(static_cast<std::uint8_t>(*pos), json::value(kv.value(), {}));
           if (!converted) {
             auto why = detail::from_json(json::value(doc), e, "");
-            return fail(Errc::storage,
-                        what + (why ? std::string() : ": " + why.error().message()));
+            return fail(Errc::storage, what + (why ? std::string() : ": " + why.error().message()));
           }
           r.stored.push_back(static_cast<std::uint8_t>(*pos));
         }
@@ -219,9 +223,8 @@ bool record_from_text(Kind kind, detail::TextReader& in, Record& r) {
           if (!pos || ((rendered_only_mask<E>() | seen) >> *pos & 1)) return false;
           seen |= std::uint64_t{1} << *pos;
           bool converted = false;
-          record_detail::with_member<E>(*pos, [&](auto m) {
-            converted = detail::read_text(in, e.*decltype(m)::pointer);
-          });
+          record_detail::with_member<E>(
+              *pos, [&](auto m) { converted = detail::read_text(in, e.*decltype(m)::pointer); });
           if (!converted) return false;
           r.stored.push_back(static_cast<std::uint8_t>(*pos));
         } while (in.eat(','));

@@ -356,16 +356,15 @@ Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields, const 
   return std::move(r.value);
 }
 
-Result<std::pair<json::object, AnyEntity>>
-render_both(Tx& tx, const Record& r, const FieldSet& fields, const RenderFrom& from) {
+Result<json::object> render_both(Tx& tx, Record& r, const FieldSet& fields,
+                                 const RenderFrom& from) {
   auto out = json_own(tx, r, fields);
-  Record typed = r;
-  if (auto s = struct_own(tx, typed, fields); !s) return s.error();
-  BothOut both(out, from.previous, typed);
+  if (auto s = struct_own(tx, r, fields); !s) return s.error();
+  BothOut both(out, from.previous, r);
   if (auto c = render_containers(tx, r, from, both); !c) return c.error();
   if (auto c = render_relations(tx, r, fields, both); !c) return c.error();
   json_change(r, out);
-  return std::pair(std::move(out), std::move(typed.value));
+  return out;
 }
 
 template <class Answer>
@@ -377,12 +376,12 @@ Result<Answer> render_as(Tx& tx, Record r) {
 }
 
 template <class Answer>
-Result<Answer> snapshot_answer(Tx& tx, const Record& r, const RenderFrom& from) {
+Result<Answer> snapshot_answer(Tx& tx, Record& r, const RenderFrom& from) {
   if constexpr (std::is_same_v<Answer, AnyEntity>) {
-    auto both = render_both(tx, r, FieldSet::everything(), from);
-    if (!both) return both.error();
-    if (auto s = tx.put_snapshot(r, both->first); !s) return s.error();
-    return std::move(both->second);
+    auto rendered = render_both(tx, r, FieldSet::everything(), from);
+    if (!rendered) return rendered.error();
+    if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
+    return std::move(r.value);
   } else {
     auto rendered = render(tx, r, FieldSet::everything(), from);
     if (!rendered) return rendered.error();
@@ -393,8 +392,8 @@ Result<Answer> snapshot_answer(Tx& tx, const Record& r, const RenderFrom& from) 
 
 template Result<json::object> render_as(Tx&, Record);
 template Result<AnyEntity> render_as(Tx&, Record);
-template Result<json::object> snapshot_answer(Tx&, const Record&, const RenderFrom&);
-template Result<AnyEntity> snapshot_answer(Tx&, const Record&, const RenderFrom&);
+template Result<json::object> snapshot_answer(Tx&, Record&, const RenderFrom&);
+template Result<AnyEntity> snapshot_answer(Tx&, Record&, const RenderFrom&);
 
 }  // namespace catalog::engine
 
