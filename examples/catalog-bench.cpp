@@ -10,7 +10,7 @@
 //   --dir <dir>    where the LMDB environments go (created; must not exist, or be empty).
 //                  Default: a fresh directory under /tmp, removed at the end.
 //   --keep         do not remove the directory at the end
-//   --only <digits> run only the measurements named (e.g. --only 14); default all
+//   --only <digits> run only the measurements named (e.g. --only 14); default all but 7
 //   --store lmdb | postgresql:<conninfo>  where the catalogs go (default lmdb). On PostgreSQL
 //                  each measurement's catalog is a schema named after it (bench_<name>, dropped
 //                  first, and at the end unless --keep), measurement 1 compares with raw libpq
@@ -23,7 +23,7 @@
 //                  1,000,000)
 //   --json <file>  also write every figure the run measured to <file>, as JSON: an object with
 //                  "program", "scale", "store", "seconds", "measurements" and "verdicts".
-//                  Each measurement has "section" ("1" to "7", or "build"), "name" (as printed),
+//                  Each measurement has "section" ("1" to "8", or "build"), "name" (as printed),
 //                  "mode" (sync, no_sync, read; sync_turns or sync_concurrent for 7 on
 //                  PostgreSQL), "n", "statistic" ("median" of n timings, or "mean": total / n),
 //                  "median_us" (the figure per operation), "total_us", "baseline" (what it was
@@ -48,7 +48,10 @@
 //   5. a list walk over every search index with limit 100: time and memory, at n and n/10;
 //   6. catalog-admin's export, import and verify (catalog::admin) of a store of N entities with
 //      histories and followers, at N/10 and N: time and memory, against mdb_dump and mdb_load of
-//      the same store (lmdb-utils) when they are installed.
+//      the same store (lmdb-utils) when they are installed;
+//   8. the stored encoding: every entity record of 2's larger store decoded and encoded as the
+//      JSON text it is stored as, and as a compact binary form (a prototype, bench_encoding.hpp):
+//      bytes and time per record.
 //
 // Memory: "peak RSS" is the growth of getrusage(RUSAGE_SELF).ru_maxrss over the RSS at the start
 // of the measurement, after resetting the high-water mark (writing 5 to /proc/self/clear_refs;
@@ -97,6 +100,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "bench_encoding.hpp"
 
 using namespace catalog;
 namespace fs = std::filesystem;
@@ -875,6 +880,89 @@ void list_walk(const ListStore& small, const ListStore& big) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 8. The stored encoding: JSON text (what is stored) against a compact binary prototype
+//    (bench_encoding.hpp), on every entity record of the n store of 2
+
+void stored_encoding(const ListStore& big) {
+  heading("8. Stored encoding: every entity record of the n store, JSON text (stored) against a "
+          "binary prototype");
+  mode_now = "read";
+  auto o = open_store(big.dir, storage::Durability::no_sync);
+  auto txn = need(o.store->backend().begin(storage::Mode::read_only), "beginning a read");
+  std::vector<std::string> texts;
+  auto cursor =
+      need(txn->scan(storage::prefix_range("E"), storage::Direction::forward), "scanning records");
+  while (cursor->valid()) {
+    texts.emplace_back(cursor->value());
+    if (auto next = cursor->next(); !next)
+      throw BenchFailure("scanning records: " + next.error().message());
+  }
+  cursor.reset();
+  txn.reset();
+  if (texts.empty()) throw BenchFailure("no entity records");
+  // Every record both ways, checked: the binary form decodes to the record the text does, and
+  // the text is what encode writes (the canonical form the fast reader takes).
+  std::vector<engine::Record> records(texts.size());
+  std::vector<std::string> binaries;
+  binaries.reserve(texts.size());
+  std::size_t text_bytes = 0, binary_bytes = 0, canonical = 0;
+  engine::Record back;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (auto d = engine::decode(texts[i], records[i]); !d)
+      throw BenchFailure("decoding a record: " + d.error().message());
+    binaries.push_back(bench_encoding::encode_binary(records[i]));
+    if (!bench_encoding::decode_binary(binaries.back(), back) ||
+        engine::encode(back) != engine::encode(records[i]))
+      throw BenchFailure("the binary prototype does not round-trip a record");
+    canonical += engine::encode(records[i]) == texts[i];
+    text_bytes += texts[i].size();
+    binary_bytes += binaries.back().size();
+  }
+  const auto n = static_cast<std::int64_t>(texts.size());
+  std::cout << "  " << n << " records; JSON text " << text_bytes / texts.size()
+            << " B each on average, binary " << binary_bytes / texts.size() << " B ("
+            << fixed(100.0 * static_cast<double>(binary_bytes) / static_cast<double>(text_bytes))
+            << "%); " << canonical << " of them in the canonical form encode writes.\n"
+            << "  Median of 5 passes over every record, per record:\n";
+  // Each pass decodes (or encodes) every record once, in key order, into one reused record or
+  // string, as Tx::find and Tx::put do.
+  auto per_record = [&](auto&& one) {
+    std::vector<double> passes;
+    for (int pass = 0; pass < 5; ++pass) {
+      auto t0 = Clock::now();
+      for (std::size_t i = 0; i < texts.size(); ++i) one(i);
+      passes.push_back(seconds_since(t0) / static_cast<double>(texts.size()));
+    }
+    return median(passes);
+  };
+  engine::Record r;
+  std::size_t sink = 0;
+  const double decode_text = per_record([&](std::size_t i) {
+    if (!engine::decode(texts[i], r)) throw BenchFailure("a record no longer decodes");
+    sink += r.stored.size();
+  });
+  const double decode_binary = per_record([&](std::size_t i) {
+    if (!bench_encoding::decode_binary(binaries[i], r)) throw BenchFailure("binary decode");
+    sink += r.stored.size();
+  });
+  const double encode_text =
+      per_record([&](std::size_t i) { sink += engine::encode(records[i]).size(); });
+  const double encode_binary =
+      per_record([&](std::size_t i) { sink += bench_encoding::encode_binary(records[i]).size(); });
+  if (sink == 0) throw BenchFailure("nothing was decoded");
+  auto report = [&](std::string_view name, double s, double base) {
+    auto i = line(name, n, s * static_cast<double>(n), s,
+                  "| " + fixed(s / base) + "x the JSON text's time");
+    as_median();
+    return i;
+  };
+  report("decode: JSON text (stored; TextReader)", decode_text, decode_text);
+  report("decode: binary prototype", decode_binary, decode_text);
+  report("encode: JSON text (stored)", encode_text, encode_text);
+  report("encode: binary prototype", encode_binary, encode_text);
+}
+
+// ---------------------------------------------------------------------------------------------
 // 3. Follow and vote
 
 void social(const fs::path& root, const Scale& sc) {
@@ -1499,7 +1587,7 @@ int run(int argc, char** argv) {
   std::string scale_name = "small";
   std::optional<fs::path> dir_flag;
   bool keep = false;
-  std::string only = "123456";
+  std::string only = "1234568";
   std::optional<std::int64_t> admin_entities;
   std::optional<fs::path> json_file;
   for (int i = 1; i < argc; ++i) {
@@ -1511,7 +1599,7 @@ int run(int argc, char** argv) {
     };
     if (a == "--help" || a == "-h") {
       std::cout
-          << "usage: catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only 1234567]\n"
+          << "usage: catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only 12345678]\n"
              "                     [--store lmdb|postgresql:<conninfo>] [--admin-entities <n>]\n"
              "                     [--json <file>]\n";
       return 0;
@@ -1597,7 +1685,7 @@ int run(int argc, char** argv) {
 #endif
   if (wanted('1') && !postgres_target) durable_ops(root, sc);
   std::optional<ListStore> small, big;
-  if (wanted('2') || wanted('5')) {
+  if (wanted('2') || wanted('5') || wanted('8')) {
     heading("build: stores for 2 and 5");
     small = build_list_store(root / "list-small", sc.list_n / 10);
     big = build_list_store(root / "list-big", sc.list_n);
@@ -1606,6 +1694,7 @@ int run(int argc, char** argv) {
   if (wanted('3')) social(root, sc);
   if (wanted('4')) trees(root, sc);
   if (wanted('5')) list_walk(*small, *big);
+  if (wanted('8')) stored_encoding(*big);
   if (wanted('7')) writers(root, sc);
   if (wanted('6')) admin_tools(root, admin_entities.value_or(sc.admin_entities));
 
