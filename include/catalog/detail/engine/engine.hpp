@@ -156,6 +156,9 @@ Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fiel
 /// containers' and relationships' references are read straight into their members.
 Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
                                 const RenderFrom& from = {});
+/// render_entity() in `r`'s own struct, which becomes the answer (`r` is no longer a record to
+/// store): no struct is moved.
+Result<void> render_in(Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from = {});
 /// render() of `r`, and in the same walk, each container and relationship read once, the
 /// members render_entity() sets set in `r`'s struct itself, which becomes a typed answer (`r`
 /// is no longer a record to store).

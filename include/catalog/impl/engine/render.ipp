@@ -348,11 +348,15 @@ Result<json::object> render(Tx& tx, const Record& r, const FieldSet& fields,
   return out;
 }
 
-Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields, const RenderFrom& from) {
-  if (auto s = struct_own(tx, r, fields); !s) return s.error();
+Result<void> render_in(Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from) {
+  if (auto s = struct_own(tx, r, fields); !s) return s;
   StructOut out(r);
-  if (auto c = render_containers(tx, r, from, out); !c) return c.error();
-  if (auto c = render_relations(tx, r, fields, out); !c) return c.error();
+  if (auto c = render_containers(tx, r, from, out); !c) return c;
+  return render_relations(tx, r, fields, out);
+}
+
+Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields, const RenderFrom& from) {
+  if (auto s = render_in(tx, r, fields, from); !s) return s.error();
   return std::move(r.value);
 }
 
