@@ -56,6 +56,12 @@ Extent measure(const boost::json::value& v, std::size_t stop_bytes = static_cast
 /// for a boost::json::value argument, argument-dependent lookup also finds boost::json::serialize.
 /// NaN and infinities (which parse never produces) are written as `null`. Errors: none.
 std::string serialize(const boost::json::value& v);
+/// serialize(v) appended to `out`.
+void serialize_to(std::string& out, const boost::json::value& v);
+void serialize_to(std::string& out, const boost::json::object& o);
+/// A string, or a double, as serialize writes it, appended to `out`.
+void serialize_string_to(std::string& out, std::string_view s);
+void serialize_double_to(std::string& out, double d);
 
 /// Applies an RFC 7396 JSON Merge Patch to `target`. Errors: none (every patch applies).
 boost::json::value merge_patch(boost::json::value target, const boost::json::value& patch);

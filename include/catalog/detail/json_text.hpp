@@ -2,7 +2,8 @@
 #define CATALOG_DETAIL_JSON_TEXT_HPP
 
 // Reading described structs straight from JSON text, without a DOM: the fast path of the codec
-// (json_mapping.hpp) for text the catalog wrote itself (stored records).
+// (json_mapping.hpp) for text the catalog wrote itself (stored records). And writing them as
+// that text, the way stored records are encoded.
 //
 // It reads only the canonical form, the one `to_json` and `catalog::json::serialize` write: no
 // whitespace, a struct's members in the struct's order with every non-optional member present
@@ -403,6 +404,87 @@ bool read_text(TextReader& r, T& out) {
     if (!r.eat('}')) return false;
   }
   return has_required<T>(seen) && has_every_non_optional<T>(seen);
+}
+
+// ---- writing ----
+//
+// write_text appends to `out` exactly what catalog::json::serialize(to_json(v)) writes, without
+// building the DOM value in between: how stored records are encoded (json_text_test checks the
+// two agree).
+
+inline void write_text(std::string& out, const std::string& s) {
+  catalog::json::serialize_string_to(out, s);
+}
+inline void write_text(std::string& out, bool b) { out += b ? "true" : "false"; }
+template <class I>
+requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) void write_text(std::string& out, I i) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, i);
+  out.append(buf, r.ptr);
+}
+inline void write_text(std::string& out, const Uuid& id) {
+  char text[36];
+  format_uuid(id, text);
+  out += '"';
+  out.append(text, sizeof text);
+  out += '"';
+}
+inline void write_text(std::string& out, Version v) {
+  catalog::json::serialize_double_to(out, static_cast<double>(v.tenths()) / 10.0);
+}
+template <NamedEnum E>
+void write_text(std::string& out, E e) {
+  catalog::json::serialize_string_to(out, enum_name(e));
+}
+inline void write_text(std::string& out, const boost::json::value& v) {
+  catalog::json::serialize_to(out, v);
+}
+inline void write_text(std::string& out, const boost::json::object& o) {
+  catalog::json::serialize_to(out, o);
+}
+template <class T>
+void write_text(std::string& out, const std::optional<T>& v);
+template <class T>
+void write_text(std::string& out, const std::vector<T>& v);
+template <Described T>
+void write_text(std::string& out, const T& s);
+
+/// An absent optional as `null` (a struct's writer leaves such a member out instead).
+template <class T>
+void write_text(std::string& out, const std::optional<T>& v) {
+  if (v)
+    write_text(out, *v);
+  else
+    out += "null";
+}
+
+template <class T>
+void write_text(std::string& out, const std::vector<T>& v) {
+  out += '[';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    write_text(out, v[i]);
+  }
+  out += ']';
+}
+
+/// A described struct: every member in the struct's order but absent optionals.
+template <Described T>
+void write_text(std::string& out, const T& s) {
+  out += '{';
+  bool first = true;
+  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
+    const auto& field = s.*member.pointer;
+    if constexpr (IsOptional<std::remove_cvref_t<decltype(field)>>::value)
+      if (!field) return;
+    if (!first) out += ',';
+    first = false;
+    out += '"';
+    out += wire_name<decltype(member)>();  // names need no escapes
+    out += "\":";
+    write_text(out, field);
+  });
+  out += '}';
 }
 
 }  // namespace catalog::detail

@@ -288,27 +288,21 @@ public:
       out_ += ']';
       break;
     }
-    case bj::kind::object: {
-      out_ += '{';
-      bool first = true;
-      for (const auto& member : v.get_object()) {
-        if (!first) out_ += ',';
-        first = false;
-        write_string(member.key());
-        out_ += ':';
-        write(member.value());
-      }
-      out_ += '}';
-      break;
-    }
+    case bj::kind::object: write_object(v.get_object()); break;
     }
   }
 
-private:
-  template <class Integer> void write_integer(Integer i) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, i);
-    out_.append(buf, r.ptr);
+  void write_object(const bj::object& o) {
+    out_ += '{';
+    bool first = true;
+    for (const auto& member : o) {
+      if (!first) out_ += ',';
+      first = false;
+      write_string(member.key());
+      out_ += ':';
+      write(member.value());
+    }
+    out_ += '}';
   }
 
   void write_double(double d) {
@@ -321,13 +315,8 @@ private:
   // to Boost.JSON's serializer, which escapes exactly what JSON requires (the quote, the
   // backslash and the controls); reusing one avoids an allocation per string.
   void write_string(bj::string_view s) {
-    const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
-      return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
-    });
-    if (plain) {
-      out_ += '"';
-      out_.append(s.data(), s.size());
-      out_ += '"';
+    if (plain_string(s)) {
+      append_plain(out_, s);
       return;
     }
     strings_.reset(s);
@@ -336,6 +325,24 @@ private:
       auto chunk = strings_.read(buf, sizeof buf);
       out_.append(chunk.data(), chunk.size());
     }
+  }
+
+  static bool plain_string(std::string_view s) {
+    return std::none_of(s.begin(), s.end(), [](char c) {
+      return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+    });
+  }
+  static void append_plain(std::string& out, std::string_view s) {
+    out += '"';
+    out.append(s.data(), s.size());
+    out += '"';
+  }
+
+private:
+  template <class Integer> void write_integer(Integer i) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, i);
+    out_.append(buf, r.ptr);
   }
 
   std::string& out_;
@@ -662,6 +669,33 @@ std::string serialize(const boost::json::value& v) {
   std::string out;
   Writer(out).write(v);
   return out;
+}
+
+void serialize_to(std::string& out, const boost::json::value& v) {
+  // Flags, nulls and plain strings (most values kept as JSON inside a record) without making a
+  // Writer, whose serializer costs.
+  if (v.is_null())
+    out += "null";
+  else if (v.is_bool())
+    out += v.get_bool() ? "true" : "false";
+  else if (v.is_string() && Writer::plain_string(v.get_string()))
+    Writer::append_plain(out, v.get_string());
+  else
+    Writer(out).write(v);
+}
+
+void serialize_to(std::string& out, const boost::json::object& o) { Writer(out).write_object(o); }
+
+void serialize_string_to(std::string& out, std::string_view s) {
+  if (Writer::plain_string(s))
+    Writer::append_plain(out, s);  // without making a Writer, whose serializer costs
+  else
+    Writer(out).write_string(s);
+}
+
+void serialize_double_to(std::string& out, double d) {
+  char buf[double_buffer];
+  out += format_double(d, buf);
 }
 
 boost::json::value merge_patch(boost::json::value target, const boost::json::value& patch) {

@@ -86,6 +86,9 @@ struct Record {
   /// Calls `f(name, json)` for every stored member, in stored order.
   template <class F>
   void for_each_stored(F&& f) const;
+  /// The stored members as the members of a JSON object, `"name":value` joined by commas, in
+  /// stored order: what serializing for_each_stored's names and values writes, without them.
+  void write_stored(std::string& out) const;
   /// Whether the record stores own member `name`.
   bool stores(std::string_view name) const;
   /// The JSON of own member `name` when the record stores it.

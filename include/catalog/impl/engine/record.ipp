@@ -5,6 +5,8 @@
 // its stored document.
 
 #include <catalog/detail/engine/record.hpp>
+#include <catalog/detail/json_text.hpp>
+#include <catalog/json.hpp>
 
 #include <algorithm>
 #include <type_traits>
@@ -93,6 +95,26 @@ std::optional<json::value> Record::member(std::string_view name) const {
       },
       value);
   return out;
+}
+
+void Record::write_stored(std::string& out) const {
+  std::visit(
+      [&]<class E>(const E& e) {
+        bool first = true;
+        for (auto pos : stored)
+          record_detail::with_member<E>(pos, [&](auto member) {
+            if (!first) out += ',';
+            first = false;
+            out += '"';
+            out += detail::wire_name<decltype(member)>();
+            out += "\":";
+            if (const auto* as_written = written_as(pos))
+              catalog::json::serialize_to(out, *as_written);
+            else
+              detail::write_text(out, e.*decltype(member)::pointer);  // an empty optional: null
+          });
+      },
+      value);
 }
 
 Result<void> Record::set_member(std::string_view name, const json::value* v) {

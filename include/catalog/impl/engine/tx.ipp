@@ -22,7 +22,8 @@ namespace json = boost::json;
 
 std::string encode(const Record& r) {
   // Written member by member, as serializing the object {k, c?, g?, d?, doc} writes it, without
-  // building that object: type names, ids and member names need no escapes.
+  // building that object or any member's JSON: type names, ids and member names need no
+  // escapes, and the document's members are written from the struct (write_text).
   std::string out;
   out.reserve(512);
   out += R"({"k":")";
@@ -41,15 +42,7 @@ std::string encode(const Record& r) {
     out += std::to_string(r.deleted_by);
   }
   out += R"(,"doc":{)";
-  bool first = true;
-  r.for_each_stored([&](std::string_view name, const json::value& v) {
-    if (!first) out += ',';
-    first = false;
-    out += '"';
-    out += name;
-    out += R"(":)";
-    out += catalog::json::serialize(v);
-  });
+  r.write_stored(out);
   out += "}}";
   return out;
 }
