@@ -230,6 +230,9 @@ TEMPLATE_TEST_CASE("refused follows, unfollows and votes leave the store unchang
   CHECK(s.follow_json(w.admin, Kind::glossary, g, nobody).error().message() == missing);
   refused(s.follow_json(w.admin, Kind::glossary, g, carol), ErrorKind::not_found,
           "user instance for " + to_string(carol) + " not found");
+  // The follower is read without decoding its record: an entity of another kind is no user.
+  refused(s.follow_json(w.admin, Kind::glossary, g, g), ErrorKind::not_found,
+          "user instance for " + to_string(g) + " not found");
   refused(s.follow_json(w.alice, Kind::glossary, nobody, w.alice.id), ErrorKind::not_found,
           "glossary instance for " + to_string(nobody) + " not found");
   refused(s.follow_json(w.alice, Kind::glossary, uuid_of(gone), w.alice.id), ErrorKind::not_found,

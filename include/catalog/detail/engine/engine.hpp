@@ -68,6 +68,9 @@ class Tx {
   Result<std::optional<Record>> find(Kind kind, std::string_view canonical_fqn);
   /// By id or FQN, of `kind`, matching `include`. Errors: bad_request (FQN), not_found.
   Result<Record> load(Kind kind, const EntityKey& key, Include include);
+  /// reference() of load(kind, id, include), read from the stored text without decoding the
+  /// record when it is in the form the engine writes (references.ipp). Errors: as load.
+  Result<boost::json::object> load_reference(Kind kind, const Uuid& id, Include include);
   /// A live entity of `kind` by FQN; `what` names it in messages. Errors: not_found.
   Result<Record> live_by_fqn(Kind kind, std::string_view fqn);
   /// A live entity of one of `kinds` by id. Errors: not_found.

@@ -245,6 +245,21 @@ json::object StoredReference::to_json(json::storage_ptr sp) const {
   return o;
 }
 
+Result<json::object> Tx::load_reference(Kind kind, const Uuid& id, Include include) {
+  auto bytes = txn_.get_view(keys::entity(id));
+  if (!bytes) return bytes.error();
+  if (*bytes) {
+    StoredReference s;
+    if (scan_reference(**bytes, s) && s.kind == kind && s.id == id &&
+        (include == Include::all || (include == Include::deleted) == s.deleted))
+      return s.to_json();
+  }
+  // Anything else (missing, another kind or state, another form) as load() answers it.
+  auto r = load(kind, EntityKey::by_id(id), include);
+  if (!r) return r.error();
+  return reference(*r);
+}
+
 namespace {
 
 // References gathered in edge order, and the order they are shown in.

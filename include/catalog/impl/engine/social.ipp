@@ -48,7 +48,7 @@ Result<Answer> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid&
   const Operation op = user == who.id ? Operation::follow : Operation::edit_followers;
   RecordResource resource(tx, kind, &*r);
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
-  auto follower = tx.load(Kind::user, user, needed);
+  auto follower = tx.load_reference(Kind::user, user, needed);  // the event names it
   if (!follower) return follower.error();
 
   auto existing = tx.edge(user, Rel::follows, id);
@@ -59,7 +59,7 @@ Result<Answer> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid&
     } else {
       if (auto u = tx.unlink(user, Rel::follows, id); !u) return u.error();
     }
-    json::value refs = json::array{reference(*follower)};
+    json::value refs = json::array{std::move(*follower)};
     json::array change{
         field_change("followers", follow ? nullptr : &refs, follow ? &refs : nullptr)};
     auto e = follow ? record(tx, who, *r, std::move(change), {}, {})
@@ -105,7 +105,8 @@ Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, Vot
   RecordResource resource(tx, kind, &*r);
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
   // The caller's principal may outlive its user: a vote needs a live voter to show.
-  if (auto voter = tx.load(Kind::user, who.id, Include::non_deleted); !voter) return voter.error();
+  if (auto voter = tx.load_reference(Kind::user, who.id, Include::non_deleted); !voter)
+    return voter.error();
 
   auto current = tx.edge(who.id, Rel::votes, id);
   if (!current) return current.error();

@@ -156,10 +156,11 @@ Result<FieldSet> parse_fields(Kind kind, const std::vector<std::string>& fields)
 Result<std::optional<Record>> Tx::find(const Uuid& id) {
   auto bytes = txn_.get_view(keys::entity(id));
   if (!bytes) return bytes.error();
-  std::optional<Record> found;
+  // Decoded in place, in the result returned: a record is a large struct, and each move of it
+  // cost a list page time.
+  Result<std::optional<Record>> found(boost::system::in_place_value);
   if (!*bytes) return found;
-  // Decoded in place: a record is a large struct, and each move of it cost a list page time.
-  if (auto d = decode(**bytes, found.emplace()); !d) return d.error();
+  if (auto d = decode(**bytes, found->emplace()); !d) return d.error();
   return found;
 }
 
@@ -175,27 +176,28 @@ Result<std::optional<Record>> Tx::find(Kind kind, std::string_view canonical_fqn
 }
 
 Result<Record> Tx::load(Kind kind, const EntityKey& key, Include include) {
-  std::optional<Record> found;
-  std::string shown;
+  // The record goes from where find decoded it into the result: one move of its struct.
+  auto wanted = [&](const std::optional<Record>& r) {
+    return r && r->kind == kind &&
+           (include == Include::all || (include == Include::deleted) == r->deleted());
+  };
+  auto not_found = [&](std::string_view shown) {
+    return fail(Errc::not_found,
+                std::string(type_name(kind)) + " instance for " + std::string(shown) +
+                    " not found");
+  };
   if (key.is_id()) {
     auto r = find(key.id());
     if (!r) return r.error();
-    if (*r && (*r)->kind == kind) found = std::move(**r);
-    shown = to_string(key.id());
-  } else {
-    auto canonical = fqn::canonical(key.fqn());
-    if (!canonical) return canonical.error();
-    auto r = find(kind, *canonical);
-    if (!r) return r.error();
-    found = std::move(*r);
-    shown = *canonical;
+    if (wanted(*r)) return std::move(**r);
+    return not_found(to_string(key.id()));
   }
-  if (found) {
-    bool del = found->deleted();
-    if (include == Include::all || (include == Include::deleted) == del) return std::move(*found);
-  }
-  return fail(Errc::not_found,
-              std::string(type_name(kind)) + " instance for " + shown + " not found");
+  auto canonical = fqn::canonical(key.fqn());
+  if (!canonical) return canonical.error();
+  auto r = find(kind, *canonical);
+  if (!r) return r.error();
+  if (wanted(*r)) return std::move(**r);
+  return not_found(*canonical);
 }
 
 Result<Record> Tx::live_by_fqn(Kind kind, std::string_view text) {
