@@ -416,8 +416,13 @@ inline void write_text(std::string& out, const std::string& s) {
   catalog::json::serialize_string_to(out, s);
 }
 inline void write_text(std::string& out, bool b) { out += b ? "true" : "false"; }
+// As to_json: no floating-point members (they would convert to the flag), and integers of the
+// two widths JSON values hold.
+void write_text(std::string& out, double) = delete;
+void write_text(std::string& out, float) = delete;
 template <class I>
-requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) void write_text(std::string& out, I i) {
+  requires std::is_same_v<I, std::int64_t> || std::is_same_v<I, std::uint64_t>
+void write_text(std::string& out, I i) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, i);
   out.append(buf, r.ptr);
