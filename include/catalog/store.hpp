@@ -217,9 +217,6 @@ class Store {
   Result<AnyEntity> unfollow_entity(const Principal& who, Kind kind, const Uuid& id,
                                     const Uuid& user);
   Result<AnyEntity> vote_entity(const Principal& who, Kind kind, const Uuid& id, VoteType vote);
-  // list<E>: the page's structs rendered in place and moved once (instantiated for each kind).
-  template <class E>
-  Result<Page<E>> list_of(const Principal& who, const ListOptions& options);
   template <class E>
   static Result<E> entity_of(Result<AnyEntity> got);
   template <class E>

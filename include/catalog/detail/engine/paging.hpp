@@ -42,10 +42,8 @@ Result<ListQuery> parse_list_query(Kind kind, const ListOptions& options);
 /// One page of `query`, authorized as ViewBasic (ViewAll with extra fields) on the kind.
 /// An unknown service gives an empty page with total 0. Errors: forbidden, storage.
 Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& query);
-/// list() with the entities as their structs (render_entity): `Item` is AnyEntity, or the
-/// struct of query.kind (an entity of another kind is a storage error).
-template <class Item>
-Result<Page<Item>> list_entities(Tx& tx, const Principal& who, const ListQuery& query);
+/// list() with the entities as their structs (render_entity).
+Result<Page<AnyEntity>> list_entities(Tx& tx, const Principal& who, const ListQuery& query);
 
 /// Events with offsets after `after`, at most `limit` (already checked); `after` of the page is
 /// set when more follow; `total` is the number of events. Errors: storage.

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <type_traits>
 
 namespace catalog::engine {
 
@@ -232,37 +231,17 @@ Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
                              });
 }
 
-template <class Item>
-Result<Page<Item>> list_entities(Tx& tx, const Principal& who, const ListQuery& q) {
+Result<Page<AnyEntity>> list_entities(Tx& tx, const Principal& who, const ListQuery& q) {
   // Each struct is rendered where it was decoded and moved once, into the page: moving whole
   // entities from result to result cost a twentieth of a page.
-  return list_page<Page<Item>>(tx, who, q,
-                               [](Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from,
-                                  auto& data) -> Result<void> {
-                                 if (auto s = render_in(tx, r, fields, from); !s) return s;
-                                 if constexpr (std::is_same_v<Item, AnyEntity>) {
-                                   data.push_back(std::move(r.value));
-                                 } else {
-                                   auto* e = std::get_if<Item>(&r.value);
-                                   if (!e)
-                                     return fail(Errc::storage, "a list of one kind holds another");
-                                   data.push_back(std::move(*e));
-                                 }
-                                 return {};
-                               });
+  return list_page<Page<AnyEntity>>(tx, who, q,
+                                    [](Tx& tx, Record& r, const FieldSet& fields,
+                                       const RenderFrom& from, auto& data) -> Result<void> {
+                                      if (auto s = render_in(tx, r, fields, from); !s) return s;
+                                      data.push_back(std::move(r.value));
+                                      return {};
+                                    });
 }
-
-template Result<Page<AnyEntity>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<User>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<Team>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<Policy>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<MlModelService>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<SearchService>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<MlModel>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<Glossary>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<GlossaryTerm>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<Domain>> list_entities(Tx&, const Principal&, const ListQuery&);
-template Result<Page<SearchIndex>> list_entities(Tx&, const Principal&, const ListQuery&);
 
 }  // namespace catalog::engine
 

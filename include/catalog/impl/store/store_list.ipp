@@ -19,27 +19,8 @@ Result<Page<AnyEntity>> Store::list_entities(const Principal& who, Kind kind,
                                              const ListOptions& options) {
   auto query = engine::parse_list_query(kind, options);
   if (!query) return query.error();
-  return impl_->read(
-      [&](engine::Tx& tx) { return engine::list_entities<AnyEntity>(tx, who, *query); });
+  return impl_->read([&](engine::Tx& tx) { return engine::list_entities(tx, who, *query); });
 }
-
-template <class E>
-Result<Page<E>> Store::list_of(const Principal& who, const ListOptions& options) {
-  auto query = engine::parse_list_query(E::kind, options);
-  if (!query) return query.error();
-  return impl_->read([&](engine::Tx& tx) { return engine::list_entities<E>(tx, who, *query); });
-}
-
-template Result<Page<User>> Store::list_of(const Principal&, const ListOptions&);
-template Result<Page<Team>> Store::list_of(const Principal&, const ListOptions&);
-template Result<Page<Policy>> Store::list_of(const Principal&, const ListOptions&);
-template Result<Page<MlModelService>> Store::list_of(const Principal&, const ListOptions&);
-template Result<Page<SearchService>> Store::list_of(const Principal&, const ListOptions&);
-template Result<Page<MlModel>> Store::list_of(const Principal&, const ListOptions&);
-template Result<Page<Glossary>> Store::list_of(const Principal&, const ListOptions&);
-template Result<Page<GlossaryTerm>> Store::list_of(const Principal&, const ListOptions&);
-template Result<Page<Domain>> Store::list_of(const Principal&, const ListOptions&);
-template Result<Page<SearchIndex>> Store::list_of(const Principal&, const ListOptions&);
 
 }  // namespace catalog
 
