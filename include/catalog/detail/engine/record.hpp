@@ -89,6 +89,10 @@ struct Record {
   /// The stored members as the members of a JSON object, `"name":value` joined by commas, in
   /// stored order: what serializing for_each_stored's names and values writes, without them.
   void write_stored(std::string& out) const;
+  /// Calls `f(name, as_written, field)` for each stored member in stored order: its wire name,
+  /// the JSON it is kept as written as (or null), and its struct member.
+  template <class F>
+  void visit_stored(F&& f) const;
   /// Whether the record stores own member `name`.
   bool stores(std::string_view name) const;
   /// The JSON of own member `name` when the record stores it.
@@ -143,27 +147,34 @@ void with_member(std::size_t pos, F&& f) {
 }  // namespace record_detail
 
 template <class F>
-void Record::for_each_stored(F&& f) const {
+void Record::visit_stored(F&& f) const {
   std::visit(
       [&]<class E>(const E& e) {
         for (auto pos : stored)
           record_detail::with_member<E>(pos, [&](auto member) {
-            if (const auto* as_written = written_as(pos)) {
-              f(std::string_view(detail::wire_name<decltype(member)>()), *as_written);
-              return;
-            }
-            const auto& field = e.*decltype(member)::pointer;
-            using T = std::remove_cvref_t<decltype(field)>;
-            const auto& name = detail::wire_name<decltype(member)>();
-            if constexpr (detail::IsOptional<T>::value) {
-              // Stored but empty: the document holds an explicit null, kept as written.
-              f(std::string_view(name), field ? detail::to_json(*field) : boost::json::value());
-            } else {
-              f(std::string_view(name), detail::to_json(field));
-            }
+            f(std::string_view(detail::wire_name<decltype(member)>()), written_as(pos),
+              e.*decltype(member)::pointer);
           });
       },
       value);
+}
+
+template <class F>
+void Record::for_each_stored(F&& f) const {
+  visit_stored([&](std::string_view name, const boost::json::value* as_written,
+                   const auto& field) {
+    if (as_written) {
+      f(name, *as_written);
+      return;
+    }
+    using T = std::remove_cvref_t<decltype(field)>;
+    if constexpr (detail::IsOptional<T>::value) {
+      // Stored but empty: the document holds an explicit null, kept as written.
+      f(name, field ? detail::to_json(*field) : boost::json::value());
+    } else {
+      f(name, detail::to_json(field));
+    }
+  });
 }
 
 }  // namespace catalog::engine

@@ -98,23 +98,18 @@ std::optional<json::value> Record::member(std::string_view name) const {
 }
 
 void Record::write_stored(std::string& out) const {
-  std::visit(
-      [&]<class E>(const E& e) {
-        bool first = true;
-        for (auto pos : stored)
-          record_detail::with_member<E>(pos, [&](auto member) {
-            if (!first) out += ',';
-            first = false;
-            out += '"';
-            out += detail::wire_name<decltype(member)>();
-            out += "\":";
-            if (const auto* as_written = written_as(pos))
-              catalog::json::serialize_to(out, *as_written);
-            else
-              detail::write_text(out, e.*decltype(member)::pointer);  // an empty optional: null
-          });
-      },
-      value);
+  bool first = true;
+  visit_stored([&](std::string_view name, const json::value* as_written, const auto& field) {
+    if (!first) out += ',';
+    first = false;
+    out += '"';
+    out += name;
+    out += "\":";
+    if (as_written)
+      catalog::json::serialize_to(out, *as_written);
+    else
+      detail::write_text(out, field);  // an empty optional: null
+  });
 }
 
 Result<void> Record::set_member(std::string_view name, const json::value* v) {
