@@ -223,3 +223,54 @@ TEST_CASE("records are encoded straight from their structs as their members' JSO
     }
   CHECK(decoded > 0);
 }
+
+TEST_CASE("json_string_end and valid_utf8 agree with a byte-at-a-time reading", "[json_text]") {
+  // Both pass ordinary bytes eight at a time: every special byte (quote, backslash, control
+  // character, non-ASCII) is put at every offset from an eight-byte boundary, in seeded strings.
+  auto slow_end = [](const char* p, const char* end, bool& escaped) -> const char* {
+    escaped = false;
+    for (; p != end; ++p) {
+      auto c = static_cast<unsigned char>(*p);
+      if (c == '"') return p;
+      if (c < 0x20) return nullptr;
+      if (c == '\\') {
+        escaped = true;
+        if (++p == end) return nullptr;
+      }
+    }
+    return nullptr;
+  };
+  auto slow_utf8 = [](std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+      auto n = detail::utf8_sequence(s.substr(i));
+      if (n == 0) return false;
+      i += n;
+    }
+    return true;
+  };
+  const std::string specials[] = {"\"", "\\", "\\\"", "\x01", "\x1f", "\x7f", " ", "\xc3\xa9",
+                                  "\xc3", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xed\xa0\x80"};
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (std::size_t length = 0; length < 40; ++length) {
+    for (std::size_t at = 0; at <= length; ++at) {
+      for (const auto& special : specials) {
+        std::string s;
+        for (std::size_t i = 0; i < length; ++i)
+          s += static_cast<char>('a' + static_cast<int>(rng() % 26));
+        s.insert(at, special);
+        if (rng() % 3 == 0) s.insert(rng() % (s.size() + 1), specials[rng() % 12]);
+        INFO(s);
+        bool fast_escaped = false, slow_escaped = false;
+        const char* begin = s.data();
+        const char* end = s.data() + s.size();
+        CHECK(detail::json_string_end(begin, end, fast_escaped) ==
+              slow_end(begin, end, slow_escaped));
+        if (slow_end(begin, end, slow_escaped) != nullptr) CHECK(fast_escaped == slow_escaped);
+        CHECK(detail::valid_utf8(s) == slow_utf8(s));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 9000);
+}

@@ -600,7 +600,9 @@ TEMPLATE_TEST_CASE("typed follow, unfollow and vote answer what the JSON ones an
 TEMPLATE_TEST_CASE("many followers come back sorted by name, JSON and typed alike",
                    "[social][followers]", CATALOG_STORE_FIXTURES) {
   // References are gathered in edge (id) order and reordered in place: users made in a seeded
-  // random order must come back sorted by name (user names are unique, so never by id).
+  // random order must come back sorted by name (user names are unique, so never by id). The
+  // sort compares the first 16 bytes of names as integers first: names here tie there, are
+  // prefixes of each other, or end before 16 bytes.
   TestType f;
   auto& s = f.store;
   auto w = build(s);
@@ -609,8 +611,9 @@ TEMPLATE_TEST_CASE("many followers come back sorted by name, JSON and typed alik
   std::mt19937 rng(42);
   std::shuffle(order.begin(), order.end(), rng);
   const auto g = uuid_of(w.glossary);
+  const std::string heads[] = {"u", "fifteen-bytes-x", "sixteen-bytes-xx", "sixteen-bytes-xxy"};
   for (int i : order) {
-    auto name = "u" + std::to_string(i % 45);
+    auto name = heads[i % 4] + std::to_string(i % 45);
     auto u = s.create_json(w.admin, Kind::user,
                            parse(R"({"name":")" + name + "-" + std::to_string(i) +
                                  R"(","displayName":")" + name + R"(","email":"x@example.com"})"))

@@ -232,6 +232,7 @@ bool record_from_text(Kind kind, detail::TextReader& in, Record& r) {
   const bool read = std::visit(
       [&]<class E>(E& e) {
         if (!in.eat('{')) return false;
+        r.stored.reserve(boost::mp11::mp_size<detail::members_of<E>>::value);  // one allocation
         std::uint64_t seen = 0;  // positions read, as bits (a member twice is not canonical)
         do {
           std::string_view name;
