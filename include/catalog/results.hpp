@@ -7,13 +7,17 @@
 // <catalog/store.hpp>.
 
 #include <catalog/change_event.hpp>
+#include <catalog/entities.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace catalog {
@@ -26,6 +30,50 @@ struct Page {
   std::optional<std::string> after{};
   std::int64_t total = 0;
 };
+
+namespace detail {
+
+/// Where a typed list puts each entity of its page (Store::list<E>, Store::list_entities):
+/// straight into the caller's vector, so no struct is moved through a page in between.
+/// `restart` empties the target (of what an attempt that was retried put there) and reserves
+/// room for `n`; `take` moves the struct out of `entity`, or answers false when it is of
+/// another kind.
+struct EntitySink {
+  void* target = nullptr;
+  void (*restart)(void* target, std::size_t n) = nullptr;
+  bool (*take)(void* target, AnyEntity& entity) = nullptr;
+
+  /// A sink that appends to `data`, a vector of one entity type or of AnyEntity.
+  template <class T>
+  static EntitySink into(std::vector<T>& data) {
+    return {&data,
+            [](void* target, std::size_t n) {
+              auto& out = *static_cast<std::vector<T>*>(target);
+              out.clear();
+              out.reserve(n);
+            },
+            [](void* target, AnyEntity& entity) {
+              auto& out = *static_cast<std::vector<T>*>(target);
+              if constexpr (std::is_same_v<T, AnyEntity>) {
+                out.push_back(std::move(entity));
+              } else {
+                auto* e = std::get_if<T>(&entity);
+                if (e == nullptr) return false;
+                out.push_back(std::move(*e));
+              }
+              return true;
+            }};
+  }
+};
+
+/// A typed page's cursors and total, its entities having gone to an EntitySink.
+struct PageCursors {
+  std::optional<std::string> before{};
+  std::optional<std::string> after{};
+  std::int64_t total = 0;
+};
+
+}  // namespace detail
 
 /// A page as `{data, paging: {before?, after?, total}}` pieces (Store::list_json).
 struct JsonPage {

@@ -217,6 +217,11 @@ class Store {
   Result<AnyEntity> unfollow_entity(const Principal& who, Kind kind, const Uuid& id,
                                     const Uuid& user);
   Result<AnyEntity> vote_entity(const Principal& who, Kind kind, const Uuid& id, VoteType vote);
+  // list<E> and list_entities: each entity of the page goes straight into the answer's data.
+  Result<detail::PageCursors> list_to_sink(const Principal& who, Kind kind,
+                                           const ListOptions& options, detail::EntitySink sink);
+  template <class T>
+  Result<Page<T>> list_into(const Principal& who, Kind kind, const ListOptions& options);
   template <class E>
   static Result<E> entity_of(Result<AnyEntity> got);
   template <class E>

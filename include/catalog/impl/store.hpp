@@ -19,20 +19,19 @@ Result<E> Store::get(const Principal& who, const EntityKey& key, const GetOption
 
 template <class E>
 Result<Page<E>> Store::list(const Principal& who, const ListOptions& options) {
+  return list_into<E>(who, E::kind, options);
+}
+
+template <class T>
+Result<Page<T>> Store::list_into(const Principal& who, Kind kind, const ListOptions& options) {
   // Generic over the kinds without an instantiation per kind in the library (adding a kind
-  // stays three files): the engine's page of AnyEntity, each struct moved out of its variant.
-  auto page = list_entities(who, E::kind, options);
-  if (!page) return page.error();
-  Page<E> out;
-  out.data.reserve(page->data.size());
-  for (auto& item : page->data) {
-    auto* e = std::get_if<E>(&item);
-    if (!e) return fail(Errc::storage, "a list of one kind holds another");
-    out.data.push_back(std::move(*e));
-  }
-  out.before = std::move(page->before);
-  out.after = std::move(page->after);
-  out.total = page->total;
+  // stays three files): the engine moves each struct out of its record into `out` itself.
+  Page<T> out;
+  auto cursors = list_to_sink(who, kind, options, detail::EntitySink::into(out.data));
+  if (!cursors) return cursors.error();
+  out.before = std::move(cursors->before);
+  out.after = std::move(cursors->after);
+  out.total = cursors->total;
   return out;
 }
 

@@ -42,8 +42,10 @@ Result<ListQuery> parse_list_query(Kind kind, const ListOptions& options);
 /// One page of `query`, authorized as ViewBasic (ViewAll with extra fields) on the kind.
 /// An unknown service gives an empty page with total 0. Errors: forbidden, storage.
 Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& query);
-/// list() with the entities as their structs (render_entity).
-Result<Page<AnyEntity>> list_entities(Tx& tx, const Principal& who, const ListQuery& query);
+/// list() with the entities as their structs (render_entity), each moved into `sink`.
+/// Errors: those of list(), storage (an entity `sink` does not take).
+Result<detail::PageCursors> list_entities(Tx& tx, const Principal& who, const ListQuery& query,
+                                          detail::EntitySink sink);
 
 /// Events with offsets after `after`, at most `limit` (already checked); `after` of the page is
 /// set when more follow; `total` is the number of events. Errors: storage.

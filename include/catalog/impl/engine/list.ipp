@@ -193,13 +193,13 @@ void set_cursors(const ListQuery& q, const std::vector<std::string>& positions, 
 
 // S8: authorize, total from the counters, then at most limit+1 index keys from the cursor.
 template <class Page, class Append>
-Result<Page> list_page(Tx& tx, const Principal& who, const ListQuery& q, Append append) {
+Result<Page> list_page(Tx& tx, const Principal& who, const ListQuery& q, Page page,
+                       Append append) {
   Operation op =
       q.fields.all || !q.fields.names.empty() ? Operation::view_all : Operation::view_basic;
   RecordResource resource(tx, q.kind, nullptr);
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
 
-  Page page;
   auto prefixes = list_prefixes(tx, q, page.total);
   if (!prefixes) return prefixes.error();
   if (!*prefixes || q.limit == 0) return page;
@@ -221,7 +221,7 @@ Result<Page> list_page(Tx& tx, const Principal& who, const ListQuery& q, Append 
 }  // namespace
 
 Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
-  return list_page<JsonPage>(tx, who, q,
+  return list_page<JsonPage>(tx, who, q, JsonPage{},
                              [](Tx& tx, const Record& r, const FieldSet& fields,
                                 const RenderFrom& from, auto& data) -> Result<void> {
                                auto rendered = render(tx, r, fields, from);
@@ -231,16 +231,36 @@ Result<JsonPage> list(Tx& tx, const Principal& who, const ListQuery& q) {
                              });
 }
 
-Result<Page<AnyEntity>> list_entities(Tx& tx, const Principal& who, const ListQuery& q) {
-  // Each struct is rendered where it was decoded and moved once, into the page: moving whole
-  // entities from result to result cost a twentieth of a page.
-  return list_page<Page<AnyEntity>>(tx, who, q,
-                                    [](Tx& tx, Record& r, const FieldSet& fields,
-                                       const RenderFrom& from, auto& data) -> Result<void> {
-                                      if (auto s = render_in(tx, r, fields, from); !s) return s;
-                                      data.push_back(std::move(r.value));
-                                      return {};
-                                    });
+namespace {
+
+// A page whose entities go to a sink: what list_page fills for a typed list.
+struct SinkPage {
+  struct Data {
+    detail::EntitySink sink;
+    void reserve(std::size_t n) { sink.restart(sink.target, n); }
+  } data;
+  std::optional<std::string> before, after;
+  std::int64_t total = 0;
+};
+
+}  // namespace
+
+Result<detail::PageCursors> list_entities(Tx& tx, const Principal& who, const ListQuery& q,
+                                          detail::EntitySink sink) {
+  // Each struct is rendered where it was decoded and moved once, into the caller's page:
+  // moving whole entities from page to page cost a twentieth of a page.
+  sink.restart(sink.target, 0);  // a retried read starts over
+  auto page = list_page<SinkPage>(
+      tx, who, q, SinkPage{{sink}, {}, {}, 0},
+      [](Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from,
+         SinkPage::Data& data) -> Result<void> {
+        if (auto s = render_in(tx, r, fields, from); !s) return s;
+        if (!data.sink.take(data.sink.target, r.value))
+          return fail(Errc::storage, "a list of one kind holds another");
+        return {};
+      });
+  if (!page) return page.error();
+  return detail::PageCursors{std::move(page->before), std::move(page->after), page->total};
 }
 
 }  // namespace catalog::engine

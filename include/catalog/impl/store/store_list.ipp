@@ -17,9 +17,16 @@ Result<Store::JsonPage> Store::list_json(const Principal& who, Kind kind,
 
 Result<Page<AnyEntity>> Store::list_entities(const Principal& who, Kind kind,
                                              const ListOptions& options) {
+  return list_into<AnyEntity>(who, kind, options);
+}
+
+Result<detail::PageCursors> Store::list_to_sink(const Principal& who, Kind kind,
+                                                const ListOptions& options,
+                                                detail::EntitySink sink) {
   auto query = engine::parse_list_query(kind, options);
   if (!query) return query.error();
-  return impl_->read([&](engine::Tx& tx) { return engine::list_entities(tx, who, *query); });
+  return impl_->read(
+      [&](engine::Tx& tx) { return engine::list_entities(tx, who, *query, sink); });
 }
 
 }  // namespace catalog
