@@ -16,6 +16,25 @@ namespace catalog::engine {
 Result<void> check_limits(const boost::json::value& v, std::size_t max_depth,
                           std::size_t max_bytes, std::string_view what);
 
+/// The member of `o` named `key`, looked for first at position `hint` (where a document with
+/// the same members in the same order has it), then by name; nullptr when `o` has none. A
+/// patched document keeps its entity's order: looking its members up by name in the entity
+/// was a twentieth of a patch.
+inline const boost::json::value* find_aligned(const boost::json::object& o, std::size_t hint,
+                                              std::string_view key) {
+  if (hint < o.size())
+    if (const auto& kv = *(o.begin() + static_cast<std::ptrdiff_t>(hint)); kv.key() == key)
+      return &kv.value();
+  return o.if_contains(key);
+}
+
+/// Whether `after`, the document a patch made of `before` (an entity of `kind` as rendered,
+/// which reads as its struct), reads as the kind's struct too: each member whose JSON differs
+/// from before's is converted alone. False when that cannot tell (a member removed, unknown,
+/// or not converting): then the whole document must be read, which words the error.
+bool patched_members_read(Kind kind, const boost::json::object& before,
+                          const boost::json::object& after);
+
 /// 6 to 127 characters, one '@', a dot after it, no whitespace. Errors: bad_request.
 Result<void> validate_email(std::string_view email, std::string_view field = "email");
 /// tagFQN lengths; fills defaults; sorts by tagFQN and drops duplicates. Errors: bad_request.

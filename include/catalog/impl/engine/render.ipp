@@ -250,14 +250,27 @@ Result<void> render_container(Tx& tx, const Uuid& id, std::string_view field,
   if (from.containers)
     for (const auto& e : from.containers->entries)
       if (e.id == id && e.copied == copied) return out.container(field, copied, e);
+  auto show = [&](ContainerCache::Entry e) {
+    auto shown = out.container(field, copied, e);
+    if (from.containers) from.containers->entries.push_back(std::move(e));
+    return shown;
+  };
+  if (copied.empty()) {
+    // Only the reference is shown: read from the stored text, as followers are, rather than by
+    // decoding the whole record (a twentieth of a patch of a glossary term).
+    auto bytes = tx.raw().get_view(keys::entity(id));
+    if (!bytes) return bytes.error();
+    if (!*bytes) return {};
+    StoredReference s;
+    if (scan_reference(**bytes, s))
+      return show(ContainerCache::Entry{id, copied, s.to_json(), s.typed(), std::nullopt});
+  }
   auto c = tx.find(id);
   if (!c) return c.error();
   if (!*c) return {};
   ContainerCache::Entry e{id, copied, reference(**c), entity_reference(**c), std::nullopt};
   if (!copied.empty()) e.value = (*c)->member(copied);
-  auto shown = out.container(field, copied, e);
-  if (from.containers) from.containers->entries.push_back(std::move(e));
-  return shown;
+  return show(std::move(e));
 }
 
 // Containers, always shown; a term right under its glossary shows it once, as `glossary`.
