@@ -377,6 +377,20 @@ void check_typed_writes(Store& s) {
   same(index);
   CHECK(index.service_type == "ElasticSearch");
   same(s.patch<SearchIndex>(admin, index.id, parse(R"({"description":"orders"})")).value());
+  // Members kept as written (a nested shape in another order, with an explicit null inside) and
+  // an explicit null member: a typed write's snapshot, written from the record, keeps their bytes.
+  PatchOptions as_json_patch;
+  as_json_patch.format = PatchFormat::json_patch;
+  auto kept = s.patch_json(admin, Kind::search_index, index.id,
+                           parse(R"([{"op":"replace","path":"/fields","value":)"
+                                 R"([{"dataType":"KEYWORD","name":"id","description":null}]},)"
+                                 R"({"op":"add","path":"/displayName","value":null}])"),
+                           as_json_patch)
+                  .value();
+  CHECK(catalog::json::serialize(kept.at("fields")) ==
+        R"([{"dataType":"KEYWORD","name":"id","description":null}])");
+  CHECK(kept.at("displayName").is_null());
+  same(s.patch<SearchIndex>(admin, index.id, parse(R"({"description":"orders 2"})")).value());
 
   // Soft delete of a tree (and again, which changes nothing), restore, hard delete.
   DeleteOptions recursive;

@@ -94,6 +94,8 @@ class Tx {
 
   // ---- history and events ----
   Result<void> put_snapshot(const Record& r, const boost::json::object& rendered);
+  /// put_snapshot of a rendering already serialized.
+  Result<void> put_snapshot(const Record& r, std::string_view serialized);
   Result<std::uint64_t> append_event(boost::json::object event);
   /// The offsets of the events this transaction appended, [first, last]; first > last when
   /// none (subscribers read them back after commit, so a huge delete holds none in memory).
@@ -162,11 +164,6 @@ Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
 /// render_entity() in `r`'s own struct, which becomes the answer (`r` is no longer a record to
 /// store): no struct is moved.
 Result<void> render_in(Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from = {});
-/// render() of `r`, and in the same walk, each container and relationship read once, the
-/// members render_entity() sets set in `r`'s struct itself, which becomes a typed answer (`r`
-/// is no longer a record to store).
-Result<boost::json::object> render_both(Tx& tx, Record& r, const FieldSet& fields,
-                                        const RenderFrom& from = {});
 /// An operation's answer, the entity with every field: its JSON (Answer = boost::json::object,
 /// the *_json surface) or its struct (Answer = AnyEntity, typed callers).
 template <class Answer>

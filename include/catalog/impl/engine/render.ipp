@@ -2,9 +2,9 @@
 #define CATALOG_IMPL_ENGINE_RENDER_IPP
 
 // Rendering: an entity as the API returns it, its own fields with its containers and the
-// relationships, votes and counts asked for. One walk serves both answers: JSON (render, for the
-// *_json surface and REST) and the entity's struct (render_entity, for typed reads), each
-// through its own output (JsonOut, StructOut).
+// relationships, votes and counts asked for. One walk serves every answer: JSON (render, for the
+// *_json surface and REST), the entity's struct (render_entity, for typed reads), and a typed
+// write's struct with its history snapshot as text (TextStructOut), each through its own output.
 
 #include <catalog/detail/engine/engine.hpp>
 #include <catalog/detail/engine/references.hpp>
@@ -195,49 +195,6 @@ class StructOut {
   Record& r_;
 };
 
-// Both answers in one walk: the JSON and the struct, each container and relationship read once.
-class BothOut {
- public:
-  BothOut(json::object& out, const json::object* previous, Record& typed)
-      : json_(out, previous), struct_(typed), out_(out), typed_(typed) {}
-
-  bool reuse(std::string_view field) {
-    if (!json_.reuse(field)) return false;
-    // The struct member reads the JSON one copied, as from_json of the answer would read it;
-    // should it not, the member is rendered again (and the JSON one with it, the same).
-    return typed_.set_member(field, &out_.at(field)).has_value();
-  }
-  Result<void> container(std::string_view field, std::string_view copied,
-                         const ContainerCache::Entry& e) {
-    if (auto j = json_.container(field, copied, e); !j) return j;
-    return struct_.container(field, copied, e);
-  }
-  static Result<std::pair<json::array, std::vector<EntityReference>>>
-  references_of(Tx& tx, const std::vector<Edge>& edges) {
-    return both_references(tx, edges);
-  }
-  Result<void> relation(std::string_view field,
-                        std::pair<json::array, std::vector<EntityReference>> refs) {
-    if (auto j = json_.relation(field, std::move(refs.first)); !j) return j;
-    return struct_.relation(field, std::move(refs.second));
-  }
-  Result<void> votes(std::pair<json::array, std::vector<EntityReference>> up,
-                     std::pair<json::array, std::vector<EntityReference>> down) {
-    if (auto j = json_.votes(std::move(up.first), std::move(down.first)); !j) return j;
-    return struct_.votes(std::move(up.second), std::move(down.second));
-  }
-  Result<void> count(std::string_view field, std::int64_t n) {
-    if (auto j = json_.count(field, n); !j) return j;
-    return struct_.count(field, n);
-  }
-
- private:
-  JsonOut json_;
-  StructOut struct_;
-  json::object& out_;
-  Record& typed_;
-};
-
 // The reference to container `id` as member `field`, and the member `copied` its kind takes
 // from the container (a search index's serviceType), if the container has it.
 template <class Out>
@@ -319,6 +276,114 @@ Result<void> render_relations(Tx& tx, const Record& r, const FieldSet& fields, O
   return {};
 }
 
+// The snapshot's text, written member by member as serializing render()'s object writes it,
+// without building that object: members are appended in the order render() appends them, and
+// render() never replaces one (containers, relationships and votes are rendered-only members,
+// which records never store).
+class TextOut {
+ public:
+  TextOut(std::string& out, const json::object* previous) : out_(out), previous_(previous) {}
+
+  // The value `field` has in the earlier rendering, if there is one.
+  const json::value* previous(std::string_view field) const {
+    if (!previous_) return nullptr;
+    auto it = previous_->find(field);
+    return it == previous_->end() ? nullptr : &it->value();
+  }
+  // Stored members as render_own and json_change take them: all but the change description
+  // (`change` false, with the href after `deleted`), or the change description alone.
+  void stored(const Record& r, const std::optional<std::string>& href, bool change) {
+    r.visit_stored([&](std::string_view name, const json::value* as_written, const auto& field) {
+      if ((name == "changeDescription") != change) return;
+      key(name);
+      if (as_written)
+        catalog::json::serialize_to(out_, *as_written);
+      else
+        detail::write_text(out_, field);  // an empty optional: null
+      if (name == "deleted" && href) {
+        key("href");
+        catalog::json::serialize_string_to(out_, *href);
+      }
+    });
+  }
+  void member(std::string_view name, const json::value& v) {
+    key(name);
+    catalog::json::serialize_to(out_, v);
+  }
+  void member(std::string_view name, const json::object& o) {
+    key(name);
+    catalog::json::serialize_to(out_, o);
+  }
+  void votes(const json::array& up, const json::array& down) {
+    key("votes");
+    out_ += R"({"upVotes":)";
+    out_ += std::to_string(up.size());
+    out_ += R"(,"downVotes":)";
+    out_ += std::to_string(down.size());
+    out_ += R"(,"upVoters":)";
+    catalog::json::serialize_to(out_, json::value(up));
+    out_ += R"(,"downVoters":)";
+    catalog::json::serialize_to(out_, json::value(down));
+    out_ += '}';
+  }
+
+ private:
+  void key(std::string_view name) {
+    if (!first_) out_ += ',';
+    first_ = false;
+    catalog::json::serialize_string_to(out_, name);
+    out_ += ':';
+  }
+
+  std::string& out_;
+  const json::object* previous_;
+  bool first_ = true;
+};
+
+// The snapshot's text and the entity's struct in one walk.
+class TextStructOut {
+ public:
+  TextStructOut(TextOut& text, Record& typed) : text_(text), struct_(typed), typed_(typed) {}
+
+  bool reuse(std::string_view field) {
+    const auto* v = text_.previous(field);
+    // The struct reads the earlier rendering's member first: should it not, the member is
+    // rendered again, text and struct alike, and so written once.
+    if (!v || !typed_.set_member(field, v)) return false;
+    text_.member(field, *v);
+    return true;
+  }
+  Result<void> container(std::string_view field, std::string_view copied,
+                         const ContainerCache::Entry& e) {
+    text_.member(field, e.reference);
+    if (e.value) text_.member(copied, *e.value);
+    return struct_.container(field, copied, e);
+  }
+  static Result<std::pair<json::array, std::vector<EntityReference>>>
+  references_of(Tx& tx, const std::vector<Edge>& edges) {
+    return both_references(tx, edges);
+  }
+  Result<void> relation(std::string_view field,
+                        std::pair<json::array, std::vector<EntityReference>> refs) {
+    text_.member(field, json::value(std::move(refs.first)));
+    return struct_.relation(field, std::move(refs.second));
+  }
+  Result<void> votes(std::pair<json::array, std::vector<EntityReference>> up,
+                     std::pair<json::array, std::vector<EntityReference>> down) {
+    text_.votes(up.first, down.first);
+    return struct_.votes(std::move(up.second), std::move(down.second));
+  }
+  Result<void> count(std::string_view field, std::int64_t n) {
+    text_.member(field, json::value(n));
+    return struct_.count(field, n);
+  }
+
+ private:
+  TextOut& text_;
+  StructOut struct_;
+  Record& typed_;
+};
+
 }  // namespace
 
 namespace {
@@ -373,16 +438,32 @@ Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields, const 
   return std::move(r.value);
 }
 
-Result<json::object> render_both(Tx& tx, Record& r, const FieldSet& fields,
-                                 const RenderFrom& from) {
-  auto out = json_own(tx, r, fields);
+namespace {
+
+// A history snapshot, serialized, and the entity's struct in one walk: the same bytes as
+// serializing render()'s object, written without building it, each container and
+// relationship read once for both.
+Result<std::string> render_both_text(Tx& tx, Record& r, const RenderFrom& from) {
+  const auto& fields = FieldSet::everything();
+  std::optional<std::string> href;
+  if (tx.env().options.base_url)
+    href = *tx.env().options.base_url + "/v1/" + std::string(info(r.kind).collection) + "/" +
+           to_string(r.id);
+  std::string out;
+  out.reserve(1024);
+  out += '{';
+  TextOut text(out, from.previous);
+  text.stored(r, href, false);  // before the struct's rendered members are set in `r`
   if (auto s = struct_own(tx, r, fields); !s) return s.error();
-  BothOut both(out, from.previous, r);
+  TextStructOut both(text, r);
   if (auto c = render_containers(tx, r, from, both); !c) return c.error();
   if (auto c = render_relations(tx, r, fields, both); !c) return c.error();
-  json_change(r, out);
+  text.stored(r, std::nullopt, true);
+  out += '}';
   return out;
 }
+
+}  // namespace
 
 template <class Answer>
 Result<Answer> render_as(Tx& tx, Record r) {
@@ -395,7 +476,7 @@ Result<Answer> render_as(Tx& tx, Record r) {
 template <class Answer>
 Result<Answer> snapshot_answer(Tx& tx, Record& r, const RenderFrom& from) {
   if constexpr (std::is_same_v<Answer, AnyEntity>) {
-    auto rendered = render_both(tx, r, FieldSet::everything(), from);
+    auto rendered = render_both_text(tx, r, from);
     if (!rendered) return rendered.error();
     if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
     return std::move(r.value);

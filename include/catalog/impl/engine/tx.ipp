@@ -308,7 +308,11 @@ Result<std::vector<Edge>> Tx::edges(const Uuid& id, Rel rel, bool reverse) {
 // ---- Tx: history and events ----
 
 Result<void> Tx::put_snapshot(const Record& r, const json::object& rendered) {
-  return txn_.put(keys::history(r.id, r.version()), catalog::json::serialize(rendered));
+  return put_snapshot(r, catalog::json::serialize(rendered));
+}
+
+Result<void> Tx::put_snapshot(const Record& r, std::string_view serialized) {
+  return txn_.put(keys::history(r.id, r.version()), serialized);
 }
 
 Result<std::uint64_t> Tx::next_event_offset() {
