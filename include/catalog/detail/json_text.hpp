@@ -15,13 +15,13 @@
 // `read_non_canonical` (json_text_test checks this on stored records and on mutations of them).
 
 #include <catalog/detail/json_mapping.hpp>
+#include <catalog/detail/json_scan.hpp>
 #include <catalog/detail/utf8.hpp>
 #include <catalog/json.hpp>
 
 #include <boost/json/parse.hpp>
 
 #include <array>
-#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -109,43 +109,6 @@ inline bool unescape_json(std::string_view raw, std::string& out) {
     }
   }
   return true;
-}
-
-/// The end of the JSON string whose text (after its opening quote) starts at `p`: its closing
-/// quote, or nullptr when it is unterminated or holds a raw control character. `escaped` tells
-/// whether it has escapes; an escaped character is skipped with its backslash. UTF-8 is not
-/// checked. Ordinary bytes are passed eight at a time: stored records are mostly strings, and
-/// this loop was most of the time of reading them (BENCHMARKS.md sections 2 and 3).
-inline const char* json_string_end(const char* p, const char* end, bool& escaped) noexcept {
-  constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-  // The bytes of `w` that are zero, as their high bits; a borrow can only mark bytes above
-  // (after, in little-endian order) a marked one, so the first marked byte is exact.
-  constexpr auto zero = [](std::uint64_t w) { return (w - ones) & ~w & highs; };
-  escaped = false;
-  for (;;) {
-    if constexpr (std::endian::native == std::endian::little) {
-      while (end - p >= 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p, 8);
-        const std::uint64_t special =
-            zero(w ^ (ones * '"')) | zero(w ^ (ones * '\\')) | ((w - ones * 0x20) & ~w & highs);
-        if (special != 0) {
-          p += std::countr_zero(special) / 8;
-          break;
-        }
-        p += 8;
-      }
-    }
-    if (p == end) return nullptr;
-    const auto c = static_cast<unsigned char>(*p);
-    if (c == '"') return p;
-    if (c < 0x20) return nullptr;
-    if (c == '\\') {
-      escaped = true;
-      if (++p == end) return nullptr;
-    }
-    ++p;
-  }
 }
 
 /// A cursor over JSON text in canonical form. Every method answers false (and may leave the

@@ -3,6 +3,8 @@
 
 #include <catalog/json.hpp>
 
+#include <catalog/detail/json_scan.hpp>
+
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/serializer.hpp>
@@ -319,18 +321,17 @@ public:
       append_plain(out_, s);
       return;
     }
-    strings_.reset(s);
+    if (!strings_) strings_.emplace();  // made for the first string with escapes only
+    strings_->reset(s);
     char buf[256];
-    while (!strings_.done()) {
-      auto chunk = strings_.read(buf, sizeof buf);
+    while (!strings_->done()) {
+      auto chunk = strings_->read(buf, sizeof buf);
       out_.append(chunk.data(), chunk.size());
     }
   }
 
   static bool plain_string(std::string_view s) {
-    return std::none_of(s.begin(), s.end(), [](char c) {
-      return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
-    });
+    return detail::find_json_special(s.data(), s.data() + s.size()) == s.data() + s.size();
   }
   static void append_plain(std::string& out, std::string_view s) {
     out += '"';
@@ -346,7 +347,7 @@ private:
   }
 
   std::string& out_;
-  bj::serializer strings_;
+  std::optional<bj::serializer> strings_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -671,27 +672,11 @@ std::string serialize(const boost::json::value& v) {
   return out;
 }
 
-void serialize_to(std::string& out, const boost::json::value& v) {
-  // Flags, nulls and plain strings (most values kept as JSON inside a record) without making a
-  // Writer, whose serializer costs.
-  if (v.is_null())
-    out += "null";
-  else if (v.is_bool())
-    out += v.get_bool() ? "true" : "false";
-  else if (v.is_string() && Writer::plain_string(v.get_string()))
-    Writer::append_plain(out, v.get_string());
-  else
-    Writer(out).write(v);
-}
+void serialize_to(std::string& out, const boost::json::value& v) { Writer(out).write(v); }
 
 void serialize_to(std::string& out, const boost::json::object& o) { Writer(out).write_object(o); }
 
-void serialize_string_to(std::string& out, std::string_view s) {
-  if (Writer::plain_string(s))
-    Writer::append_plain(out, s);  // without making a Writer, whose serializer costs
-  else
-    Writer(out).write_string(s);
-}
+void serialize_string_to(std::string& out, std::string_view s) { Writer(out).write_string(s); }
 
 void serialize_double_to(std::string& out, double d) {
   char buf[double_buffer];

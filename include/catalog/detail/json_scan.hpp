@@ -1,0 +1,59 @@
+#ifndef CATALOG_DETAIL_JSON_SCAN_HPP
+#define CATALOG_DETAIL_JSON_SCAN_HPP
+
+// The bytes of a JSON string's text that are not themselves: the quote, the backslash and the
+// control characters. Readers look for the string's end, writers for what to escape; both pass
+// ordinary bytes eight at a time, since stored records, snapshots and events are mostly strings
+// and a byte-at-a-time loop was most of the time of reading and writing them (BENCHMARKS.md
+// sections 1 to 3).
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+namespace catalog::detail {
+
+/// The first byte in [p, end) that is '"', '\\' or below 0x20, or `end`.
+inline const char* find_json_special(const char* p, const char* end) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    // The bytes of `w` that are zero, as their high bits; a borrow can only mark bytes above
+    // (after, in little-endian order) a marked one, so the first marked byte is exact.
+    constexpr auto zero = [](std::uint64_t w) { return (w - ones) & ~w & highs; };
+    while (end - p >= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      const std::uint64_t special =
+          zero(w ^ (ones * '"')) | zero(w ^ (ones * '\\')) | ((w - ones * 0x20) & ~w & highs);
+      if (special != 0) return p + std::countr_zero(special) / 8;
+      p += 8;
+    }
+  }
+  for (; p != end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\' || c < 0x20) return p;
+  }
+  return end;
+}
+
+/// The end of the JSON string whose text (after its opening quote) starts at `p`: its closing
+/// quote, or nullptr when it is unterminated or holds a raw control character. `escaped` tells
+/// whether it has escapes; an escaped character is skipped with its backslash. UTF-8 is not
+/// checked.
+inline const char* json_string_end(const char* p, const char* end, bool& escaped) noexcept {
+  escaped = false;
+  for (;;) {
+    p = find_json_special(p, end);
+    if (p == end) return nullptr;
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"') return p;
+    if (c < 0x20) return nullptr;
+    escaped = true;  // a backslash: the escaped character is skipped with it
+    if (++p == end) return nullptr;
+    ++p;
+  }
+}
+
+}  // namespace catalog::detail
+
+#endif  // CATALOG_DETAIL_JSON_SCAN_HPP
