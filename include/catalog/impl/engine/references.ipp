@@ -284,44 +284,42 @@ struct Gathered {
 template <class Ref, class FromScan, class FromRecord, class NameOf>
 Result<Gathered<Ref>> gather_references(Tx& tx, const std::vector<Edge>& edges, FromScan from_scan,
                                         FromRecord from_record, NameOf name_of) {
+  // What the sort moves: 24 bytes a reference. Names and ids are looked up by index only
+  // when the heads tie.
   struct Key {
     std::array<std::uint64_t, 2> head;  // the name's first 16 bytes, big-endian, zero-padded
-    std::string_view name;              // in refs[index]
-    Uuid id;
-    std::size_t index;
+    std::size_t index;                  // into refs (and ids)
   };
   Gathered<Ref> out;
   auto& refs = out.refs;
   refs.reserve(edges.size());
-  std::vector<Key> sorted;
-  sorted.reserve(edges.size());
+  std::vector<Uuid> ids;
+  ids.reserve(edges.size());
   StoredReference scanned;
   for (const auto& e : edges) {
     auto bytes = tx.raw().get_view(keys::entity(e.other));
     if (!bytes) return bytes.error();
     if (!*bytes) continue;
     if (scan_reference(**bytes, scanned)) {
-      sorted.push_back(Key{{}, {}, scanned.id, refs.size()});
+      ids.push_back(scanned.id);
       refs.push_back(from_scan(scanned));
     } else {
       auto r = decode(**bytes);
       if (!r) return r.error();
-      sorted.push_back(Key{{}, {}, r->id, refs.size()});
+      ids.push_back(r->id);
       refs.push_back(from_record(*r));
     }
   }
-  // The names are taken once refs no longer grows, so the views stay valid. Comparing their
-  // heads as integers first decides most comparisons without a call to memcmp, which was most
-  // of the sort (BENCHMARKS.md section 3); heads order as the names do, and equal heads fall
-  // back to the whole names.
-  for (auto& k : sorted) {
-    k.name = name_of(refs[k.index]);
-    k.head = name_head(k.name);
-  }
-  std::sort(sorted.begin(), sorted.end(), [](const Key& a, const Key& b) {
-    if (a.head != b.head) return a.head < b.head;
-    if (int c = a.name.compare(b.name); c != 0) return c < 0;
-    return std::memcmp(a.id.data, b.id.data, 16) < 0;
+  // Comparing the names' heads as integers decides most comparisons without memcmp, which was
+  // most of the sort (BENCHMARKS.md section 3); heads order as the names do, and equal heads
+  // fall back to the whole names, then the ids.
+  std::vector<Key> sorted(refs.size());
+  for (std::size_t i = 0; i < refs.size(); ++i) sorted[i] = Key{name_head(name_of(refs[i])), i};
+  std::sort(sorted.begin(), sorted.end(), [&](const Key& a, const Key& b) {
+    for (std::size_t i = 0; i < 2; ++i)  // not std::array's operators, which call memcmp
+      if (a.head[i] != b.head[i]) return a.head[i] < b.head[i];
+    if (int c = name_of(refs[a.index]).compare(name_of(refs[b.index])); c != 0) return c < 0;
+    return std::memcmp(ids[a.index].data, ids[b.index].data, 16) < 0;
   });
   out.order.reserve(sorted.size());
   for (const auto& k : sorted) out.order.push_back(k.index);
