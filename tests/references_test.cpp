@@ -100,9 +100,17 @@ TEST_CASE("scan_reference reads escapes and spacing the engine does not write", 
 }
 
 TEST_CASE("scan_reference gives up on what it does not expect", "[references]") {
-  auto fails = [](const std::string& doc_members, const std::string& head = R"("k":"user",)") {
+  // The version and the deleted flag the full decode requires are added unless given (or
+  // `stamped` is false), so that each case fails for the reason it shows.
+  auto fails = [](const std::string& doc_members, const std::string& head = R"("k":"user",)",
+                  bool stamped = true) {
+    std::string stamps;
+    if (stamped && doc_members.find(R"("version")") == std::string::npos)
+      stamps += R"(,"version":0.1)";
+    if (stamped && doc_members.find(R"("deleted")") == std::string::npos)
+      stamps += R"(,"deleted":false)";
     std::string text = "{" + head + R"("doc":{"id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",)" +
-                       doc_members + "}}";
+                       doc_members + stamps + "}}";
     INFO(text);
     engine::StoredReference scanned;
     CHECK_FALSE(engine::scan_reference(text, scanned));
@@ -126,10 +134,18 @@ TEST_CASE("scan_reference gives up on what it does not expect", "[references]") 
   fails(ok, R"("k":"user","k":"team",)");
   fails(ok, "");
   fails(ok + R"(,"extra":[1,2)");
+  // What the full decode requires: a version and the deleted flag, a name and an FQN.
+  const std::string user = R"("k":"user",)";
+  fails(ok + R"(,"deleted":false)", user, false);
+  fails(ok + R"(,"version":0.1)", user, false);
+  fails(ok + R"(,"version":0.1,"version":0.2)");
+  fails(R"("name":"","fullyQualifiedName":"x")");
+  fails(R"("name":"x","fullyQualifiedName":"")");
 
   engine::StoredReference scanned;
   const std::string good = R"({"k":"user","doc":{"id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",)"
-                           R"("name":"x","fullyQualifiedName":"x"}})";
+                           R"("name":"x","fullyQualifiedName":"x","version":0.1,)"
+                           R"("deleted":false}})";
   REQUIRE(engine::scan_reference(good, scanned));
   CHECK_FALSE(engine::scan_reference(good + "x", scanned));
   CHECK_FALSE(engine::scan_reference(good.substr(0, good.size() - 1), scanned));

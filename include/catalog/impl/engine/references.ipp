@@ -148,7 +148,7 @@ bool text(Scanner& s, std::string_view& out, std::string& buffer) {
 // The entity document: id, name, fullyQualifiedName, displayName, deleted; the rest skipped.
 bool scan_doc(Scanner& s, StoredReference& out) {
   if (!s.eat('{') || s.peek() == '}') return false;
-  bool id = false, name = false, fqn = false, display = false, deleted = false;
+  bool id = false, name = false, fqn = false, display = false, deleted = false, version = false;
   out.display_name.reset();
   out.deleted = false;
   do {
@@ -176,11 +176,17 @@ bool scan_doc(Scanner& s, StoredReference& out) {
     } else if (key == "deleted") {
       if (deleted || !s.boolean(out.deleted)) return false;
       deleted = true;
+    } else if (key == "version") {  // read by the full decode only, but required there too
+      if (version || !s.skip_value()) return false;
+      version = true;
     } else if (!s.skip_value()) {
       return false;
     }
   } while (s.eat(','));
-  return s.eat('}') && id && name && fqn;
+  // What the full decode requires of every document, so that a record it refuses as corrupt
+  // is not shown as a reference either.
+  return s.eat('}') && id && name && fqn && deleted && version && !out.name.empty() &&
+         !out.fqn.empty();
 }
 
 }  // namespace
