@@ -227,8 +227,9 @@ TEST_CASE("records are encoded straight from their structs as their members' JSO
 }
 
 TEST_CASE("json_string_end and valid_utf8 agree with a byte-at-a-time reading", "[json_text]") {
-  // They and the writer's test for strings to escape pass ordinary bytes eight at a time: every special byte (quote, backslash, control
-  // character, non-ASCII) is put at every offset from an eight-byte boundary, in seeded strings.
+  // They and the writer's test for strings to escape pass ordinary bytes eight at a time: every
+  // special byte (quote, backslash, control character, non-ASCII) is put at every offset from an
+  // eight-byte boundary, in seeded strings.
   auto slow_end = [](const char* p, const char* end, bool& escaped) -> const char* {
     escaped = false;
     for (; p != end; ++p) {

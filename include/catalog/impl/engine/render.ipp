@@ -76,15 +76,21 @@ Result<std::int64_t> count_edges(Tx& tx, const Uuid& root, const CountField& cou
   return n;
 }
 
+// The entity's href, shown right after `deleted`, when the store has a base URL.
+std::optional<std::string> href_of(Tx& tx, const Record& r) {
+  const auto& base = tx.env().options.base_url;
+  if (!base) return std::nullopt;
+  return *base + "/v1/" + std::string(info(r.kind).collection) + "/" + to_string(r.id);
+}
+
 // Own fields in stored order; changeDescription goes last (render adds it).
 void render_own(Tx& tx, const Record& r, const FieldSet& fields, json::object& out) {
+  const auto href = href_of(tx, r);
   r.for_each_stored([&](std::string_view name, json::value v) {
     if (name == "changeDescription") return;
     if (is_extra(r.kind, name) && !fields.has(name)) return;
     out.emplace(name, std::move(v));
-    if (name == "deleted" && tx.env().options.base_url)
-      out["href"] = *tx.env().options.base_url + "/v1/" + std::string(info(r.kind).collection) +
-                    "/" + to_string(r.id);
+    if (name == "deleted" && href) out["href"] = *href;
   });
 }
 
@@ -314,16 +320,16 @@ class TextOut {
     key(name);
     catalog::json::serialize_to(out_, o);
   }
-  void votes(const json::array& up, const json::array& down) {
+  void votes(json::array up, json::array down) {
     key("votes");
     out_ += R"({"upVotes":)";
     out_ += std::to_string(up.size());
     out_ += R"(,"downVotes":)";
     out_ += std::to_string(down.size());
     out_ += R"(,"upVoters":)";
-    catalog::json::serialize_to(out_, json::value(up));
+    catalog::json::serialize_to(out_, json::value(std::move(up)));
     out_ += R"(,"downVoters":)";
-    catalog::json::serialize_to(out_, json::value(down));
+    catalog::json::serialize_to(out_, json::value(std::move(down)));
     out_ += '}';
   }
 
@@ -370,7 +376,7 @@ class TextStructOut {
   }
   Result<void> votes(std::pair<json::array, std::vector<EntityReference>> up,
                      std::pair<json::array, std::vector<EntityReference>> down) {
-    text_.votes(up.first, down.first);
+    text_.votes(std::move(up.first), std::move(down.first));
     return struct_.votes(std::move(up.second), std::move(down.second));
   }
   Result<void> count(std::string_view field, std::int64_t n) {
@@ -408,9 +414,7 @@ Result<void> struct_own(Tx& tx, Record& r, const FieldSet& fields) {
   for (auto extra : info(r.kind).extra_fields)
     if (!fields.has(extra) && r.stores(extra))
       if (auto s = r.set_member(extra, nullptr); !s) return s.error();
-  if (tx.env().options.base_url)
-    r.base().href = *tx.env().options.base_url + "/v1/" + std::string(info(r.kind).collection) +
-                    "/" + to_string(r.id);
+  if (auto href = href_of(tx, r)) r.base().href = std::move(*href);
   return {};
 }
 
@@ -445,15 +449,11 @@ namespace {
 // relationship read once for both.
 Result<std::string> render_both_text(Tx& tx, Record& r, const RenderFrom& from) {
   const auto& fields = FieldSet::everything();
-  std::optional<std::string> href;
-  if (tx.env().options.base_url)
-    href = *tx.env().options.base_url + "/v1/" + std::string(info(r.kind).collection) + "/" +
-           to_string(r.id);
   std::string out;
   out.reserve(1024);
   out += '{';
   TextOut text(out, from.previous);
-  text.stored(r, href, false);  // before the struct's rendered members are set in `r`
+  text.stored(r, href_of(tx, r), false);  // before the struct's rendered members are set in `r`
   if (auto s = struct_own(tx, r, fields); !s) return s.error();
   TextStructOut both(text, r);
   if (auto c = render_containers(tx, r, from, both); !c) return c.error();
