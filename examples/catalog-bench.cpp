@@ -350,6 +350,10 @@ class CountingTransaction final : public storage::Transaction {
     count_get(key);
     return inner_->get_view(key);
   }
+  Result<void> get_each(std::span<const std::string_view> keys, const Visit& visit) override {
+    for (auto key : keys) count_get(key);
+    return inner_->get_each(keys, visit);
+  }
   Result<void> put(std::string_view key, std::string_view value) override {
     ++owner_.stats.puts;
     owner_.stats.put_bytes += key.size() + value.size();

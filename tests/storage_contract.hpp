@@ -59,6 +59,94 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_view reads what get reads", "[storage]"
   }
 }
 
+TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, in order",
+                          "[storage]", CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  // 2,500 keys k0000..k2499 (every third one absent), so that a batched backend needs several
+  // batches; and one large value.
+  auto key = [](int i) {
+    char k[8];
+    std::snprintf(k, sizeof k, "k%04d", i);
+    return std::string(k);
+  };
+  std::vector<std::pair<std::string, std::string>> stored;
+  for (int i = 0; i < 2500; ++i)
+    if (i % 3 != 0) stored.emplace_back(key(i), "v" + std::to_string(i));
+  const std::string big(100'000, 'x');
+  stored.emplace_back("big", big);
+  write(db, stored);
+
+  // What get_each visits, as (index, value) pairs; and what get answers for the same keys.
+  using Seen = std::vector<std::pair<std::size_t, std::optional<std::string>>>;
+  auto each = [](Transaction& txn, const std::vector<std::string>& keys) {
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    Seen seen;
+    must(txn.get_each(views, [&](std::size_t i, std::optional<std::string_view> v) {
+      seen.emplace_back(i, v ? std::optional<std::string>(*v) : std::nullopt);
+    }));
+    return seen;
+  };
+  auto gets = [](Transaction& txn, const std::vector<std::string>& keys) {
+    Seen seen;
+    for (std::size_t i = 0; i < keys.size(); ++i) seen.emplace_back(i, must(txn.get(keys[i])));
+    return seen;
+  };
+  std::vector<std::string> keys;
+  for (int i = 0; i < 2600; ++i) keys.push_back(key(i));  // k2500.. were never written
+  keys.push_back("big");
+
+  SECTION("ascending keys, in a read-only transaction") {
+    auto txn = begin(db, Mode::read_only);
+    auto seen = each(*txn, keys);
+    CHECK(seen == gets(*txn, keys));
+    REQUIRE(seen.size() == keys.size());
+    CHECK(seen[1].second == "v1"s);
+    CHECK_FALSE(seen[3].second);
+    CHECK(seen.back().second == big);
+  }
+  SECTION("keys in any order, repeated, after gets of some of them") {
+    std::vector<std::string> mixed = {"k0002", "k0001", "k0002", "missing", "big", "k0000"};
+    for (int i = 2599; i >= 0; i -= 7) mixed.push_back(key(i));
+    auto txn = begin(db, Mode::read_only);
+    auto expected = gets(*txn, mixed);  // PostgreSQL now knows these keys
+    CHECK(each(*txn, mixed) == expected);
+  }
+  SECTION("in a writer, its own writes included") {
+    auto txn = begin(db, Mode::read_write);
+    must(txn->put("k0001", "one"));
+    must(txn->put("k0003", "three"));  // absent before
+    CHECK(must(txn->erase("k0002")));
+    must(txn->put("k2550", ""));
+    for (int i = 1000; i < 1100; ++i) must(txn->put(key(i), "rewritten"));
+    auto seen = each(*txn, keys);
+    CHECK(seen == gets(*txn, keys));
+    CHECK(seen[1].second == "one"s);
+    CHECK_FALSE(seen[2].second);
+    CHECK(seen[3].second == "three"s);
+    CHECK(seen[1050].second == "rewritten"s);
+    CHECK(seen[2550].second == ""s);
+    must(txn->commit());
+    CHECK(error_of(txn->get_each(std::vector<std::string_view>{"k0001"},
+                                 [](std::size_t, std::optional<std::string_view>) {})) ==
+          Errc::storage);
+  }
+  SECTION("no keys: no visit") {
+    auto txn = begin(db, Mode::read_only);
+    CHECK(each(*txn, {}).empty());
+  }
+  SECTION("a refused key is an error, as for get, and the transaction reads on") {
+    auto txn = begin(db, Mode::read_only);
+    const std::string long_key(600, 'k');
+    std::vector<std::string_view> bad = {"k0001", long_key};
+    auto failed = txn->get_each(bad, [](std::size_t, std::optional<std::string_view>) {});
+    CHECK(error_of(failed) == error_of(txn->get(long_key)));
+    std::vector<std::string_view> empty_key = {""};
+    CHECK(error_of(txn->get_each(empty_key, [](std::size_t, std::optional<std::string_view>) {})) ==
+          Errc::invalid_value);
+    CHECK(must(txn->get("k0001")) == "v1"s);
+  }
+}
+
 TEMPLATE_TEST_CASE_METHOD(Contract, "a transaction ended without commit rolls back", "[storage]",
                           CATALOG_CONTRACT_BACKENDS) {
   Backend& db = this->backend();

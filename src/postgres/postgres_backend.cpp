@@ -99,6 +99,9 @@ constexpr std::size_t range_limit_bytes = std::size_t{64} << 10;
 constexpr std::size_t ranges_limit_bytes = std::size_t{4} << 20;
 constexpr std::size_t ranges_limit_entries = 1024;
 
+// Keys get_each asks the server in one round trip, at most.
+constexpr std::size_t get_batch = 1024;
+
 // Gets remembered per transaction, at most (the oldest are forgotten first).
 constexpr std::size_t known_limit_entries = 4096;
 constexpr std::size_t known_limit_bytes = std::size_t{8} << 20;
@@ -646,6 +649,45 @@ class PgTransaction final : public Transaction,
       value.emplace(PQgetvalue(r, 0, 0), static_cast<std::size_t>(PQgetlength(r, 0, 0)));
     remember(key, value);
     return value;
+  }
+
+  // Keys neither pending nor known are asked in batches of `get_batch`, one round trip each.
+  // What they read is not remembered: an entity's followers would push out every other key.
+  Result<void> get_each(std::span<const std::string_view> keys, const Visit& visit) override {
+    if (auto ok = alive(); !ok) return ok.error();
+    std::vector<std::size_t> asked;  // indexes of the keys the server is asked, ascending
+    for (std::size_t at = 0; at < keys.size(); at += get_batch) {
+      const std::size_t end = std::min(keys.size(), at + get_batch);
+      asked.clear();
+      for (std::size_t i = at; i < end; ++i) {
+        if (auto checked = check_key(keys[i]); !checked) return checked.error();
+        if (!pending_.contains(keys[i]) && !known_.find(keys[i])) asked.push_back(i);
+      }
+      std::vector<PgResult> rows;
+      if (!asked.empty()) {
+        auto results = exchange([&](Connection& c) {
+          for (auto i : asked)
+            if (!queue(c, s_get, {keys[i]})) return false;
+          return true;
+        });
+        if (!results) return die(results.error());
+        rows = std::move(*results);
+      }
+      for (std::size_t i = at, next = 0; i < end; ++i) {
+        std::optional<std::string_view> value;
+        if (next < asked.size() && asked[next] == i) {
+          const PGresult* r = rows[next++].get();
+          if (PQntuples(r) > 0)
+            value.emplace(PQgetvalue(r, 0, 0), static_cast<std::size_t>(PQgetlength(r, 0, 0)));
+        } else if (auto it = pending_.find(keys[i]); it != pending_.end()) {
+          if (it->second) value.emplace(*it->second);
+        } else if (const auto* known = known_.find(keys[i]); known && *known) {
+          value.emplace(**known);
+        }
+        visit(i, value);
+      }
+    }
+    return {};
   }
 
   Result<void> put(std::string_view key, std::string_view value) override {

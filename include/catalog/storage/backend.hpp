@@ -7,8 +7,10 @@
 #include <catalog/error.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -81,6 +83,22 @@ class Transaction {
     lent_ = std::move(**v);
     return std::optional<std::string_view>(lent_);
   }
+  /// What `get_view` answers for each of `keys`, in their order: `visit(i, value)` for i = 0, 1,
+  /// ..., with the value stored at keys[i] or nullopt. A view is valid during its visit only, and
+  /// `visit` must not call this transaction. Keys in ascending order read fastest: LMDB keeps its
+  /// place in the tree from one key to the next, and PostgreSQL asks for a batch of keys in one
+  /// round trip. The default calls `get_view` key by key. On an error the keys before the one
+  /// that failed may have been visited. Errors: as `get`.
+  using Visit = std::function<void(std::size_t, std::optional<std::string_view>)>;
+  [[nodiscard]] virtual Result<void> get_each(std::span<const std::string_view> keys,
+                                              const Visit& visit) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      auto v = get_view(keys[i]);
+      if (!v) return v.error();
+      visit(i, *v);
+    }
+    return {};
+  }
   /// Stores `value` at `key` (replacing). Errors: invalid_value, key_too_long, storage_full
   /// (the map is full: the transaction is dead; retry it from the start), storage_conflict,
   /// storage (also: a write in a read-only transaction).
@@ -90,8 +108,7 @@ class Transaction {
   [[nodiscard]] virtual Result<bool> erase(std::string_view key) = 0;
   /// A cursor over `range`, ascending (forward) or descending (reverse). Errors:
   /// storage_conflict, storage.
-  [[nodiscard]] virtual Result<std::unique_ptr<Cursor>> scan(const Range& range,
-                                                             Direction dir) = 0;
+  [[nodiscard]] virtual Result<std::unique_ptr<Cursor>> scan(const Range& range, Direction dir) = 0;
   /// Makes the writes durable and visible; closes cursors. A read-only transaction's commit
   /// just ends it. Errors: storage_full or storage_conflict (nothing written; the caller may
   /// retry), storage.

@@ -274,6 +274,37 @@ std::array<std::uint64_t, 2> name_head(std::string_view name) {
   return head;
 }
 
+// What the sort of references moves: 24 bytes a reference. Names and ids are looked up by
+// index only when the heads tie.
+struct HeadKey {
+  std::array<std::uint64_t, 2> head;  // the name's first 16 bytes, big-endian, zero-padded
+  std::size_t index;                  // into the references
+};
+
+// Sorts by head, a byte at a time from the last (a stable radix sort), skipping the bytes every
+// head has alike (names with a common prefix, short names' padding). The comparison sort it
+// replaced was a tenth of the time of an entity with 10,000 followers, most of it mispredicted
+// branches (BENCHMARKS.md section 3).
+void sort_by_head(std::vector<HeadKey>& keys) {
+  if (keys.size() < 2) return;
+  auto byte = [](const HeadKey& k, unsigned b) {
+    return static_cast<unsigned>(k.head[b / 8] >> (8 * (7 - b % 8))) & 0xffu;
+  };
+  std::array<std::uint64_t, 2> differs{};  // the bits where some head differs from the first
+  for (const auto& k : keys)
+    for (std::size_t i = 0; i < 2; ++i) differs[i] |= k.head[i] ^ keys[0].head[i];
+  std::vector<HeadKey> other(keys.size());
+  for (unsigned b = 16; b-- > 0;) {
+    if (((differs[b / 8] >> (8 * (7 - b % 8))) & 0xffu) == 0) continue;
+    std::array<std::size_t, 256> at{};
+    for (const auto& k : keys) ++at[byte(k, b)];
+    std::size_t sum = 0;
+    for (auto& a : at) sum += std::exchange(a, sum);
+    for (const auto& k : keys) other[at[byte(k, b)]++] = k;
+    keys.swap(other);
+  }
+}
+
 // References gathered in edge order, and the order they are shown in.
 template <class Ref>
 struct Gathered {
@@ -290,43 +321,54 @@ struct Gathered {
 template <class Ref, class FromScan, class FromRecord, class NameOf>
 Result<Gathered<Ref>> gather_references(Tx& tx, const std::vector<Edge>& edges, FromScan from_scan,
                                         FromRecord from_record, NameOf name_of) {
-  // What the sort moves: 24 bytes a reference. Names and ids are looked up by index only
-  // when the heads tie.
-  struct Key {
-    std::array<std::uint64_t, 2> head;  // the name's first 16 bytes, big-endian, zero-padded
-    std::size_t index;                  // into refs (and ids)
-  };
   Gathered<Ref> out;
   auto& refs = out.refs;
   refs.reserve(edges.size());
   std::vector<Uuid> ids;
   ids.reserve(edges.size());
+  // Edges come in the order of the other end's id, which is the order of its record's key: read
+  // in one pass, the records cost a search of a leaf page each instead of a descent of the tree
+  // (LMDB; PostgreSQL reads them in batches). The keys are made a batch at a time: memory a call
+  // holds is memory it maps and faults in (BENCHMARKS.md section 3).
+  constexpr std::size_t batch = 1024;
   StoredReference scanned;
-  for (const auto& e : edges) {
-    auto bytes = tx.raw().get_view(keys::entity(e.other));
-    if (!bytes) return bytes.error();
-    if (!*bytes) continue;
-    if (scan_reference(**bytes, scanned)) {
+  std::optional<Error> corrupt;
+  const auto visit = [&](std::size_t, std::optional<std::string_view> bytes) {
+    if (!bytes || corrupt) return;
+    if (scan_reference(*bytes, scanned)) {
       ids.push_back(scanned.id);
       refs.push_back(from_scan(scanned));
-    } else {
-      auto r = decode(**bytes);
-      if (!r) return r.error();
+    } else if (auto r = decode(*bytes)) {
       ids.push_back(r->id);
       refs.push_back(from_record(*r));
+    } else {
+      corrupt = r.error();
     }
+  };
+  for (std::size_t at = 0; at < edges.size() && !corrupt; at += batch) {
+    const auto records =
+        keys::entities(std::min(batch, edges.size() - at),
+                       [&](std::size_t i) -> const Uuid& { return edges[at + i].other; });
+    if (auto read = tx.raw().get_each(records.keys, visit); !read) return read.error();
   }
-  // Comparing the names' heads as integers decides most comparisons without memcmp, which was
-  // most of the sort (BENCHMARKS.md section 3); heads order as the names do, and equal heads
-  // fall back to the whole names, then the ids.
-  std::vector<Key> sorted(refs.size());
-  for (std::size_t i = 0; i < refs.size(); ++i) sorted[i] = Key{name_head(name_of(refs[i])), i};
-  std::sort(sorted.begin(), sorted.end(), [&](const Key& a, const Key& b) {
-    for (std::size_t i = 0; i < 2; ++i)  // not std::array's operators, which call memcmp
-      if (a.head[i] != b.head[i]) return a.head[i] < b.head[i];
-    if (int c = name_of(refs[a.index]).compare(name_of(refs[b.index])); c != 0) return c < 0;
-    return std::memcmp(ids[a.index].data, ids[b.index].data, 16) < 0;
-  });
+  if (corrupt) return *corrupt;
+  std::vector<HeadKey> sorted(refs.size());
+  for (std::size_t i = 0; i < refs.size(); ++i) sorted[i] = HeadKey{name_head(name_of(refs[i])), i};
+  sort_by_head(sorted);
+  // Equal heads: by the whole names, then the ids.
+  for (std::size_t at = 0; at < sorted.size();) {
+    std::size_t end = at + 1;
+    while (end < sorted.size() && sorted[end].head == sorted[at].head) ++end;
+    if (end - at > 1)
+      std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(at),
+                sorted.begin() + static_cast<std::ptrdiff_t>(end),
+                [&](const HeadKey& a, const HeadKey& b) {
+                  if (int c = name_of(refs[a.index]).compare(name_of(refs[b.index])); c != 0)
+                    return c < 0;
+                  return std::memcmp(ids[a.index].data, ids[b.index].data, 16) < 0;
+                });
+    at = end;
+  }
   out.order.reserve(sorted.size());
   for (const auto& k : sorted) out.order.push_back(k.index);
   return out;
