@@ -3,8 +3,8 @@
 // with its error and an unchanged store, and the cost of a page.
 #include <catalog/store.hpp>
 
-#include <catalog/detail/engine/keys.hpp>  // counter_shards: what reading a total may cost
 #include "support.hpp"
+#include <catalog/detail/engine/keys.hpp>  // counter_shards: what reading a total may cost
 
 #include <catalog/detail/base64url.hpp>
 #include <catalog/storage/memory_backend.hpp>
@@ -18,8 +18,8 @@
 #include <tuple>
 
 using namespace catalog;
-using test::parse;
 using test::id_of;
+using test::parse;
 namespace bj = boost::json;
 
 namespace {
@@ -567,6 +567,47 @@ TEMPLATE_TEST_CASE("refused list requests: the exact error, nothing changed", "[
   refused(Kind::search_index, service, Errc::invalid_fqn, "");
   service.service = "";
   refused(Kind::search_index, service, Errc::invalid_fqn, "");
+}
+
+TEMPLATE_TEST_CASE("a list key naming a missing entity or one of another kind is a storage error",
+                   "[list][errors]", CATALOG_STORE_FIXTURES) {
+  // The page's records are read together (get_each) and checked before any is rendered.
+  TestType f;
+  auto& s = f.store;
+  auto c = build(s);
+  namespace keys = engine::keys;
+  auto put = [&](const std::string& key) {
+    auto txn = s.backend().begin(storage::Mode::read_write).value();
+    txn->put(key, "").value();
+    txn->commit().value();
+  };
+  auto typed_error = [](const auto& r) { return r ? std::optional<Errc>() : r.error().code(); };
+  ListOptions o;
+  o.limit = 20;
+  SECTION("a missing entity, between two that exist") {
+    const auto ghost = random_uuid();
+    put(keys::list(Kind::search_index, false, keys::all_scope, "alpha2", ghost));
+    const auto before = test::dump(s);
+    auto r = s.list_json(c.admin, Kind::search_index, o);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == Errc::storage);
+    CHECK_THAT(r.error().message(),
+               Catch::Contains("list index names a missing entity " + to_string(ghost)));
+    CHECK(test::dump(s) == before);
+    CHECK(typed_error(s.template list<SearchIndex>(c.admin, o)) == Errc::storage);
+  }
+  SECTION("an entity of another kind") {
+    const auto user = uuid_of(
+        id_of(s.create_json(c.admin, Kind::user, parse(R"({"name":"u","email":"u@example.com"})"))
+                  .value()));
+    put(keys::list(Kind::search_index, false, keys::all_scope, "alpha2", user));
+    auto r = s.list_json(c.admin, Kind::search_index, o);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == Errc::storage);
+    CHECK_THAT(r.error().message(),
+               Catch::Contains("list index names an entity of another kind " + to_string(user)));
+    CHECK(typed_error(s.template list<SearchIndex>(c.admin, o)) == Errc::storage);
+  }
 }
 
 TEST_CASE("list is authorized once, as ViewBasic or ViewAll on the kind", "[list][auth]") {

@@ -153,17 +153,32 @@ template <class Page, class Append>
 Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::string>& positions,
                          Page& page, Append append) {
   page.data.reserve(positions.size());
+  // The records are read in one get_each, each decoded in place while the backend fetches the
+  // next (LMDB asks for its cache lines ahead), then rendered: rendering reads the store, which
+  // a get_each visit may not.
+  std::vector<Uuid> ids;
+  ids.reserve(positions.size());
+  for (const auto& p : positions) ids.push_back(decode_position(p).id);
+  std::vector<Record> records(positions.size());
+  std::optional<Error> failed;
+  const auto entities =
+      keys::entities(ids.size(), [&](std::size_t i) -> const Uuid& { return ids[i]; });
+  auto read =
+      tx.raw().get_each(entities.keys, [&](std::size_t i, std::optional<std::string_view> bytes) {
+        if (failed) return;
+        if (!bytes)
+          failed = fail(Errc::storage, "list index names a missing entity " + to_string(ids[i]));
+        else if (auto d = decode(*bytes, records[i]); !d)
+          failed = d.error();
+        else if (records[i].kind != q.kind)
+          failed = fail(Errc::storage,
+                        "list index names an entity of another kind " + to_string(ids[i]));
+      });
+  if (!read) return read.error();
+  if (failed) return *failed;
   ContainerCache containers;
-  for (const auto& p : positions) {
-    auto id = decode_position(p).id;
-    auto r = tx.find(id);
-    if (!r) return r.error();
-    if (!*r) return fail(Errc::storage, "list index names a missing entity " + to_string(id));
-    if ((*r)->kind != q.kind)
-      return fail(Errc::storage, "list index names an entity of another kind " + to_string(id));
-    if (auto a = append(tx, **r, q.fields, RenderFrom{&containers, nullptr}, page.data); !a)
-      return a;
-  }
+  for (auto& r : records)
+    if (auto a = append(tx, r, q.fields, RenderFrom{&containers, nullptr}, page.data); !a) return a;
   return {};
 }
 
@@ -193,8 +208,7 @@ void set_cursors(const ListQuery& q, const std::vector<std::string>& positions, 
 
 // S8: authorize, total from the counters, then at most limit+1 index keys from the cursor.
 template <class Page, class Append>
-Result<Page> list_page(Tx& tx, const Principal& who, const ListQuery& q, Page page,
-                       Append append) {
+Result<Page> list_page(Tx& tx, const Principal& who, const ListQuery& q, Page page, Append append) {
   Operation op =
       q.fields.all || !q.fields.names.empty() ? Operation::view_all : Operation::view_basic;
   RecordResource resource(tx, q.kind, nullptr);
@@ -250,15 +264,15 @@ Result<detail::PageCursors> list_entities(Tx& tx, const Principal& who, const Li
   // Each struct is rendered where it was decoded and moved once, into the caller's page:
   // moving whole entities from page to page cost a twentieth of a page.
   sink.restart(sink.target, 0);  // a retried read starts over
-  auto page = list_page<SinkPage>(
-      tx, who, q, SinkPage{{sink}, {}, {}, 0},
-      [](Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from,
-         SinkPage::Data& data) -> Result<void> {
-        if (auto s = render_in(tx, r, fields, from); !s) return s;
-        if (!data.sink.take(data.sink.target, r.value))
-          return fail(Errc::storage, "a list of one kind holds another");
-        return {};
-      });
+  auto page =
+      list_page<SinkPage>(tx, who, q, SinkPage{{sink}, {}, {}, 0},
+                          [](Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from,
+                             SinkPage::Data& data) -> Result<void> {
+                            if (auto s = render_in(tx, r, fields, from); !s) return s;
+                            if (!data.sink.take(data.sink.target, r.value))
+                              return fail(Errc::storage, "a list of one kind holds another");
+                            return {};
+                          });
   if (!page) return page.error();
   return detail::PageCursors{std::move(page->before), std::move(page->after), page->total};
 }
