@@ -7,11 +7,12 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <set>
 #include <thread>
 
 using namespace catalog;
-using test::parse;
 using test::id_of;
+using test::parse;
 using test::uuid_of;
 using test::version_of;
 namespace bj = boost::json;
@@ -26,7 +27,6 @@ DeleteOptions opts(bool hard, bool recursive, std::optional<Version> expected = 
   return o;
 }
 
-
 struct Fixture {
   Principal admin;
   bj::object alice, team, glossary, a, a1, a1x, b, domain;
@@ -36,14 +36,31 @@ struct Fixture {
 Fixture build(Store& s) {
   Fixture f;
   f.admin = s.principal("admin").value();
-  f.alice = s.create_json(f.admin, Kind::user, parse(R"({"name":"alice","email":"alice@example.com"})")).value();
-  f.team = s.create_json(f.admin, Kind::team, parse(R"({"name":"data","description":"d"})")).value();
-  f.glossary = s.create_json(f.admin, Kind::glossary, parse(R"({"name":"G","description":"g","owners":[{"id":")" + id_of(f.alice) + R"(","type":"user"}]})")).value();
-  f.a = s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","name":"A","description":"a"})")).value();
-  f.a1 = s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","parent":"G.A","name":"A1","description":"a"})")).value();
-  f.a1x = s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","parent":"G.A.A1","name":"A1x","description":"a"})")).value();
-  f.b = s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","name":"B","description":"b"})")).value();
-  f.domain = s.create_json(f.admin, Kind::domain, parse(R"({"name":"Sales","domainType":"Aggregate","description":"d"})")).value();
+  f.alice =
+      s.create_json(f.admin, Kind::user, parse(R"({"name":"alice","email":"alice@example.com"})"))
+          .value();
+  f.team =
+      s.create_json(f.admin, Kind::team, parse(R"({"name":"data","description":"d"})")).value();
+  f.glossary = s.create_json(f.admin, Kind::glossary,
+                             parse(R"({"name":"G","description":"g","owners":[{"id":")" +
+                                   id_of(f.alice) + R"(","type":"user"}]})"))
+                   .value();
+  f.a = s.create_json(f.admin, Kind::glossary_term,
+                      parse(R"({"glossary":"G","name":"A","description":"a"})"))
+            .value();
+  f.a1 = s.create_json(f.admin, Kind::glossary_term,
+                       parse(R"({"glossary":"G","parent":"G.A","name":"A1","description":"a"})"))
+             .value();
+  f.a1x =
+      s.create_json(f.admin, Kind::glossary_term,
+                    parse(R"({"glossary":"G","parent":"G.A.A1","name":"A1x","description":"a"})"))
+          .value();
+  f.b = s.create_json(f.admin, Kind::glossary_term,
+                      parse(R"({"glossary":"G","name":"B","description":"b"})"))
+            .value();
+  f.domain = s.create_json(f.admin, Kind::domain,
+                           parse(R"({"name":"Sales","domainType":"Aggregate","description":"d"})"))
+                 .value();
   return f;
 }
 
@@ -73,9 +90,13 @@ TEMPLATE_TEST_CASE("soft delete, restore, hard delete: the seed's state table", 
   CHECK(cd.at("fieldsUpdated").at(0).at("newValue") == true);
   CHECK(catalog::json::serialize(cd.at("previousVersion")) == "0.1");
   // Not found by default, found with include=deleted, name stays reserved.
-  CHECK(s.get_json(f.admin, Kind::glossary_term, uuid_of(f.b)).error().kind() == ErrorKind::not_found);
+  CHECK(s.get_json(f.admin, Kind::glossary_term, uuid_of(f.b)).error().kind() ==
+        ErrorKind::not_found);
   CHECK(s.get_json(f.admin, Kind::glossary_term, EntityKey::by_fqn("G.B"), {{}, Include::deleted}));
-  CHECK(s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","name":"B","description":"b"})")).error().kind() == ErrorKind::conflict);
+  CHECK(s.create_json(f.admin, Kind::glossary_term,
+                      parse(R"({"glossary":"G","name":"B","description":"b"})"))
+            .error()
+            .kind() == ErrorKind::conflict);
   // Soft-deleting again changes nothing.
   auto dump = test::dump(s);
   auto again = s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value();
@@ -92,12 +113,18 @@ TEMPLATE_TEST_CASE("soft delete, restore, hard delete: the seed's state table", 
   CHECK(test::dump(s) == dump);
 
   // Hard delete from active and from soft-deleted: gone, history too.
-  CHECK_FALSE(s.remove_json(f.admin, Kind::glossary_term, EntityKey::by_fqn("G.B"), opts(true, false)).value());
-  CHECK(s.get_json(f.admin, Kind::glossary_term, uuid_of(f.b), {{}, Include::all}).error().kind() == ErrorKind::not_found);
-  CHECK(s.history_json(f.admin, Kind::glossary_term, uuid_of(f.b)).error().kind() == ErrorKind::not_found);
-  CHECK(s.restore_json(f.admin, Kind::glossary_term, uuid_of(f.b)).error().kind() == ErrorKind::not_found);
+  CHECK_FALSE(
+      s.remove_json(f.admin, Kind::glossary_term, EntityKey::by_fqn("G.B"), opts(true, false))
+          .value());
+  CHECK(s.get_json(f.admin, Kind::glossary_term, uuid_of(f.b), {{}, Include::all}).error().kind() ==
+        ErrorKind::not_found);
+  CHECK(s.history_json(f.admin, Kind::glossary_term, uuid_of(f.b)).error().kind() ==
+        ErrorKind::not_found);
+  CHECK(s.restore_json(f.admin, Kind::glossary_term, uuid_of(f.b)).error().kind() ==
+        ErrorKind::not_found);
   // The name is free again.
-  CHECK(s.create_json(f.admin, Kind::glossary_term, parse(R"({"glossary":"G","name":"B","description":"b"})")));
+  CHECK(s.create_json(f.admin, Kind::glossary_term,
+                      parse(R"({"glossary":"G","name":"B","description":"b"})")));
   auto d = s.remove_json(f.admin, Kind::domain, uuid_of(f.domain)).value();
   CHECK_FALSE(s.remove_json(f.admin, Kind::domain, uuid_of(f.domain), opts(true, false)).value());
   (void)d;
@@ -153,8 +180,13 @@ TEMPLATE_TEST_CASE("teams: recursive delete takes child teams; restore needs liv
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
-  auto org = s.create_json(f.admin, Kind::team, parse(R"({"name":"acme","teamType":"Organization"})")).value();
-  auto dept = s.create_json(f.admin, Kind::team, parse(R"({"name":"eng","teamType":"Department","parents":[")" + id_of(org) + R"("]})")).value();
+  auto org =
+      s.create_json(f.admin, Kind::team, parse(R"({"name":"acme","teamType":"Organization"})"))
+          .value();
+  auto dept = s.create_json(f.admin, Kind::team,
+                            parse(R"({"name":"eng","teamType":"Department","parents":[")" +
+                                  id_of(org) + R"("]})"))
+                  .value();
   CHECK(s.remove_json(f.admin, Kind::team, uuid_of(org)).error().code() == Errc::not_empty);
   s.remove_json(f.admin, Kind::team, uuid_of(org), opts(false, true)).value();
   CHECK(get_all(s, f.admin, Kind::team, dept).at("deleted") == true);
@@ -171,7 +203,11 @@ TEMPLATE_TEST_CASE("hard delete removes the subtree and every edge both ways", "
   auto& s = fx.store;
   auto f = build(s);
   auto owns = [&] {
-    return s.get_json(f.admin, Kind::user, uuid_of(f.alice), {{"owns"}}).value().at("owns").as_array().size();
+    return s.get_json(f.admin, Kind::user, uuid_of(f.alice), {{"owns"}})
+        .value()
+        .at("owns")
+        .as_array()
+        .size();
   };
   CHECK(owns() == 1);
   auto not_empty = s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(true, false));
@@ -179,13 +215,18 @@ TEMPLATE_TEST_CASE("hard delete removes the subtree and every edge both ways", "
   // Even soft-deleted children count for a hard delete.
   s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value();
   s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.a), opts(false, true)).value();
-  CHECK(s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(true, false)).error().code() == Errc::not_empty);
+  CHECK(s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(true, false))
+            .error()
+            .code() == Errc::not_empty);
   auto before = event_count(s, f.admin);
-  CHECK_FALSE(s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(true, true)).value());
+  CHECK_FALSE(
+      s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(true, true)).value());
   CHECK(event_count(s, f.admin) == before + 5);
   CHECK(owns() == 0);
   for (auto* t : {&f.a, &f.a1, &f.a1x, &f.b})
-    CHECK(s.get_json(f.admin, Kind::glossary_term, uuid_of(*t), {{}, Include::all}).error().kind() == ErrorKind::not_found);
+    CHECK(
+        s.get_json(f.admin, Kind::glossary_term, uuid_of(*t), {{}, Include::all}).error().kind() ==
+        ErrorKind::not_found);
   // Only the users, team, domain and their indexes remain: no G/term keys anywhere.
   auto dump = test::dump(s);
   for (auto* e : {&f.glossary, &f.a, &f.a1, &f.a1x, &f.b}) {
@@ -193,9 +234,16 @@ TEMPLATE_TEST_CASE("hard delete removes the subtree and every edge both ways", "
     CHECK(dump.find(std::string(reinterpret_cast<const char*>(id.data), 16)) == std::string::npos);
   }
   // Hard-deleting a user removes ownership edges from the entity's side.
-  auto g2 = s.create_json(f.admin, Kind::glossary, parse(R"({"name":"G2","description":"g","owners":[{"id":")" + id_of(f.alice) + R"(","type":"user"}]})")).value();
+  auto g2 = s.create_json(f.admin, Kind::glossary,
+                          parse(R"({"name":"G2","description":"g","owners":[{"id":")" +
+                                id_of(f.alice) + R"(","type":"user"}]})"))
+                .value();
   CHECK_FALSE(s.remove_json(f.admin, Kind::user, uuid_of(f.alice), opts(true, false)).value());
-  CHECK(s.get_json(f.admin, Kind::glossary, uuid_of(g2), {{"owners"}}).value().at("owners").as_array().empty());
+  CHECK(s.get_json(f.admin, Kind::glossary, uuid_of(g2), {{"owners"}})
+            .value()
+            .at("owners")
+            .as_array()
+            .empty());
 }
 
 TEMPLATE_TEST_CASE("delete with an expected version", "[lifecycle]", CATALOG_STORE_FIXTURES) {
@@ -203,19 +251,25 @@ TEMPLATE_TEST_CASE("delete with an expected version", "[lifecycle]", CATALOG_STO
   auto& s = fx.store;
   auto f = build(s);
   auto dump = test::dump(s);
-  auto r = s.remove_json(f.admin, Kind::domain, uuid_of(f.domain), opts(false, false, Version::parse("0.2").value()));
+  auto r = s.remove_json(f.admin, Kind::domain, uuid_of(f.domain),
+                         opts(false, false, Version::parse("0.2").value()));
   CHECK(r.error().kind() == ErrorKind::conflict);
   CHECK(test::dump(s) == dump);
-  CHECK(s.remove_json(f.admin, Kind::domain, uuid_of(f.domain), opts(false, false, Version::parse("0.1").value())).has_value());
-  CHECK(s.remove_json(f.admin, Kind::domain, uuid_of(f.glossary)).error().kind() == ErrorKind::not_found);
+  CHECK(s.remove_json(f.admin, Kind::domain, uuid_of(f.domain),
+                      opts(false, false, Version::parse("0.1").value()))
+            .has_value());
+  CHECK(s.remove_json(f.admin, Kind::domain, uuid_of(f.glossary)).error().kind() ==
+        ErrorKind::not_found);
 }
 
-TEMPLATE_TEST_CASE("patch: merge patch and JSON Patch, versions and change descriptions",
-                   "[patch]", CATALOG_STORE_FIXTURES) {
+TEMPLATE_TEST_CASE("patch: merge patch and JSON Patch, versions and change descriptions", "[patch]",
+                   CATALOG_STORE_FIXTURES) {
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
-  auto p = s.patch_json(f.admin, Kind::domain, EntityKey::by_fqn("Sales"), parse(R"({"description":"new","displayName":"Sales!"})")).value();
+  auto p = s.patch_json(f.admin, Kind::domain, EntityKey::by_fqn("Sales"),
+                        parse(R"({"description":"new","displayName":"Sales!"})"))
+               .value();
   CHECK(version_of(p) == "0.2");
   CHECK(p.at("description") == "new");
   auto& cd = p.at("changeDescription").as_object();
@@ -230,31 +284,50 @@ TEMPLATE_TEST_CASE("patch: merge patch and JSON Patch, versions and change descr
   CHECK(test::dump(s) == dump);
   // JSON Patch on a team, owners and users by reference, the seed's `domain` field.
   auto alice = R"({"id":")" + id_of(f.alice) + R"(","type":"user"})";
-  auto t = s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"([{"op":"replace","path":"/description","value":"x"},{"op":"add","path":"/users/-","value":)" + alice + "}]")).value();
+  auto t =
+      s.patch_json(
+           f.admin, Kind::team, uuid_of(f.team),
+           parse(
+               R"([{"op":"replace","path":"/description","value":"x"},{"op":"add","path":"/users/-","value":)" +
+               alice + "}]"))
+          .value();
   CHECK(version_of(t) == "0.2");
   CHECK(t.at("users").at(0).at("name") == "alice");
   CHECK(t.at("changeDescription").at("fieldsAdded").at(0).at("name") == "users");
   auto alice_teams = s.get_json(f.admin, Kind::user, uuid_of(f.alice), {{"teams"}}).value();
   CHECK(alice_teams.at("teams").at(0).at("name") == "data");
-  auto td = s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"domain":"Sales","email":"data@example.com","isJoinable":false})")).value();
+  auto td =
+      s.patch_json(f.admin, Kind::team, uuid_of(f.team),
+                   parse(R"({"domain":"Sales","email":"data@example.com","isJoinable":false})"))
+          .value();
   CHECK(td.at("domains").at(0).at("name") == "Sales");
   CHECK(version_of(td) == "0.3");
-  auto cleared = s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"domain":null})")).value();
+  auto cleared =
+      s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"domain":null})")).value();
   CHECK(cleared.at("domains").as_array().empty());
   // ML model: algorithm, server, target are major changes.
-  s.create_json(f.admin, Kind::mlmodel_service, parse(R"({"name":"ml","serviceType":"Mlflow"})")).value();
-  auto m = s.create_json(f.admin, Kind::mlmodel, parse(R"({"name":"m","service":"ml","algorithm":"a"})")).value();
-  auto m2 = s.patch_json(f.admin, Kind::mlmodel, uuid_of(m), parse(R"({"description":"minor"})")).value();
+  s.create_json(f.admin, Kind::mlmodel_service, parse(R"({"name":"ml","serviceType":"Mlflow"})"))
+      .value();
+  auto m =
+      s.create_json(f.admin, Kind::mlmodel, parse(R"({"name":"m","service":"ml","algorithm":"a"})"))
+          .value();
+  auto m2 =
+      s.patch_json(f.admin, Kind::mlmodel, uuid_of(m), parse(R"({"description":"minor"})")).value();
   CHECK(version_of(m2) == "0.2");
   auto m3 = s.patch_json(f.admin, Kind::mlmodel, uuid_of(m), parse(R"({"algorithm":"b"})")).value();
   CHECK(version_of(m3) == "1.2");
-  auto m4 = s.patch_json(f.admin, Kind::mlmodel, uuid_of(m), parse(R"({"target":"churn"})")).value();
+  auto m4 =
+      s.patch_json(f.admin, Kind::mlmodel, uuid_of(m), parse(R"({"target":"churn"})")).value();
   CHECK(version_of(m4) == "2.2");
   // Owners as references; tags compare as sets.
-  auto g = s.patch_json(f.admin, Kind::glossary, uuid_of(f.glossary), parse(R"({"tags":[{"tagFQN":"b"},{"tagFQN":"a"}]})")).value();
+  auto g = s.patch_json(f.admin, Kind::glossary, uuid_of(f.glossary),
+                        parse(R"({"tags":[{"tagFQN":"b"},{"tagFQN":"a"}]})"))
+               .value();
   CHECK(g.at("tags").at(0).at("tagFQN") == "a");
   dump = test::dump(s);
-  s.patch_json(f.admin, Kind::glossary, uuid_of(f.glossary), parse(R"({"tags":[{"tagFQN":"a"},{"tagFQN":"b","source":"Classification"}]})")).value();
+  s.patch_json(f.admin, Kind::glossary, uuid_of(f.glossary),
+               parse(R"({"tags":[{"tagFQN":"a"},{"tagFQN":"b","source":"Classification"}]})"))
+      .value();
   CHECK(test::dump(s) == dump);
 }
 
@@ -263,8 +336,13 @@ TEMPLATE_TEST_CASE("refused patches leave the store unchanged", "[patch][errors]
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
-  auto org = s.create_json(f.admin, Kind::team, parse(R"({"name":"acme","teamType":"Organization"})")).value();
-  s.create_json(f.admin, Kind::team, parse(R"({"name":"bu","teamType":"BusinessUnit","parents":[")" + id_of(org) + R"("]})")).value();
+  auto org =
+      s.create_json(f.admin, Kind::team, parse(R"({"name":"acme","teamType":"Organization"})"))
+          .value();
+  s.create_json(
+       f.admin, Kind::team,
+       parse(R"({"name":"bu","teamType":"BusinessUnit","parents":[")" + id_of(org) + R"("]})"))
+      .value();
   auto user_ref = R"({"id":")" + id_of(f.alice) + R"(","type":"user"})";
   s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value();
   auto before = test::dump(s);
@@ -278,34 +356,58 @@ TEMPLATE_TEST_CASE("refused patches leave the store unchanged", "[patch][errors]
     CHECK(test::dump(s) == before);
   };
   refused(Kind::domain, f.domain, R"("text")", ErrorKind::bad_request, "object");
-  refused(Kind::domain, f.domain, R"({"name":"Other"})", ErrorKind::bad_request, "domain attribute name can't be modified");
-  refused(Kind::domain, f.domain, R"({"id":"00000000-0000-0000-0000-000000000000"})", ErrorKind::bad_request, "attribute id");
-  refused(Kind::domain, f.domain, R"({"version":0.5})", ErrorKind::bad_request, "attribute version");
-  refused(Kind::domain, f.domain, R"({"deleted":true})", ErrorKind::bad_request, "attribute deleted");
-  refused(Kind::domain, f.domain, R"({"followers":[)" + user_ref + "]}", ErrorKind::bad_request, "attribute followers");
-  refused(Kind::domain, f.domain, R"({"domainType":"Sideways"})", ErrorKind::bad_request, "Source-aligned");
+  refused(Kind::domain, f.domain, R"({"name":"Other"})", ErrorKind::bad_request,
+          "domain attribute name can't be modified");
+  refused(Kind::domain, f.domain, R"({"id":"00000000-0000-0000-0000-000000000000"})",
+          ErrorKind::bad_request, "attribute id");
+  refused(Kind::domain, f.domain, R"({"version":0.5})", ErrorKind::bad_request,
+          "attribute version");
+  refused(Kind::domain, f.domain, R"({"deleted":true})", ErrorKind::bad_request,
+          "attribute deleted");
+  refused(Kind::domain, f.domain, R"({"followers":[)" + user_ref + "]}", ErrorKind::bad_request,
+          "attribute followers");
+  refused(Kind::domain, f.domain, R"({"domainType":"Sideways"})", ErrorKind::bad_request,
+          "Source-aligned");
   refused(Kind::domain, f.domain, R"({"domainType":null})", ErrorKind::bad_request, "domainType");
   refused(Kind::domain, f.domain, R"({"colour":"red"})", ErrorKind::bad_request, "colour");
   refused(Kind::domain, f.domain, R"({"description":7})", ErrorKind::bad_request, "description");
-  refused(Kind::domain, f.domain, R"({"experts":[{"id":")" + id_of(f.team) + R"(","type":"team"}]})", ErrorKind::bad_request, "must be user");
-  refused(Kind::domain, f.domain, R"({"owners":[{"id":"00000000-0000-0000-0000-000000000001","type":"user"}]})", ErrorKind::not_found, "user instance");
-  refused(Kind::domain, f.domain, R"({"owners":[{"id":")" + id_of(org) + R"(","type":"team"}]})", ErrorKind::bad_request, "only Group teams");
-  refused(Kind::domain, f.domain, R"([{"op":"test","path":"/description","value":"nope"}])", ErrorKind::bad_request, "");
-  refused(Kind::domain, f.domain, R"([{"op":"remove","path":"/nothing"}])", ErrorKind::bad_request, "");
-  refused(Kind::domain, f.domain, R"({"description":"x"})", ErrorKind::conflict, "version", PatchOptions{PatchFormat::detect, Version::parse("0.9").value()});
+  refused(Kind::domain, f.domain,
+          R"({"experts":[{"id":")" + id_of(f.team) + R"(","type":"team"}]})",
+          ErrorKind::bad_request, "must be user");
+  refused(Kind::domain, f.domain,
+          R"({"owners":[{"id":"00000000-0000-0000-0000-000000000001","type":"user"}]})",
+          ErrorKind::not_found, "user instance");
+  refused(Kind::domain, f.domain, R"({"owners":[{"id":")" + id_of(org) + R"(","type":"team"}]})",
+          ErrorKind::bad_request, "only Group teams");
+  refused(Kind::domain, f.domain, R"([{"op":"test","path":"/description","value":"nope"}])",
+          ErrorKind::bad_request, "");
+  refused(Kind::domain, f.domain, R"([{"op":"remove","path":"/nothing"}])", ErrorKind::bad_request,
+          "");
+  refused(Kind::domain, f.domain, R"({"description":"x"})", ErrorKind::conflict, "version",
+          PatchOptions{PatchFormat::detect, Version::parse("0.9").value()});
   refused(Kind::glossary_term, f.b, R"({"description":"x"})", ErrorKind::not_found, "deleted");
   refused(Kind::user, f.alice, R"({"email":"nope"})", ErrorKind::bad_request, "email");
-  refused(Kind::team, f.team, R"({"teamType":"Department"})", ErrorKind::bad_request, "Group can't change");
-  refused(Kind::team, f.team, R"({"domain":"Sales","domains":[]})", ErrorKind::bad_request, "not both");
+  refused(Kind::team, f.team, R"({"teamType":"Department"})", ErrorKind::bad_request,
+          "Group can't change");
+  refused(Kind::team, f.team, R"({"domain":"Sales","domains":[]})", ErrorKind::bad_request,
+          "not both");
   refused(Kind::team, f.team, R"({"domain":"Nowhere"})", ErrorKind::not_found, "Nowhere");
-  refused(Kind::team, f.team, R"([{"op":"add","path":"/domain","value":"Sales"}])", ErrorKind::bad_request, "domain");
+  refused(Kind::team, f.team, R"([{"op":"add","path":"/domain","value":"Sales"}])",
+          ErrorKind::bad_request, "domain");
   refused(Kind::team, org, R"({"teamType":"Group"})", ErrorKind::bad_request, "child teams");
   refused(Kind::glossary, f.glossary, R"({"tags":[{"tagFQN":""}]})", ErrorKind::bad_request, "tag");
   // A patch with the right expected version applies.
-  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})"), {PatchFormat::detect, Version::parse("0.1").value()}));
+  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})"),
+                     {PatchFormat::detect, Version::parse("0.1").value()}));
   // Media type decides: a merge format with an array body is refused.
-  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse("[]"), {PatchFormat::merge, {}}).error().kind() == ErrorKind::bad_request);
-  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse("{}"), {PatchFormat::json_patch, {}}).error().kind() == ErrorKind::bad_request);
+  CHECK(
+      s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse("[]"), {PatchFormat::merge, {}})
+          .error()
+          .kind() == ErrorKind::bad_request);
+  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse("{}"),
+                     {PatchFormat::json_patch, {}})
+            .error()
+            .kind() == ErrorKind::bad_request);
 }
 
 TEMPLATE_TEST_CASE("concurrent patches with expected versions: exactly one wins", "[patch]",
@@ -316,9 +418,13 @@ TEMPLATE_TEST_CASE("concurrent patches with expected versions: exactly one wins"
   std::atomic<int> ok{0}, conflicts{0};
   auto expected = Version::parse("0.1").value();
   auto run = [&](std::string text) {
-    auto r = s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"description":")" + text + R"("})"), {PatchFormat::detect, expected});
-    if (r) ++ok;
-    else if (r.error().kind() == ErrorKind::conflict) ++conflicts;
+    auto r = s.patch_json(f.admin, Kind::team, uuid_of(f.team),
+                          parse(R"({"description":")" + text + R"("})"),
+                          {PatchFormat::detect, expected});
+    if (r)
+      ++ok;
+    else if (r.error().kind() == ErrorKind::conflict)
+      ++conflicts;
   };
   std::thread t1(run, "one"), t2(run, "two");
   t1.join();
@@ -341,20 +447,25 @@ TEMPLATE_TEST_CASE("history and version reads", "[history]", CATALOG_STORE_FIXTU
   for (auto& text : h.versions) versions.push_back(version_of(parse(text).as_object()));
   CHECK(versions == std::vector<std::string>{"0.3", "0.2", "0.1"});
   CHECK(parse(h.versions[1]).at("description") == "two");
-  CHECK(parse(h.versions[1]).at("changeDescription").at("fieldsUpdated").at(0).at("newValue") == "two");
+  CHECK(parse(h.versions[1]).at("changeDescription").at("fieldsUpdated").at(0).at("newValue") ==
+        "two");
   CHECK(h.versions[0].find("1E-1") == std::string::npos);
   auto v1 = s.version_json(f.admin, Kind::team, uuid_of(f.team), "0.1").value();
   CHECK(v1.at("description") == "d");
   CHECK(!v1.contains("changeDescription"));
-  CHECK(s.version_json(f.admin, Kind::team, uuid_of(f.team), "0.3").value().at("displayName") == "Data");
+  CHECK(s.version_json(f.admin, Kind::team, uuid_of(f.team), "0.3").value().at("displayName") ==
+        "Data");
   for (auto bad : {"1", "1e1", "0.15", "-1", ".5", "abc", "0.0", "01.1", ""}) {
     INFO(bad);
-    CHECK(s.version_json(f.admin, Kind::team, uuid_of(f.team), bad).error().code() == Errc::invalid_version);
+    CHECK(s.version_json(f.admin, Kind::team, uuid_of(f.team), bad).error().code() ==
+          Errc::invalid_version);
   }
   auto missing = s.version_json(f.admin, Kind::team, uuid_of(f.team), "0.9");
   CHECK(missing.error().kind() == ErrorKind::not_found);
-  CHECK(missing.error().message() == "team instance for " + id_of(f.team) + " and version 0.9 not found");
-  CHECK(s.history_json(f.admin, Kind::glossary, uuid_of(f.team)).error().kind() == ErrorKind::not_found);
+  CHECK(missing.error().message() ==
+        "team instance for " + id_of(f.team) + " and version 0.9 not found");
+  CHECK(s.history_json(f.admin, Kind::glossary, uuid_of(f.team)).error().kind() ==
+        ErrorKind::not_found);
   // Soft-deleted entities keep their history.
   s.remove_json(f.admin, Kind::team, uuid_of(f.team)).value();
   CHECK(s.history_json(f.admin, Kind::team, uuid_of(f.team)).value().versions.size() == 4);
@@ -369,16 +480,70 @@ TEMPLATE_TEST_CASE("events: dense offsets, subscribers after commit only", "[eve
   auto id = s.subscribe(
       [&](const ChangeEvent& e) { seen.emplace_back(catalog::detail::enum_name(e.event_type)); });
   s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})")).value();
-  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"name":"x"})")).error().kind() == ErrorKind::bad_request);
-  s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})")).value();  // no-op
+  CHECK(s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"name":"x"})"))
+            .error()
+            .kind() == ErrorKind::bad_request);
+  s.patch_json(f.admin, Kind::domain, uuid_of(f.domain), parse(R"({"description":"x"})"))
+      .value();  // no-op
   s.remove_json(f.admin, Kind::glossary, uuid_of(f.glossary), opts(false, true)).value();
   CHECK(seen == std::vector<std::string>{"entityUpdated", "entitySoftDeleted", "entitySoftDeleted",
-                                         "entitySoftDeleted", "entitySoftDeleted", "entitySoftDeleted"});
+                                         "entitySoftDeleted", "entitySoftDeleted",
+                                         "entitySoftDeleted"});
   s.unsubscribe(id);
   s.restore_json(f.admin, Kind::glossary, uuid_of(f.glossary)).value();
   CHECK(seen.size() == 6);
   auto all = s.events(f.admin, 0, 1000).value();
   for (std::size_t i = 0; i < all.data.size(); ++i) CHECK(all.data[i].offset == i + 1);
+}
+
+TEMPLATE_TEST_CASE("stored events: S13's members in order, exactly as serializing them writes",
+                   "[events]", CATALOG_STORE_FIXTURES) {
+  // Events are written as text member by member (event_text), not serialized from an object:
+  // each stored event must be what serializing its own parse writes, with S13's members in the
+  // order the object had them.
+  TestType fx;
+  auto& s = fx.store;
+  auto f = build(s);  // entityCreated
+  s.patch_json(f.admin, Kind::glossary_term, uuid_of(f.b),
+               parse(R"({"description":"\"q\"\u00e9"})"))
+      .value();  // entityUpdated
+  s.follow_json(f.admin, Kind::glossary_term, uuid_of(f.b), uuid_of(f.alice)).value();  // changed
+  s.vote_json(f.admin, Kind::glossary_term, uuid_of(f.b), VoteType::voted_up).value();
+  s.unfollow_json(f.admin, Kind::glossary_term, uuid_of(f.b), uuid_of(f.alice)).value();
+  s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.b), opts(false, false)).value();
+  s.restore_json(f.admin, Kind::glossary_term, uuid_of(f.b)).value();
+  s.remove_json(f.admin, Kind::glossary_term, uuid_of(f.b), opts(true, false)).value();
+
+  auto txn = s.backend().begin(storage::Mode::read_only).value();
+  auto c = txn->scan(storage::prefix_range("V"), storage::Direction::forward).value();
+  std::set<std::string> types;
+  std::size_t n = 0;
+  for (; c->valid(); c->next().value(), ++n) {
+    const std::string text(c->value());
+    INFO(text);
+    auto parsed = bj::parse(text);
+    CHECK(catalog::json::serialize(parsed) == text);
+    std::vector<std::string> names;
+    for (const auto& m : parsed.as_object()) names.emplace_back(m.key());
+    const std::string type(parsed.at("eventType").as_string());
+    types.insert(type);
+    std::vector<std::string> expected = {"id",
+                                         "eventType",
+                                         "entityType",
+                                         "entityId",
+                                         "entityFullyQualifiedName",
+                                         "previousVersion",
+                                         "currentVersion",
+                                         "userName",
+                                         "timestamp"};
+    if (type != "entityCreated") expected.push_back("changeDescription");
+    expected.push_back("offset");
+    CHECK(names == expected);
+    CHECK(parsed.at("offset").to_number<std::uint64_t>() == n + 1);
+  }
+  CHECK(n == event_count(s, f.admin));
+  CHECK(types == std::set<std::string>{"entityCreated", "entityUpdated", "entityFieldsChanged",
+                                       "entitySoftDeleted", "entityRestored", "entityDeleted"});
 }
 
 TEMPLATE_TEST_CASE("a patch answers the entity exactly as a get reads it afterwards", "[patch]",
@@ -394,10 +559,12 @@ TEMPLATE_TEST_CASE("a patch answers the entity exactly as a get reads it afterwa
   auto alice = R"({"id":")" + id_of(f.alice) + R"(","type":"user"})";
   REQUIRE(s.follow_json(f.admin, Kind::glossary_term, uuid_of(f.a1), uuid_of(f.alice)));
   auto owned = s.patch_json(f.admin, Kind::glossary_term, uuid_of(f.a1),
-                            parse(R"({"owners":[)" + alice + "]}")).value();
+                            parse(R"({"owners":[)" + alice + "]}"))
+                   .value();
   CHECK(owned == all(Kind::glossary_term, f.a1));
   auto own = s.patch_json(f.admin, Kind::glossary_term, uuid_of(f.a1),
-                          parse(R"({"description":"own fields only","displayName":"A one"})")).value();
+                          parse(R"({"description":"own fields only","displayName":"A one"})"))
+                 .value();
   CHECK(own == all(Kind::glossary_term, f.a1));
   CHECK(own.at("owners").at(0).at("name") == "alice");
   CHECK(own.at("followers").at(0).at("name") == "alice");
@@ -408,8 +575,9 @@ TEMPLATE_TEST_CASE("a patch answers the entity exactly as a get reads it afterwa
   auto owns_itself =
       s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"owners":[)" + self + "]}"));
   REQUIRE(owns_itself);
-  auto renamed = s.patch_json(f.admin, Kind::team, uuid_of(f.team),
-                              parse(R"({"displayName":"Data people"})")).value();
+  auto renamed =
+      s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"displayName":"Data people"})"))
+          .value();
   CHECK(renamed.at("owners").at(0).at("displayName") == "Data people");
   CHECK(renamed == all(Kind::team, f.team));
 }
@@ -424,26 +592,26 @@ TEMPLATE_TEST_CASE("a JSON Patch that sets an optional member to null keeps it, 
   auto f = build(s);
   PatchOptions json_patch;
   json_patch.format = PatchFormat::json_patch;
-  auto nulled = s.patch_json(f.admin, Kind::team, uuid_of(f.team),
-                             parse(R"([{"op":"add","path":"/displayName","value":null}])"),
-                             json_patch)
-                    .value();
+  auto nulled =
+      s.patch_json(f.admin, Kind::team, uuid_of(f.team),
+                   parse(R"([{"op":"add","path":"/displayName","value":null}])"), json_patch)
+          .value();
   CHECK(nulled == s.get_json(f.admin, Kind::team, uuid_of(f.team), {{"*"}}).value());
   auto got = s.get_json(f.admin, Kind::team, uuid_of(f.team)).value();
   REQUIRE(got.contains("displayName"));
   CHECK(got.at("displayName").is_null());
   const auto text = catalog::json::serialize(got);
   CHECK(text.find(R"("deleted":false,"displayName":null)") != std::string::npos);
-  auto replaced = s.patch_json(f.admin, Kind::team, uuid_of(f.team),
-                               parse(R"([{"op":"replace","path":"/displayName","value":"Data"}])"),
-                               json_patch);
+  auto replaced =
+      s.patch_json(f.admin, Kind::team, uuid_of(f.team),
+                   parse(R"([{"op":"replace","path":"/displayName","value":"Data"}])"), json_patch);
   REQUIRE(replaced);
   CHECK(replaced->at("displayName") == "Data");
   // A required member may not be null: the same error as removing it, nothing changed.
   auto before = s.get_json(f.admin, Kind::user, uuid_of(f.alice)).value();
-  auto refused = s.patch_json(f.admin, Kind::user, uuid_of(f.alice),
-                              parse(R"([{"op":"replace","path":"/email","value":null}])"),
-                              json_patch);
+  auto refused =
+      s.patch_json(f.admin, Kind::user, uuid_of(f.alice),
+                   parse(R"([{"op":"replace","path":"/email","value":null}])"), json_patch);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code() == Errc::invalid_request);
   CHECK(s.get_json(f.admin, Kind::user, uuid_of(f.alice)).value() == before);
@@ -457,15 +625,22 @@ TEMPLATE_TEST_CASE("a patched nested shape keeps the member order and nulls it w
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
-  auto policy = s.create_json(f.admin, Kind::policy, parse(R"({"name":"p","rules":[{"name":"r","effect":"allow","resources":["glossary"],"operations":["ViewAll"]}]})")).value();
+  auto policy =
+      s.create_json(
+           f.admin, Kind::policy,
+           parse(
+               R"({"name":"p","rules":[{"name":"r","effect":"allow","resources":["glossary"],"operations":["ViewAll"]}]})"))
+          .value();
   const std::string rules =
       R"([{"operations":["ViewAll"],"resources":["glossary"],"effect":"deny","name":"r2","description":null}])";
-  auto patched = s.patch_json(f.admin, Kind::policy, uuid_of(policy),
-                              parse(R"({"rules":)" + rules + "}")).value();
+  auto patched =
+      s.patch_json(f.admin, Kind::policy, uuid_of(policy), parse(R"({"rules":)" + rules + "}"))
+          .value();
   CHECK(catalog::json::serialize(patched.at("rules")) == rules);
   auto got = s.get_json(f.admin, Kind::policy, uuid_of(policy)).value();
   CHECK(catalog::json::serialize(got.at("rules")) == rules);
-  CHECK(catalog::json::serialize(got.at("changeDescription").at("fieldsUpdated").at(0).at("newValue")) == rules);
+  CHECK(catalog::json::serialize(
+            got.at("changeDescription").at("fieldsUpdated").at(0).at("newValue")) == rules);
   // The typed read is the struct, as a JSON read converted to it gives.
   auto typed = s.template get<Policy>(f.admin, uuid_of(policy)).value();
   REQUIRE(typed.rules.size() == 1);
@@ -473,10 +648,15 @@ TEMPLATE_TEST_CASE("a patched nested shape keeps the member order and nulls it w
   CHECK_FALSE(typed.rules[0].description.has_value());
   // A later change of another member keeps it; a change of the member itself drops the old form.
   auto renamed = s.patch_json(f.admin, Kind::policy, uuid_of(policy),
-                              parse(R"({"description":"now described"})")).value();
+                              parse(R"({"description":"now described"})"))
+                     .value();
   CHECK(catalog::json::serialize(renamed.at("rules")) == rules);
-  auto canonical = s.patch_json(f.admin, Kind::policy, uuid_of(policy),
-                                parse(R"({"rules":[{"name":"r3","effect":"allow","resources":["glossary"],"operations":["ViewAll"]}]})")).value();
+  auto canonical =
+      s.patch_json(
+           f.admin, Kind::policy, uuid_of(policy),
+           parse(
+               R"({"rules":[{"name":"r3","effect":"allow","resources":["glossary"],"operations":["ViewAll"]}]})"))
+          .value();
   CHECK(catalog::json::serialize(canonical.at("rules")) ==
         R"([{"name":"r3","effect":"allow","resources":["glossary"],"operations":["ViewAll"]}])");
   CHECK(s.verify().value().empty());

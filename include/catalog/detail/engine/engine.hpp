@@ -96,7 +96,9 @@ class Tx {
   Result<void> put_snapshot(const Record& r, const boost::json::object& rendered);
   /// put_snapshot of a rendering already serialized.
   Result<void> put_snapshot(const Record& r, std::string_view serialized);
-  Result<std::uint64_t> append_event(boost::json::object event);
+  /// Stores the event `text` (event_text's, which this closes with the event's offset) as the
+  /// next event. Errors: storage.
+  Result<std::uint64_t> append_event(std::string text);
   /// The offsets of the events this transaction appended, [first, last]; first > last when
   /// none (subscribers read them back after commit, so a huge delete holds none in memory).
   std::uint64_t first_event() const noexcept { return first_event_; }
@@ -277,10 +279,14 @@ Result<boost::json::object> decode_event(std::uint64_t offset, std::string_view 
 boost::json::object field_change(std::string_view name, const boost::json::value* old_value,
                                  const boost::json::value* new_value);
 
-/// Event helpers.
-boost::json::object make_event(std::string_view type, const Record& r,
-                               std::optional<Version> previous, const Principal& who,
-                               std::int64_t now);
+/// An event's stored text (S13) up to its offset, written member by member: id, eventType,
+/// entityType, entityId, entityFullyQualifiedName, previousVersion, currentVersion, userName,
+/// timestamp, then `change` as the changeDescription, or else the record's own change description
+/// (not for entityCreated). append_event adds the offset and closes it. `previous` defaults to the
+/// record's version (a created entity has no earlier one: S13's previousVersion repeats it).
+std::string event_text(std::string_view type, const Record& r, std::optional<Version> previous,
+                       const Principal& who, std::int64_t now,
+                       const boost::json::value* change = nullptr);
 
 }  // namespace catalog::engine
 

@@ -97,6 +97,9 @@ struct Record {
   bool stores(std::string_view name) const;
   /// The JSON of own member `name` when the record stores it.
   std::optional<boost::json::value> member(std::string_view name) const;
+  /// member(name) serialized onto `out`, without the JSON value in between; false (nothing
+  /// written) when the record does not store it.
+  bool write_member(std::string_view name, std::string& out) const;
   /// Sets own member `name` from JSON (`nullptr` removes it); a member not stored before is
   /// stored after the others. Errors: bad_request (a value of the wrong shape, an unknown member).
   Result<void> set_member(std::string_view name, const boost::json::value* v);
@@ -139,9 +142,8 @@ inline constexpr std::size_t member_count = boost::mp11::mp_size<detail::members
 /// Calls `f(descriptor)` for the member of E at position `pos`.
 template <class E, class F>
 void with_member(std::size_t pos, F&& f) {
-  boost::mp11::mp_with_index<member_count<E>>(pos, [&](auto i) {
-    f(boost::mp11::mp_at_c<detail::members_of<E>, decltype(i)::value>{});
-  });
+  boost::mp11::mp_with_index<member_count<E>>(
+      pos, [&](auto i) { f(boost::mp11::mp_at_c<detail::members_of<E>, decltype(i)::value>{}); });
 }
 
 }  // namespace record_detail
@@ -161,8 +163,7 @@ void Record::visit_stored(F&& f) const {
 
 template <class F>
 void Record::for_each_stored(F&& f) const {
-  visit_stored([&](std::string_view name, const boost::json::value* as_written,
-                   const auto& field) {
+  visit_stored([&](std::string_view name, const boost::json::value* as_written, const auto& field) {
     if (as_written) {
       f(name, *as_written);
       return;

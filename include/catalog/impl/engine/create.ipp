@@ -427,7 +427,7 @@ Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d) {
     auto to = link.to == self ? r.id : link.to;
     if (auto l = tx.link(from, link.rel, to); !l) return l.error();
   }
-  auto event = make_event("entityCreated", r, std::nullopt, who, tx.env().now_ms);
+  auto event = event_text("entityCreated", r, std::nullopt, who, tx.env().now_ms);
   auto answer = snapshot_answer<Answer>(tx, r);  // the last use of r
   if (!answer) return answer.error();
   if (auto e = tx.append_event(std::move(event)); !e) return e.error();

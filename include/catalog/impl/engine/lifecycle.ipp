@@ -83,7 +83,7 @@ Result<void> restore_one(Tx& tx, const Principal& who, Record& r) {
 /// edge to or from it (both directions). Appends the entityDeleted event unless `quiet`.
 Result<void> hard_delete_one(Tx& tx, const Principal& who, const Record& r, bool event) {
   if (event)
-    if (auto e = tx.append_event(make_event("entityDeleted", r, r.version(), who, tx.env().now_ms));
+    if (auto e = tx.append_event(event_text("entityDeleted", r, r.version(), who, tx.env().now_ms));
         !e)
       return e.error();
   if (auto i = tx.index(r, false); !i) return i.error();
@@ -170,7 +170,7 @@ Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_d
   base.change_description = std::move(change);
   r.keep("changeDescription");
   if (auto p = tx.put(r); !p) return p.error();
-  auto event = make_event(event_type, r, previous, who, tx.env().now_ms);  // before r is answered
+  auto event = event_text(event_type, r, previous, who, tx.env().now_ms);  // before r is answered
   auto answer = snapshot_answer<Answer>(tx, r, from);
   if (!answer) return answer.error();
   if (auto e = tx.append_event(std::move(event)); !e) return e.error();
@@ -229,7 +229,7 @@ Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& 
   if (*first && !recursive) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
   // The named entity's event comes first (S13); then the tree goes leaf by leaf, so no list of
   // descendants is ever held: find a leaf under the root, delete it, repeat.
-  if (auto e = tx.append_event(make_event("entityDeleted", r, r.version(), who, tx.env().now_ms));
+  if (auto e = tx.append_event(event_text("entityDeleted", r, r.version(), who, tx.env().now_ms));
       !e)
     return e.error();
   while (true) {

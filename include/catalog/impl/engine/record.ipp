@@ -97,6 +97,25 @@ std::optional<json::value> Record::member(std::string_view name) const {
   return out;
 }
 
+bool Record::write_member(std::string_view name, std::string& out) const {
+  bool found = false;
+  std::visit(
+      [&]<class E>(const E& e) {
+        auto pos = detail::member_position<E>(name);
+        if (!pos || std::find(stored.begin(), stored.end(), *pos) == stored.end()) return;
+        found = true;
+        if (const auto* as_written = written_as(*pos)) {
+          catalog::json::serialize_to(out, *as_written);
+          return;
+        }
+        record_detail::with_member<E>(*pos, [&](auto m) {
+          detail::write_text(out, e.*decltype(m)::pointer);  // an empty optional: null
+        });
+      },
+      value);
+  return found;
+}
+
 void Record::write_stored(std::string& out) const {
   bool first = true;
   visit_stored([&](std::string_view name, const json::value* as_written, const auto& field) {

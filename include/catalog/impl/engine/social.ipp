@@ -30,9 +30,11 @@ Result<void> record(Tx& tx, const Principal& who, const Record& r, json::array a
   change["fieldsAdded"] = std::move(added);
   change["fieldsUpdated"] = std::move(updated);
   change["fieldsDeleted"] = std::move(deleted);
-  auto event = make_event("entityFieldsChanged", r, r.version(), who, tx.env().now_ms);
-  event["changeDescription"] = std::move(change);
-  if (auto e = tx.append_event(std::move(event)); !e) return e.error();
+  const json::value description(std::move(change));
+  if (auto e = tx.append_event(
+          event_text("entityFieldsChanged", r, r.version(), who, tx.env().now_ms, &description));
+      !e)
+    return e.error();
   return {};
 }
 

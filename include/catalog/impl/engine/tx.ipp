@@ -182,9 +182,8 @@ Result<Record> Tx::load(Kind kind, const EntityKey& key, Include include) {
            (include == Include::all || (include == Include::deleted) == r->deleted());
   };
   auto not_found = [&](std::string_view shown) {
-    return fail(Errc::not_found,
-                std::string(type_name(kind)) + " instance for " + std::string(shown) +
-                    " not found");
+    return fail(Errc::not_found, std::string(type_name(kind)) + " instance for " +
+                                     std::string(shown) + " not found");
   };
   if (key.is_id()) {
     auto r = find(key.id());
@@ -321,37 +320,53 @@ Result<std::uint64_t> Tx::next_event_offset() {
   return (*last ? keys::decode_u64(**last) : 0) + 1;
 }
 
-Result<std::uint64_t> Tx::append_event(json::object event) {
+Result<std::uint64_t> Tx::append_event(std::string text) {
   auto key = keys::meta("event_offset");
   auto last = txn_.get(key);
   if (!last) return last.error();
   std::uint64_t offset = (*last ? keys::decode_u64(**last) : 0) + 1;
   if (auto p = txn_.put(key, keys::encode_u64(offset)); !p) return p.error();
-  event["offset"] = offset;
-  if (auto p = txn_.put(keys::event(offset), catalog::json::serialize(event)); !p)
-    return p.error();
+  text += R"(,"offset":)";
+  detail::write_text(text, offset);
+  text += '}';
+  if (auto p = txn_.put(keys::event(offset), text); !p) return p.error();
   if (first_event_ > last_event_) first_event_ = offset;
   last_event_ = offset;
   return offset;
 }
 
-json::object make_event(std::string_view type, const Record& r, std::optional<Version> previous,
-                        const Principal& who, std::int64_t now) {
-  json::object e;
-  e["id"] = to_string(random_uuid());
-  e["eventType"] = type;
-  e["entityType"] = type_name(r.kind);
-  e["entityId"] = to_string(r.id);
-  e["entityFullyQualifiedName"] = r.fqn();
-  // S13 lists previousVersion on every event; a created entity has no earlier version, so it
-  // repeats the current one (0.1), as the reference system does.
-  e["previousVersion"] = detail::to_json(previous.value_or(r.version()));
-  e["currentVersion"] = detail::to_json(r.version());
-  e["userName"] = who.name;
-  e["timestamp"] = now;
-  if (type != "entityCreated")
-    if (auto cd = r.member("changeDescription")) e["changeDescription"] = std::move(*cd);
-  return e;
+// Written as text, not built as a JSON object and serialized: the object and its strings were
+// most of what an event cost, and an event is a fifth of a follow (BENCHMARKS.md section 1).
+std::string event_text(std::string_view type, const Record& r, std::optional<Version> previous,
+                       const Principal& who, std::int64_t now, const json::value* change) {
+  using catalog::json::serialize_string_to;
+  std::string out;
+  out.reserve(320);
+  out += R"({"id":)";
+  detail::write_text(out, random_uuid());
+  out += R"(,"eventType":)";
+  serialize_string_to(out, type);
+  out += R"(,"entityType":)";
+  serialize_string_to(out, type_name(r.kind));
+  out += R"(,"entityId":)";
+  detail::write_text(out, r.id);
+  out += R"(,"entityFullyQualifiedName":)";
+  serialize_string_to(out, r.fqn());
+  out += R"(,"previousVersion":)";
+  detail::write_text(out, previous.value_or(r.version()));
+  out += R"(,"currentVersion":)";
+  detail::write_text(out, r.version());
+  out += R"(,"userName":)";
+  serialize_string_to(out, who.name);
+  out += R"(,"timestamp":)";
+  detail::write_text(out, now);
+  const auto before_change = out.size();
+  out += R"(,"changeDescription":)";
+  if (change)
+    catalog::json::serialize_to(out, *change);
+  else if (type == "entityCreated" || !r.write_member("changeDescription", out))
+    out.resize(before_change);
+  return out;
 }
 
 json::object field_change(std::string_view name, const json::value* old_value,
@@ -426,8 +441,8 @@ Result<std::vector<PolicyRule>> RecordResource::policies_of(std::span<const Uuid
       // being skipped with its deny rules.
       const auto* policy = std::get_if<Policy>(&(*rec)->value);
       if (!policy)
-        return fail(Errc::storage, "stored policy " + std::string((*rec)->fqn()) +
-                                       " is not a policy");
+        return fail(Errc::storage,
+                    "stored policy " + std::string((*rec)->fqn()) + " is not a policy");
       if (!policy->enabled) continue;
       out.insert(out.end(), policy->rules.begin(), policy->rules.end());
     }
