@@ -540,6 +540,25 @@ TEMPLATE_TEST_CASE("stored events: S13's members in order, exactly as serializin
     expected.push_back("offset");
     CHECK(names == expected);
     CHECK(parsed.at("offset").to_number<std::uint64_t>() == n + 1);
+    // What each says: the change it carries is its own, not the record's last one.
+    const auto& e = parsed.as_object();
+    if (type == "entityCreated") CHECK(e.at("previousVersion") == e.at("currentVersion"));
+    if (type == "entityUpdated") {
+      const auto& updated = e.at("changeDescription").at("fieldsUpdated").as_array();
+      REQUIRE(updated.size() == 1);
+      CHECK(updated[0].at("name") == "description");
+    }
+    if (type == "entityFieldsChanged") {
+      const auto& cd = e.at("changeDescription").as_object();
+      const auto& changed =
+          cd.at("fieldsAdded").as_array().empty()
+              ? (cd.at("fieldsUpdated").as_array().empty() ? cd.at("fieldsDeleted").as_array()
+                                                           : cd.at("fieldsUpdated").as_array())
+              : cd.at("fieldsAdded").as_array();
+      REQUIRE(changed.size() == 1);
+      const auto& field = changed[0].at("name");
+      CHECK((field == "followers" || field == "votes"));
+    }
   }
   CHECK(n == event_count(s, f.admin));
   CHECK(types == std::set<std::string>{"entityCreated", "entityUpdated", "entityFieldsChanged",

@@ -655,13 +655,22 @@ class PgTransaction final : public Transaction,
   // What they read is not remembered: an entity's followers would push out every other key.
   Result<void> get_each(std::span<const std::string_view> keys, const Visit& visit) override {
     if (auto ok = alive(); !ok) return ok.error();
+    // Per key of a batch: the pending or known value that answers it, or null when asked.
+    std::vector<const std::optional<std::string>*> held;
     std::vector<std::size_t> asked;  // indexes of the keys the server is asked, ascending
     for (std::size_t at = 0; at < keys.size(); at += get_batch) {
       const std::size_t end = std::min(keys.size(), at + get_batch);
+      held.clear();
       asked.clear();
       for (std::size_t i = at; i < end; ++i) {
         if (auto checked = check_key(keys[i]); !checked) return checked.error();
-        if (!pending_.contains(keys[i]) && !known_.find(keys[i])) asked.push_back(i);
+        const std::optional<std::string>* h = nullptr;
+        if (auto it = pending_.find(keys[i]); it != pending_.end())
+          h = &it->second;
+        else
+          h = known_.find(keys[i]);
+        held.push_back(h);
+        if (!h) asked.push_back(i);
       }
       std::vector<PgResult> rows;
       if (!asked.empty()) {
@@ -675,14 +684,10 @@ class PgTransaction final : public Transaction,
       }
       for (std::size_t i = at, next = 0; i < end; ++i) {
         std::optional<std::string_view> value;
-        if (next < asked.size() && asked[next] == i) {
-          const PGresult* r = rows[next++].get();
-          if (PQntuples(r) > 0)
-            value.emplace(PQgetvalue(r, 0, 0), static_cast<std::size_t>(PQgetlength(r, 0, 0)));
-        } else if (auto it = pending_.find(keys[i]); it != pending_.end()) {
-          if (it->second) value.emplace(*it->second);
-        } else if (const auto* known = known_.find(keys[i]); known && *known) {
-          value.emplace(**known);
+        if (const auto* h = held[i - at]) {
+          if (*h) value.emplace(**h);
+        } else if (const PGresult* r = rows[next++].get(); PQntuples(r) > 0) {
+          value.emplace(PQgetvalue(r, 0, 0), static_cast<std::size_t>(PQgetlength(r, 0, 0)));
         }
         visit(i, value);
       }

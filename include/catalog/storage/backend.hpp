@@ -87,8 +87,10 @@ class Transaction {
   /// ..., with the value stored at keys[i] or nullopt. A view is valid during its visit only, and
   /// `visit` must not call this transaction. Keys in ascending order read fastest: LMDB keeps its
   /// place in the tree from one key to the next, and PostgreSQL asks for a batch of keys in one
-  /// round trip. The default calls `get_view` key by key. On an error the keys before the one
-  /// that failed may have been visited. Errors: as `get`.
+  /// round trip. The default calls `get_view` key by key. On an error, keys before the one that
+  /// failed may have been visited, that one and those after it are not, and the transaction is
+  /// left as a failed `get` leaves it (PostgreSQL: dead after a failed round trip). An exception
+  /// from `visit` propagates; the transaction stays usable. Errors: as `get`.
   using Visit = std::function<void(std::size_t, std::optional<std::string_view>)>;
   [[nodiscard]] virtual Result<void> get_each(std::span<const std::string_view> keys,
                                               const Visit& visit) {

@@ -56,6 +56,11 @@ struct Env {
   std::int64_t now_ms;
 };
 
+/// An event's stored text up to its offset: what event_text writes and append_event closes.
+struct EventText {
+  std::string text;
+};
+
 class Tx {
  public:
   Tx(storage::Transaction& txn, const Env& env) : txn_(txn), env_(env) {}
@@ -76,6 +81,15 @@ class Tx {
   /// A live entity of one of `kinds` by id. Errors: not_found.
   Result<Record> live_by_id(Kind kind, const Uuid& id);
   Result<void> put(const Record& r);
+  /// Reads the stored records of `count` entities, `id_of(i)` for i < count, with one get_each
+  /// (ascending ids read fastest): `f(i, bytes)` with the record's stored bytes or nullopt, each
+  /// valid during its call only; `f` may not use this Tx. The first error `f` returns ends the
+  /// visits and is returned (before a storage error on a later key). Errors: storage, f's.
+  template <class IdOf, class F>
+  Result<void> read_records(std::size_t count, IdOf id_of, F f);
+  /// Ids read_records is given at most at once by its callers: keys, views and records of one
+  /// call are memory it holds (and maps and faults in, beyond glibc's mmap threshold).
+  static constexpr std::size_t read_batch = 1024;
 
   // ---- indexes ----
   Result<void> put_name(const Record& r);
@@ -96,9 +110,8 @@ class Tx {
   Result<void> put_snapshot(const Record& r, const boost::json::object& rendered);
   /// put_snapshot of a rendering already serialized.
   Result<void> put_snapshot(const Record& r, std::string_view serialized);
-  /// Stores the event `text` (event_text's, which this closes with the event's offset) as the
-  /// next event. Errors: storage.
-  Result<std::uint64_t> append_event(std::string text);
+  /// Stores `event`, closed with its offset, as the next event. Errors: storage.
+  Result<std::uint64_t> append_event(EventText event);
   /// The offsets of the events this transaction appended, [first, last]; first > last when
   /// none (subscribers read them back after commit, so a huge delete holds none in memory).
   std::uint64_t first_event() const noexcept { return first_event_; }
@@ -284,9 +297,22 @@ boost::json::object field_change(std::string_view name, const boost::json::value
 /// timestamp, then `change` as the changeDescription, or else the record's own change description
 /// (not for entityCreated). append_event adds the offset and closes it. `previous` defaults to the
 /// record's version (a created entity has no earlier one: S13's previousVersion repeats it).
-std::string event_text(std::string_view type, const Record& r, std::optional<Version> previous,
-                       const Principal& who, std::int64_t now,
-                       const boost::json::value* change = nullptr);
+EventText event_text(std::string_view type, const Record& r, std::optional<Version> previous,
+                     const Principal& who, std::int64_t now,
+                     const boost::json::value* change = nullptr);
+
+template <class IdOf, class F>
+Result<void> Tx::read_records(std::size_t count, IdOf id_of, F f) {
+  const auto records = keys::entities(count, id_of);
+  std::optional<Error> failed;
+  auto read = txn_.get_each(records.keys, [&](std::size_t i, std::optional<std::string_view> b) {
+    if (failed) return;
+    if (auto r = f(i, b); !r) failed = r.error();
+  });
+  if (failed) return *failed;  // the first error in key order
+  if (!read) return read.error();
+  return {};
+}
 
 }  // namespace catalog::engine
 

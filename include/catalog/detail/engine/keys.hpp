@@ -48,6 +48,8 @@ inline constexpr Uuid all_scope{};  // 16 zero bytes: the collection as a whole
 std::string id_bytes(const Uuid& id);
 Uuid id_from_bytes(std::string_view bytes);  // REQUIRES: 16 bytes
 
+/// The tag byte of entity keys.
+inline constexpr char entity_tag = 'E';
 std::string entity(const Uuid& id);
 /// The entity keys of many ids, as entity() spells each, in one buffer (one allocation, not one
 /// a key): `keys[i]` is entity(id_of(i)) for i < count, a view into `bytes`.
@@ -174,7 +176,7 @@ EntityKeys entities(std::size_t count, IdOf id_of) {
   for (std::size_t i = 0; i < count; ++i) {
     char* key = out.bytes.data() + i * size;
     const Uuid& id = id_of(i);
-    key[0] = 'E';
+    key[0] = entity_tag;
     std::memcpy(key + 1, id.data, sizeof id.data);
     out.keys.emplace_back(key, size);
   }

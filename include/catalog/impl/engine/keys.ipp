@@ -78,7 +78,7 @@ Uuid id_from_bytes(std::string_view bytes) {
   return id;
 }
 
-std::string entity(const Uuid& id) { return tagged('E', id_bytes(id)); }
+std::string entity(const Uuid& id) { return tagged(entity_tag, id_bytes(id)); }
 
 std::string name(Kind kind, std::string_view fqn) {
   std::string key = "N";
@@ -194,7 +194,7 @@ bool is_relation(char b) {
 }
 
 std::optional<Uuid> decode_entity(std::string_view key) {
-  if (!tagged_as(key, 'E', 1 + id_size)) return std::nullopt;
+  if (!tagged_as(key, entity_tag, 1 + id_size)) return std::nullopt;
   return id_from_bytes(key.substr(1));
 }
 

@@ -147,38 +147,44 @@ Result<std::optional<std::vector<std::string>>> list_prefixes(Tx& tx, const List
   return std::optional(std::move(prefixes));
 }
 
+// Decodes the record a list index of `kind` names into `out`. Errors: storage (the record is
+// missing, of another kind, or corrupt).
+Result<void> read_listed(Kind kind, const Uuid& id, std::optional<std::string_view> bytes,
+                         Record& out) {
+  if (!bytes) return fail(Errc::storage, "list index names a missing entity " + to_string(id));
+  if (auto d = decode(*bytes, out); !d) return d;
+  if (out.kind != kind)
+    return fail(Errc::storage, "list index names an entity of another kind " + to_string(id));
+  return {};
+}
+
 // The page's entities, rendered with the fields `q` asks for, in list order: `append` renders
 // the record (JSON, or its own struct in place) and appends it to the page.
 template <class Page, class Append>
 Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::string>& positions,
                          Page& page, Append append) {
   page.data.reserve(positions.size());
-  // The records are read in one get_each, each decoded in place while the backend fetches the
-  // next (LMDB asks for its cache lines ahead), then rendered: rendering reads the store, which
-  // a get_each visit may not.
+  // The records are read a batch at a time (get_each), each decoded while the backend fetches
+  // the next (LMDB asks for its cache lines ahead), then rendered: rendering reads the store,
+  // which a get_each visit may not. A batch bounds what a page of a million holds at once.
   std::vector<Uuid> ids;
   ids.reserve(positions.size());
   for (const auto& p : positions) ids.push_back(decode_position(p).id);
-  std::vector<Record> records(positions.size());
-  std::optional<Error> failed;
-  const auto entities =
-      keys::entities(ids.size(), [&](std::size_t i) -> const Uuid& { return ids[i]; });
-  auto read =
-      tx.raw().get_each(entities.keys, [&](std::size_t i, std::optional<std::string_view> bytes) {
-        if (failed) return;
-        if (!bytes)
-          failed = fail(Errc::storage, "list index names a missing entity " + to_string(ids[i]));
-        else if (auto d = decode(*bytes, records[i]); !d)
-          failed = d.error();
-        else if (records[i].kind != q.kind)
-          failed = fail(Errc::storage,
-                        "list index names an entity of another kind " + to_string(ids[i]));
-      });
-  if (!read) return read.error();
-  if (failed) return *failed;
+  std::vector<Record> records;
   ContainerCache containers;
-  for (auto& r : records)
-    if (auto a = append(tx, r, q.fields, RenderFrom{&containers, nullptr}, page.data); !a) return a;
+  for (std::size_t at = 0; at < ids.size(); at += Tx::read_batch) {
+    records.clear();
+    records.resize(std::min(Tx::read_batch, ids.size() - at));
+    const auto id_of = [&](std::size_t i) -> const Uuid& { return ids[at + i]; };
+    auto read = tx.read_records(records.size(), id_of,
+                                [&](std::size_t i, std::optional<std::string_view> bytes) {
+                                  return read_listed(q.kind, id_of(i), bytes, records[i]);
+                                });
+    if (!read) return read;
+    for (auto& r : records)
+      if (auto a = append(tx, r, q.fields, RenderFrom{&containers, nullptr}, page.data); !a)
+        return a;
+  }
   return {};
 }
 

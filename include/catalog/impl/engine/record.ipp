@@ -65,55 +65,50 @@ std::optional<Uuid> Record::scope() const {
   return std::nullopt;
 }
 
-bool Record::stores(std::string_view name) const {
+namespace record_detail {
+
+// Calls `f(as_written, field)` for own member `name` of `r` when `r` stores it: the JSON it is
+// kept as written as (or null), and its struct member. Returns whether it does.
+template <class F>
+bool with_stored(const Record& r, std::string_view name, F&& f) {
   return std::visit(
-      [&]<class E>(const E&) {
+      [&]<class E>(const E& e) {
         auto pos = detail::member_position<E>(name);
-        return pos && std::find(stored.begin(), stored.end(), *pos) != stored.end();
+        if (!pos || std::find(r.stored.begin(), r.stored.end(), *pos) == r.stored.end())
+          return false;
+        with_member<E>(*pos, [&](auto m) { f(r.written_as(*pos), e.*decltype(m)::pointer); });
+        return true;
       },
-      value);
+      r.value);
+}
+
+}  // namespace record_detail
+
+bool Record::stores(std::string_view name) const {
+  return record_detail::with_stored(*this, name, [](const json::value*, const auto&) {});
 }
 
 std::optional<json::value> Record::member(std::string_view name) const {
   std::optional<json::value> out;
-  std::visit(
-      [&]<class E>(const E& e) {
-        auto pos = detail::member_position<E>(name);
-        if (!pos || std::find(stored.begin(), stored.end(), *pos) == stored.end()) return;
-        if (const auto* as_written = written_as(*pos)) {
-          out = *as_written;
-          return;
-        }
-        record_detail::with_member<E>(*pos, [&](auto m) {
-          const auto& field = e.*decltype(m)::pointer;
-          if constexpr (detail::IsOptional<std::remove_cvref_t<decltype(field)>>::value) {
-            out = field ? detail::to_json(*field) : json::value();  // stored null
-          } else {
-            out = detail::to_json(field);
-          }
-        });
-      },
-      value);
+  record_detail::with_stored(*this, name, [&](const json::value* as_written, const auto& field) {
+    if (as_written)
+      out = *as_written;
+    else if constexpr (detail::IsOptional<std::remove_cvref_t<decltype(field)>>::value)
+      out = field ? detail::to_json(*field) : json::value();  // stored null
+    else
+      out = detail::to_json(field);
+  });
   return out;
 }
 
 bool Record::write_member(std::string_view name, std::string& out) const {
-  bool found = false;
-  std::visit(
-      [&]<class E>(const E& e) {
-        auto pos = detail::member_position<E>(name);
-        if (!pos || std::find(stored.begin(), stored.end(), *pos) == stored.end()) return;
-        found = true;
-        if (const auto* as_written = written_as(*pos)) {
-          catalog::json::serialize_to(out, *as_written);
-          return;
-        }
-        record_detail::with_member<E>(*pos, [&](auto m) {
-          detail::write_text(out, e.*decltype(m)::pointer);  // an empty optional: null
-        });
-      },
-      value);
-  return found;
+  return record_detail::with_stored(*this, name,
+                                    [&](const json::value* as_written, const auto& field) {
+                                      if (as_written)
+                                        catalog::json::serialize_to(out, *as_written);
+                                      else
+                                        detail::write_text(out, field);  // an empty optional: null
+                                    });
 }
 
 void Record::write_stored(std::string& out) const {

@@ -285,7 +285,7 @@ struct HeadKey {
 // head has alike (names with a common prefix, short names' padding). The comparison sort it
 // replaced was a tenth of the time of an entity with 10,000 followers, most of it mispredicted
 // branches (BENCHMARKS.md section 3).
-void sort_by_head(std::vector<HeadKey>& keys) {
+void radix_sort_by_head(std::vector<HeadKey>& keys) {
   if (keys.size() < 2) return;
   auto byte = [](const HeadKey& k, unsigned b) {
     return static_cast<unsigned>(k.head[b / 8] >> (8 * (7 - b % 8))) & 0xffu;
@@ -302,6 +302,26 @@ void sort_by_head(std::vector<HeadKey>& keys) {
     for (auto& a : at) sum += std::exchange(a, sum);
     for (const auto& k : keys) other[at[byte(k, b)]++] = k;
     keys.swap(other);
+  }
+}
+
+// Sorts by head (a comparison sort below 64 keys, where the radix sort's passes cost more), then
+// each run of equal heads by `less` (whole names, then ids).
+template <class Less>
+void sort_references(std::vector<HeadKey>& keys, Less less) {
+  if (keys.size() < 64)
+    std::sort(keys.begin(), keys.end(), [](const HeadKey& a, const HeadKey& b) {
+      return a.head[0] != b.head[0] ? a.head[0] < b.head[0] : a.head[1] < b.head[1];
+    });
+  else
+    radix_sort_by_head(keys);
+  for (std::size_t at = 0; at < keys.size();) {
+    std::size_t end = at + 1;
+    while (end < keys.size() && keys[end].head == keys[at].head) ++end;
+    if (end - at > 1)
+      std::sort(keys.begin() + static_cast<std::ptrdiff_t>(at),
+                keys.begin() + static_cast<std::ptrdiff_t>(end), less);
+    at = end;
   }
 }
 
@@ -330,45 +350,31 @@ Result<Gathered<Ref>> gather_references(Tx& tx, const std::vector<Edge>& edges, 
   // in one pass, the records cost a search of a leaf page each instead of a descent of the tree
   // (LMDB; PostgreSQL reads them in batches). The keys are made a batch at a time: memory a call
   // holds is memory it maps and faults in (BENCHMARKS.md section 3).
-  constexpr std::size_t batch = 1024;
   StoredReference scanned;
-  std::optional<Error> corrupt;
-  const auto visit = [&](std::size_t, std::optional<std::string_view> bytes) {
-    if (!bytes || corrupt) return;
+  const auto add = [&](std::size_t, std::optional<std::string_view> bytes) -> Result<void> {
+    if (!bytes) return {};
     if (scan_reference(*bytes, scanned)) {
       ids.push_back(scanned.id);
       refs.push_back(from_scan(scanned));
-    } else if (auto r = decode(*bytes)) {
-      ids.push_back(r->id);
-      refs.push_back(from_record(*r));
-    } else {
-      corrupt = r.error();
+      return {};
     }
+    auto r = decode(*bytes);
+    if (!r) return r.error();
+    ids.push_back(r->id);
+    refs.push_back(from_record(*r));
+    return {};
   };
-  for (std::size_t at = 0; at < edges.size() && !corrupt; at += batch) {
-    const auto records =
-        keys::entities(std::min(batch, edges.size() - at),
-                       [&](std::size_t i) -> const Uuid& { return edges[at + i].other; });
-    if (auto read = tx.raw().get_each(records.keys, visit); !read) return read.error();
+  for (std::size_t at = 0; at < edges.size(); at += Tx::read_batch) {
+    const auto id_of = [&](std::size_t i) -> const Uuid& { return edges[at + i].other; };
+    if (auto r = tx.read_records(std::min(Tx::read_batch, edges.size() - at), id_of, add); !r)
+      return r.error();
   }
-  if (corrupt) return *corrupt;
   std::vector<HeadKey> sorted(refs.size());
   for (std::size_t i = 0; i < refs.size(); ++i) sorted[i] = HeadKey{name_head(name_of(refs[i])), i};
-  sort_by_head(sorted);
-  // Equal heads: by the whole names, then the ids.
-  for (std::size_t at = 0; at < sorted.size();) {
-    std::size_t end = at + 1;
-    while (end < sorted.size() && sorted[end].head == sorted[at].head) ++end;
-    if (end - at > 1)
-      std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(at),
-                sorted.begin() + static_cast<std::ptrdiff_t>(end),
-                [&](const HeadKey& a, const HeadKey& b) {
-                  if (int c = name_of(refs[a.index]).compare(name_of(refs[b.index])); c != 0)
-                    return c < 0;
-                  return std::memcmp(ids[a.index].data, ids[b.index].data, 16) < 0;
-                });
-    at = end;
-  }
+  sort_references(sorted, [&](const HeadKey& a, const HeadKey& b) {
+    if (int c = name_of(refs[a.index]).compare(name_of(refs[b.index])); c != 0) return c < 0;
+    return std::memcmp(ids[a.index].data, ids[b.index].data, 16) < 0;
+  });
   out.order.reserve(sorted.size());
   for (const auto& k : sorted) out.order.push_back(k.index);
   return out;

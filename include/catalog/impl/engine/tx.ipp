@@ -320,7 +320,8 @@ Result<std::uint64_t> Tx::next_event_offset() {
   return (*last ? keys::decode_u64(**last) : 0) + 1;
 }
 
-Result<std::uint64_t> Tx::append_event(std::string text) {
+Result<std::uint64_t> Tx::append_event(EventText event) {
+  auto& text = event.text;
   auto key = keys::meta("event_offset");
   auto last = txn_.get(key);
   if (!last) return last.error();
@@ -337,10 +338,11 @@ Result<std::uint64_t> Tx::append_event(std::string text) {
 
 // Written as text, not built as a JSON object and serialized: the object and its strings were
 // most of what an event cost, and an event is a fifth of a follow (BENCHMARKS.md section 1).
-std::string event_text(std::string_view type, const Record& r, std::optional<Version> previous,
-                       const Principal& who, std::int64_t now, const json::value* change) {
+EventText event_text(std::string_view type, const Record& r, std::optional<Version> previous,
+                     const Principal& who, std::int64_t now, const json::value* change) {
   using catalog::json::serialize_string_to;
-  std::string out;
+  EventText event;
+  auto& out = event.text;
   out.reserve(320);
   out += R"({"id":)";
   detail::write_text(out, random_uuid());
@@ -366,7 +368,7 @@ std::string event_text(std::string_view type, const Record& r, std::optional<Ver
     catalog::json::serialize_to(out, *change);
   else if (type == "entityCreated" || !r.write_member("changeDescription", out))
     out.resize(before_change);
-  return out;
+  return event;
 }
 
 json::object field_change(std::string_view name, const json::value* old_value,
