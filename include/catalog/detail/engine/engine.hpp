@@ -287,19 +287,14 @@ Result<boost::json::object> decode_snapshot(std::string_view bytes);
 /// Errors: storage ("corrupt change event").
 Result<boost::json::object> decode_event(std::uint64_t offset, std::string_view bytes);
 
-/// One FieldChange of a changeDescription (S3): `{name, oldValue?, newValue?}` with plain JSON
-/// values; a null pointer leaves the member out.
-boost::json::object field_change(std::string_view name, const boost::json::value* old_value,
-                                 const boost::json::value* new_value);
-
 /// An event's stored text (S13) up to its offset, written member by member: id, eventType,
 /// entityType, entityId, entityFullyQualifiedName, previousVersion, currentVersion, userName,
-/// timestamp, then `change` as the changeDescription, or else the record's own change description
-/// (not for entityCreated). append_event adds the offset and closes it. `previous` defaults to the
-/// record's version (a created entity has no earlier one: S13's previousVersion repeats it).
+/// timestamp, then `change` (JSON text) as the changeDescription, or when empty the record's own
+/// change description (not for entityCreated). append_event adds the offset and closes it.
+/// `previous` defaults to the record's version (a created entity has no earlier one: S13's
+/// previousVersion repeats it).
 EventText event_text(std::string_view type, const Record& r, std::optional<Version> previous,
-                     const Principal& who, std::int64_t now,
-                     const boost::json::value* change = nullptr);
+                     const Principal& who, std::int64_t now, std::string_view change = {});
 
 template <class IdOf, class F>
 Result<void> Tx::read_records(std::size_t count, IdOf id_of, F f) {

@@ -339,7 +339,7 @@ Result<std::uint64_t> Tx::append_event(EventText event) {
 // Written as text, not built as a JSON object and serialized: the object and its strings were
 // most of what an event cost, and an event is a fifth of a follow (BENCHMARKS.md section 1).
 EventText event_text(std::string_view type, const Record& r, std::optional<Version> previous,
-                     const Principal& who, std::int64_t now, const json::value* change) {
+                     const Principal& who, std::int64_t now, std::string_view change) {
   using catalog::json::serialize_string_to;
   EventText event;
   auto& out = event.text;
@@ -364,20 +364,11 @@ EventText event_text(std::string_view type, const Record& r, std::optional<Versi
   detail::write_text(out, now);
   const auto before_change = out.size();
   out += R"(,"changeDescription":)";
-  if (change)
-    catalog::json::serialize_to(out, *change);
+  if (!change.empty())
+    out += change;
   else if (type == "entityCreated" || !r.write_member("changeDescription", out))
     out.resize(before_change);
   return event;
-}
-
-json::object field_change(std::string_view name, const json::value* old_value,
-                          const json::value* new_value) {
-  json::object c;
-  c["name"] = name;
-  if (old_value) c["oldValue"] = *old_value;
-  if (new_value) c["newValue"] = *new_value;
-  return c;
 }
 
 // ---- rendering: render.ipp ----
