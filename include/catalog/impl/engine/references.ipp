@@ -317,7 +317,10 @@ void sort_references(std::vector<HeadKey>& keys, Less less) {
     radix_sort_by_head(keys);
   for (std::size_t at = 0; at < keys.size();) {
     std::size_t end = at + 1;
-    while (end < keys.size() && keys[end].head == keys[at].head) ++end;
+    // Not std::array's ==, which calls memcmp (a tenth of the time at 10,000 followers).
+    while (end < keys.size() && keys[end].head[0] == keys[at].head[0] &&
+           keys[end].head[1] == keys[at].head[1])
+      ++end;
     if (end - at > 1)
       std::sort(keys.begin() + static_cast<std::ptrdiff_t>(at),
                 keys.begin() + static_cast<std::ptrdiff_t>(end), less);
