@@ -16,9 +16,9 @@
 //                  first, and at the end unless --keep), measurement 1 compares with raw libpq
 //                  running the same statements (bench_postgres.hpp), `sync` and `no_sync` mean
 //                  synchronous_commit on and off, and 3 caps the followers at 1,000 (every
-//                  follower rendered costs a round trip there). At --scale small the stores
-//                  are smaller there (100 followers, 1,000 search indexes and tree terms), so
-//                  the ctest smoke run stays short.
+//                  follow renders every follower, each sent by the server). At --scale small
+//                  the stores are smaller there (100 followers, 1,000 search indexes and tree
+//                  terms), so the ctest smoke run stays short.
 //   --admin-entities <n>  the size of measurement 6's larger store (small: 2,000; full:
 //                  1,000,000)
 //   --json <file>  also write every figure the run measured to <file>, as JSON: an object with
@@ -1639,11 +1639,12 @@ int run(int argc, char** argv) {
     }
   }
   Scale sc = scale_of(scale_name);
-  // Every follower a follow renders is a get, one round trip on PostgreSQL: building 10,000
-  // followers (each follow rendering all before it) would take 50 million of them.
+  // Every follow renders every follower: building 10,000 followers (each follow rendering all
+  // before it) reads 50 million records, which PostgreSQL sends over its socket (1,024 a round
+  // trip).
   if (postgres_target) sc.followers = std::min<std::int64_t>(sc.followers, 1'000);
-  // The small scale is for the ctest smoke run, which on PostgreSQL pays a round trip per get:
-  // smaller stores there still run every measurement and every verdict.
+  // The small scale is for the ctest smoke run, which on PostgreSQL pays a round trip for most
+  // gets: smaller stores there still run every measurement and every verdict.
   if (postgres_target && !sc.full) {
     sc.followers = 100;
     sc.list_n = 1'000;
