@@ -97,6 +97,14 @@ class CountingBackend final : public storage::Backend {
   std::unique_ptr<storage::PostgresBackend> inner_;
 };
 
+// A Store on a fresh schema, through a CountingBackend (returned beside it).
+std::pair<Store, CountingBackend*> counted_store(const test::pg::Schema& schema) {
+  auto backend = std::make_unique<CountingBackend>(
+      storage::PostgresBackend::open(test::pg::conninfo(), schema.options()).value());
+  auto* counting = backend.get();
+  return {Store::open(std::move(backend), test::test_options()).value(), counting};
+}
+
 struct Row {
   std::string operation;
   Calls calls;
@@ -107,10 +115,9 @@ struct Row {
 
 TEST_CASE("round trips per operation on PostgreSQL, next to storage calls", "[postgres][cost]") {
   test::pg::Schema schema;
-  auto backend = std::make_unique<CountingBackend>(
-      storage::PostgresBackend::open(test::pg::conninfo(), schema.options()).value());
-  auto* counting = backend.get();
-  auto s = Store::open(std::move(backend), test::test_options()).value();
+  auto opened = counted_store(schema);  // not a structured binding: lambdas below capture s
+  auto& s = opened.first;
+  auto* counting = opened.second;
   auto admin = s.principal("admin").value();
 
   std::vector<Row> rows;
@@ -214,10 +221,9 @@ TEST_CASE("round trips per operation on PostgreSQL, next to storage calls", "[po
 
 TEST_CASE("an entity's followers are read in batches, not a round trip each", "[postgres][cost]") {
   test::pg::Schema schema;
-  auto backend = std::make_unique<CountingBackend>(
-      storage::PostgresBackend::open(test::pg::conninfo(), schema.options()).value());
-  auto* counting = backend.get();
-  auto s = Store::open(std::move(backend), test::test_options()).value();
+  auto opened = counted_store(schema);  // not a structured binding: lambdas below capture s
+  auto& s = opened.first;
+  auto* counting = opened.second;
   auto admin = s.principal("admin").value();
   using test::parse;
   s.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"g"})")).value();
