@@ -71,6 +71,9 @@ class Tx {
   // ---- records ----
   Result<std::optional<Record>> find(const Uuid& id);
   Result<std::optional<Record>> find(Kind kind, std::string_view canonical_fqn);
+  /// The id of find(kind, canonical_fqn)'s record, read from the stored text without decoding
+  /// the record when it is in the form the engine writes (references.ipp). Errors: as find.
+  Result<std::optional<Uuid>> find_id(Kind kind, std::string_view canonical_fqn);
   /// By id or FQN, of `kind`, matching `include`. Errors: bad_request (FQN), not_found.
   Result<Record> load(Kind kind, const EntityKey& key, Include include);
   /// reference() of load(kind, id, include), read from the stored text without decoding the

@@ -131,10 +131,10 @@ Result<std::optional<std::vector<std::string>>> list_prefixes(Tx& tx, const List
   if (q.service) {
     // A soft-deleted service still scopes its (soft-deleted) assets: `include` decides which
     // states are listed, the filter only which service.
-    auto service = tx.find(*service_kind(q.kind), *q.service);
+    auto service = tx.find_id(*service_kind(q.kind), *q.service);
     if (!service) return service.error();
     if (!*service) return std::optional<std::vector<std::string>>();
-    scope = (*service)->id;
+    scope = **service;
   }
   std::vector<std::string> prefixes;
   for (bool deleted : {false, true}) {

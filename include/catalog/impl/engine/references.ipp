@@ -261,6 +261,25 @@ Result<json::object> Tx::load_reference(Kind kind, const Uuid& id, Include inclu
   return reference(*r);
 }
 
+Result<std::optional<Uuid>> Tx::find_id(Kind kind, std::string_view canonical_fqn) {
+  auto id = txn_.get(keys::name(kind, canonical_fqn));
+  if (!id) return id.error();
+  if (!*id || (*id)->size() != 16) return std::optional<Uuid>();
+  const Uuid named = keys::id_from_bytes(**id);
+  auto bytes = txn_.get_view(keys::entity(named));
+  if (!bytes) return bytes.error();
+  if (*bytes) {
+    StoredReference s;
+    // Long FQNs share a bounded name key: the stored entity's FQN must be the one asked for.
+    if (scan_reference(**bytes, s) && s.id == named)
+      return s.kind == kind && s.fqn == canonical_fqn ? std::optional<Uuid>(named) : std::nullopt;
+  }
+  // Anything else (missing, another form) as find() answers it.
+  auto r = find(kind, canonical_fqn);
+  if (!r) return r.error();
+  return *r ? std::optional<Uuid>((*r)->id) : std::nullopt;
+}
+
 namespace {
 
 // The first 16 bytes of `name` as two big-endian integers, zero-padded: comparing heads orders
