@@ -12,13 +12,12 @@
 #include <random>
 
 using namespace catalog;
-using test::parse;
 using test::id_of;
+using test::parse;
 using test::uuid_of;
 namespace bj = boost::json;
 
 namespace {
-
 
 struct World {
   Principal admin, alice, bob, zoe;
@@ -562,7 +561,8 @@ TEMPLATE_TEST_CASE("typed follow, unfollow and vote answer what the JSON ones an
     using E = std::decay_t<decltype(typed)>;
     auto converted = from_json<E>(json);
     REQUIRE(converted.has_value());
-    CHECK(catalog::json::serialize(to_json(typed)) == catalog::json::serialize(to_json(*converted)));
+    CHECK(catalog::json::serialize(to_json(typed)) ==
+          catalog::json::serialize(to_json(*converted)));
   };
   auto check = [&]<class E>(const bj::object& entity) {
     const auto id = uuid_of(entity);
@@ -602,34 +602,42 @@ TEMPLATE_TEST_CASE("many followers come back sorted by name, JSON and typed alik
   // References are gathered in edge (id) order and reordered in place: users made in a seeded
   // random order must come back sorted by name (user names are unique, so never by id). The
   // sort compares the first 16 bytes of names as integers first: names here tie there, are
-  // prefixes of each other, or end before 16 bytes.
+  // prefixes of each other, or end before 16 bytes. 60 followers take the comparison sort, 200
+  // the radix sort (64 and more).
   TestType f;
   auto& s = f.store;
   auto w = build(s);
-  std::vector<int> order(60);
-  for (int i = 0; i < 60; ++i) order[static_cast<std::size_t>(i)] = i;
-  std::mt19937 rng(42);
-  std::shuffle(order.begin(), order.end(), rng);
-  const auto g = uuid_of(w.glossary);
   const std::string heads[] = {"u", "fifteen-bytes-x", "sixteen-bytes-xx", "sixteen-bytes-xxy"};
-  for (int i : order) {
-    auto name = heads[i % 4] + std::to_string(i % 45);
-    auto u = s.create_json(w.admin, Kind::user,
-                           parse(R"({"name":")" + name + "-" + std::to_string(i) +
-                                 R"(","displayName":")" + name + R"(","email":"x@example.com"})"))
-                 .value();
-    s.follow_json(w.admin, Kind::glossary, g, uuid_of(u)).value();
-  }
-  GetOptions followers;
-  followers.fields = {"followers"};
-  auto json = s.get_json(w.admin, Kind::glossary, g, followers).value();
-  auto typed = s.template get<Glossary>(w.admin, g, followers).value();
-  auto got = names(json.at("followers"));
-  REQUIRE(got.size() == 60);
-  CHECK(std::is_sorted(got.begin(), got.end()));
-  REQUIRE(typed.followers.size() == 60);
-  for (std::size_t i = 0; i < 60; ++i) {
-    CHECK(typed.followers[i].name == got[i]);
-    CHECK(to_string(typed.followers[i].id) == json.at("followers").at(i).at("id").as_string());
+  for (int n : {60, 200}) {
+    INFO(n << " followers");
+    const auto g = uuid_of(
+        s.create_json(w.admin, Kind::glossary,
+                      parse(R"({"name":"G)" + std::to_string(n) + R"(","description":"d"})"))
+            .value());
+    std::vector<int> order(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+    std::mt19937 rng(42);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int i : order) {
+      auto name = heads[i % 4] + std::to_string(i % 45);
+      auto u = s.create_json(w.admin, Kind::user,
+                             parse(R"({"name":")" + name + "-" + std::to_string(i) + "-" +
+                                   std::to_string(n) + R"(","displayName":")" + name +
+                                   R"(","email":"x@example.com"})"))
+                   .value();
+      s.follow_json(w.admin, Kind::glossary, g, uuid_of(u)).value();
+    }
+    GetOptions followers;
+    followers.fields = {"followers"};
+    auto json = s.get_json(w.admin, Kind::glossary, g, followers).value();
+    auto typed = s.template get<Glossary>(w.admin, g, followers).value();
+    auto got = names(json.at("followers"));
+    REQUIRE(got.size() == static_cast<std::size_t>(n));
+    CHECK(std::is_sorted(got.begin(), got.end()));
+    REQUIRE(typed.followers.size() == got.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(typed.followers[i].name == got[i]);
+      CHECK(to_string(typed.followers[i].id) == json.at("followers").at(i).at("id").as_string());
+    }
   }
 }
