@@ -24,7 +24,9 @@
 //
 // Exit status: 0 done; 1 problems: verify (or backup's check) found some, or import refused its
 // input or a store that is not empty; 2 a bad command line, a store that cannot be opened, or
-// work that could not finish (the message goes to stderr).
+// work that could not finish (the message goes to stderr); 3 verify cannot read the store: it
+// is corrupt (it does not open, a read fails, or reading it crashed the check, which runs in a
+// child process so that the command itself survives any file content).
 
 #include <catalog/admin.hpp>
 #include <catalog/json.hpp>
@@ -36,6 +38,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,6 +47,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -64,6 +69,8 @@ namespace fs = std::filesystem;
 constexpr int exit_ok = 0;
 constexpr int exit_problems = 1;
 constexpr int exit_usage = 2;
+constexpr int exit_corrupt = 3;  // verify: the store cannot be read (corrupt)
+
 
 // A command line that cannot be carried out: the message goes to stderr (with the usage when
 // the command line itself is wrong), the status is 2 unless said otherwise.
@@ -72,6 +79,11 @@ struct Refusal {
   bool show_usage = false;
   int status = exit_usage;
 };
+
+std::string usage();
+
+// What is wrong, on one line of stderr, and where to read the usage when the command line was.
+void report(const Refusal& r);
 
 using Args = std::vector<std::string_view>;
 
@@ -197,19 +209,79 @@ void print_problems(const std::vector<catalog::IntegrityProblem>& problems) {
   }
 }
 
-int verify(const Args& args) {
-  if (args.size() != 1) throw Refusal{"verify takes one STORE", true};
-  auto store = open_store(args[0]);
+// verify in this process: 0 clean, 1 problems, 3 the store cannot be read.
+int verify_here(std::string_view spec) {
+  std::optional<catalog::Store> store;
+  try {
+    store.emplace(open_store(spec));
+  } catch (const Refusal& r) {
+    // An LMDB store that is there but does not open is as unreadable as one that fails
+    // mid-check. (A PostgreSQL store that does not open is a connection or a setting.)
+    std::error_code ec;
+    const bool present = spec.starts_with("lmdb:") && spec.size() > 5 &&
+                         fs::is_regular_file(fs::path(spec.substr(5)) / "data.mdb", ec);
+    if (!present) throw;
+    throw Refusal{"cannot read the store, it is corrupt: " + r.message, false, exit_corrupt};
+  }
   ProgressLine progress;
-  auto problems = admin::verify(store, progress.fn());
+  auto problems = admin::verify(*store, progress.fn());
   progress.end_line();
-  if (!problems) throw Refusal{"verify could not read the store: " + problems.error().message()};
+  if (!problems)
+    throw Refusal{"cannot read the store, it is corrupt: " + problems.error().message(), false,
+                  exit_corrupt};
   if (problems->empty()) {
     std::cout << "ok\n";
     return exit_ok;
   }
   print_problems(*problems);
   return exit_problems;
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+  case SIGSEGV: return "SIGSEGV";
+  case SIGBUS: return "SIGBUS";
+  case SIGABRT: return "SIGABRT";
+  case SIGFPE: return "SIGFPE";
+  case SIGILL: return "SIGILL";
+  default: return "a signal";
+  }
+}
+
+// LMDB keeps no checksums: a damaged page can send its reader outside the map or into one of
+// its assertions. So the check runs in a child process, and a child that dies of it has found
+// the store corrupt (exit 3), which the command reports instead of dying too.
+int verify(const Args& args) {
+  if (args.size() != 1) throw Refusal{"verify takes one STORE", true};
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t child = ::fork();
+  if (child < 0) return verify_here(args[0]);  // no child to be had: check here
+  if (child == 0) {
+    int status = exit_usage;
+    try {
+      status = verify_here(args[0]);
+    } catch (const Refusal& r) {
+      report(r);
+      status = r.status;
+    } catch (const std::exception& e) {
+      std::cerr << "catalog-admin: " << e.what() << '\n';
+      status = exit_corrupt;
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    ::_exit(status);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) throw Refusal{std::string("cannot wait for the check: ") + std::strerror(errno)};
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  throw Refusal{"cannot read the store, it is corrupt: reading " + std::string(args[0]) +
+                    " ended with " + signal_name(sig) + " (" + std::to_string(sig) +
+                    "); LMDB keeps no checksums and a damaged page misleads its reader. Restore "
+                    "a backup, or export what still reads",
+                false, exit_corrupt};
 }
 
 int backup(const Args& args) {
@@ -500,7 +572,9 @@ struct Command {
 
 constexpr Command commands[] = {
     {"verify", "STORE",
-     "checks every invariant of the store; prints each problem, or ok (exit 1 if any)", verify},
+     "checks every invariant of the store; prints each problem, or ok (exit 1 if any, 3 if "
+     "the store cannot be read: corrupt)",
+     verify},
     {"backup", "STORE DEST",
      "copies the store, consistently while others write, into a new LMDB directory DEST, then "
      "verifies the copy",
@@ -527,8 +601,13 @@ std::string usage() {
   out += "STORE is lmdb:DIR or postgresql:CONNINFO (schema \"catalog\" unless --postgres-schema).\n"
          "Progress goes to stderr when it is a terminal.\n"
          "Exit status: 0 done, 1 problems found or input refused, 2 bad usage or a store that\n"
-         "cannot be read.\n";
+         "cannot be opened, 3 verify cannot read the store (corrupt).\n";
   return out;
+}
+
+void report(const Refusal& r) {
+  std::cerr << "catalog-admin: " << r.message << '\n';
+  if (r.show_usage) std::cerr << "Run catalog-admin --help for the usage.\n";
 }
 
 }  // namespace
@@ -566,7 +645,7 @@ int main(int argc, char** argv) {
       if (c.name == name) return c.run(Args(all.begin() + 1, all.end()));
     throw Refusal{"unknown command " + std::string(name), true};
   } catch (const Refusal& r) {
-    std::cerr << "catalog-admin: " << r.message << '\n' << (r.show_usage ? usage() : "");
+    report(r);
     return r.status;
   } catch (const std::exception& e) {
     std::cerr << "catalog-admin: " << e.what() << '\n';

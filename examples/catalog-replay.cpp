@@ -125,13 +125,16 @@ int main(int argc, char** argv) {
   try {
     options = catalog_examples::parse_options(argc, argv, usage);
   } catch (const catalog_examples::BadOption& bad) {
-    std::cerr << "catalog-replay: " << bad.message << '\n' << usage;
+    std::cerr << "catalog-replay: " << bad.message << "\nRun catalog-replay --help for the usage.\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "catalog-replay: " << e.what() << '\n';
     return 2;
   }
 
   auto store = catalog_examples::open_store(std::move(options));
   if (!store) {
-    std::cerr << "catalog-replay: cannot open the store: " << store.error() << '\n';
+    std::cerr << "catalog-replay: cannot open the store: " << store.error().message() << '\n';
     // Keys, leeway or admin names the store refuses are bad options too.
     return store.error().kind() == catalog::ErrorKind::bad_request ? 2 : 1;
   }

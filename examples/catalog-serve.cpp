@@ -9,7 +9,8 @@
 // keep-alive, reads the next. SIGINT or SIGTERM stops accepting, lets the requests in flight
 // finish, closes idle connections, and exits 0. A bad command line exits 2. A request whose
 // length is ambiguous (any Transfer-Encoding but `chunked` alone) gets 400 and a close; when
-// accept fails (out of descriptors) the server waits 100 ms before it tries again.
+// accept fails for want of descriptors the server closes the longest idle connections and tries
+// again, and after other failures waits 100 ms first. HEAD is answered as GET without the body.
 //
 // All the catalog needs from a host is the conversion between its HTTP messages and
 // rest::Request / rest::Response (`to_rest` and `Session::respond` below); the rest is Beast.
@@ -27,6 +28,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstddef>
@@ -51,6 +55,7 @@ namespace {
 constexpr int threads = 4;
 constexpr auto idle_timeout = std::chrono::seconds(60);        // also bounds reading and writing
 constexpr auto accept_pause = std::chrono::milliseconds(100);  // after a failed accept
+constexpr auto shed_pause = std::chrono::milliseconds(5);      // after idle connections closed
 
 std::string str(beast::string_view s) { return std::string(s.data(), s.size()); }
 
@@ -117,6 +122,17 @@ class Session : public std::enable_shared_from_this<Session> {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
   }
 
+  // Since when the connection has waited for a request (steady clock ticks), 0 while a request
+  // is in flight: what the server sheds first when descriptors run out.
+  std::int64_t idle_since() const noexcept { return idle_since_.load(); }
+
+  // Closes the connection if it is still idle when this runs on its strand.
+  void shed() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if (!self->busy_) self->close();
+    });
+  }
+
   // Graceful stop: an idle connection closes now, a busy one after its response.
   void stop() {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
@@ -128,6 +144,7 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void read_header() {
     busy_ = false;
+    idle_since_.store(std::chrono::steady_clock::now().time_since_epoch().count());
     if (stopping_) return close();
     parser_.emplace();
     parser_->body_limit(body_limit_);  // Api's own limit: a longer body never gets buffered
@@ -140,6 +157,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_header(beast::error_code ec) {
     if (ec) return on_error(ec);
     busy_ = true;  // a request is in flight: a stop waits for its response
+    idle_since_.store(0);
     if (auto framing = framing_error(*parser_)) return respond(bad_request(*framing), false);
     auto length = parser_->content_length();
     if (length && *length > body_limit_)
@@ -163,7 +181,11 @@ class Session : public std::enable_shared_from_this<Session> {
                        if (ec) return self->on_error(ec);
                        auto req = self->parser_->release();
                        bool keep_alive = req.keep_alive(), head = req.method() == http::verb::head;
-                       self->respond(self->api_.handle(to_rest(std::move(req))), keep_alive, head);
+                       auto request = to_rest(std::move(req));
+                       // HEAD is GET without the body (RFC 9110 9.3.2): the same status and
+                       // headers, Content-Length included.
+                       if (head) request.method = "GET";
+                       self->respond(self->api_.handle(std::move(request)), keep_alive, head);
                      });
   }
 
@@ -211,6 +233,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::response<http::string_body>> response_;
   bool busy_ = false;
   bool stopping_ = false;
+  std::atomic<std::int64_t> idle_since_{0};
 };
 
 // What a failed accept says. Asio gives accept's errno in the system category; it is read with
@@ -258,18 +281,42 @@ class Server {
   // fails again at once: a busy loop for as long as the shortage lasts, which is as long as the
   // open connections stay (up to the idle timeout). Waiting a moment lets connections close and
   // costs a queued client at most that moment. A line on stderr says so, at most once a minute.
+  //
+  // Out of descriptors, idle connections give theirs back: the longest idle quarter of them (at
+  // least one) is closed, so that connections held open without a request (a slow client, or
+  // one that means harm) cannot keep every new client out for the whole idle timeout.
   void pause_accepting(beast::error_code ec) {
     auto now = std::chrono::steady_clock::now();
+    const bool out_of_descriptors =
+        ec == asio::error::no_descriptors ||
+        (ec.category() == boost::system::system_category() && ec.value() == ENFILE);
+    const std::size_t shed = out_of_descriptors ? shed_idle() : 0;
     if (!accept_reported_ || now - *accept_reported_ >= std::chrono::minutes(1)) {
       accept_reported_ = now;
-      std::cerr << "catalog-serve: accept failed (" << accept_error_text(ec) << "); retrying every "
-                << accept_pause.count() << " ms\n";
+      std::cerr << "catalog-serve: accept failed (" << accept_error_text(ec) << "); ";
+      if (shed > 0) std::cerr << "closing the " << shed << " longest idle connections; ";
+      std::cerr << "retrying every " << accept_pause.count() << " ms\n";
     }
-    accept_timer_.expires_after(accept_pause);
+    accept_timer_.expires_after(shed > 0 ? shed_pause : accept_pause);
     accept_timer_.async_wait([this](beast::error_code ec) {
       if (ec || !acceptor_.is_open()) return;  // stopped
       accept();
     });
+  }
+
+  // Closes the longest idle quarter of the idle connections (at least one); returns how many
+  // were asked to close.
+  std::size_t shed_idle() {
+    std::vector<std::pair<std::int64_t, std::shared_ptr<Session>>> idle;
+    for (auto& weak : sessions_)
+      if (auto session = weak.lock())
+        if (auto since = session->idle_since(); since != 0) idle.emplace_back(since, session);
+    if (idle.empty()) return 0;
+    const std::size_t n = std::max<std::size_t>(1, idle.size() / 4);
+    std::partial_sort(idle.begin(), idle.begin() + static_cast<std::ptrdiff_t>(n), idle.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < n; ++i) idle[i].second->shed();
+    return n;
   }
 
   void stop() {
@@ -315,12 +362,15 @@ int main(int argc, char** argv) {
           return true;
         });
   } catch (const catalog_examples::BadOption& bad) {
-    std::cerr << "catalog-serve: " << bad.message << '\n' << usage;
+    std::cerr << "catalog-serve: " << bad.message << "\nRun catalog-serve --help for the usage.\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "catalog-serve: " << e.what() << '\n';
     return 2;
   }
   auto store = catalog_examples::open_store(std::move(options));
   if (!store) {
-    std::cerr << "catalog-serve: cannot open the store: " << store.error() << '\n';
+    std::cerr << "catalog-serve: cannot open the store: " << store.error().message() << '\n';
     // Keys, leeway or admin names the store refuses are bad options too.
     return store.error().kind() == catalog::ErrorKind::bad_request ? 2 : 1;
   }
@@ -331,8 +381,10 @@ int main(int argc, char** argv) {
   std::optional<Server> server;
   try {
     server.emplace(io, api, api_options.max_body_bytes, port);
-  } catch (const std::exception& e) {
-    std::cerr << "catalog-serve: cannot listen on 127.0.0.1:" << port << ": " << e.what() << '\n';
+  } catch (const boost::system::system_error& e) {
+    // The error's words alone: what() adds Boost's source location.
+    std::cerr << "catalog-serve: cannot listen on 127.0.0.1:" << port << ": "
+              << e.code().message() << '\n';
     return 1;
   }
   std::cout << "listening on 127.0.0.1:" << server->port() << std::endl;

@@ -449,16 +449,18 @@ int main(int argc, char** argv) {
   try {
     options = catalog_examples::parse_options(argc, argv, usage);
   } catch (const catalog_examples::BadOption& bad) {
-    std::cerr << bad.message << '\n' << usage;
+    std::cerr << "catalog-tour: " << bad.message << "\nRun catalog-tour --help for the usage.\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "catalog-tour: " << e.what() << '\n';
     return 2;
   }
   try {
     return run(std::move(options));
   } catch (const TourFailure& f) {
-    std::cerr << "tour failed while " << f.doing << ": " << f.error.message() << " ("
-              << type_name(f.error.kind()) << ", HTTP " << f.error.status() << ")\n";
+    std::cerr << "catalog-tour: failed while " << f.doing << ": " << f.error.message() << '\n';
   } catch (const std::exception& e) {
-    std::cerr << "tour failed: " << e.what() << '\n';
+    std::cerr << "catalog-tour: failed: " << e.what() << '\n';
   }
   return 1;
 }

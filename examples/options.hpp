@@ -54,12 +54,23 @@ using OptionValue = std::function<std::string()>;
 // returns false for a flag it does not know either.
 using ExtraOption = std::function<bool(std::string_view flag, const OptionValue& value)>;
 
+// The bytes of the regular file `path` (a directory or a device is a bad option, not a read
+// that throws from inside the stream).
 inline std::string read_file(const std::string& path, std::string_view flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw BadOption{std::string(flag) + ": cannot read " + path};
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw BadOption{std::string(flag) + ": cannot read " + path};
-  return bytes;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw BadOption{std::string(flag) + ": cannot read " + path + ": " + ec.message()};
+  if (!std::filesystem::is_regular_file(status))
+    throw BadOption{std::string(flag) + ": " + path + " is not a file"};
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw BadOption{std::string(flag) + ": cannot read " + path};
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) throw BadOption{std::string(flag) + ": cannot read " + path};
+    return bytes;
+  } catch (const std::ios_base::failure& e) {
+    throw BadOption{std::string(flag) + ": cannot read " + path};
+  }
 }
 
 // A non-negative decimal integer no larger than `max`.

@@ -44,7 +44,8 @@ Result<void> decide(std::span<const PolicyRule> rules, Kind kind,
                     std::span<const Operation> operations, const Facts& facts);
 
 /// The default organization policy: everyone ViewAll, Follow, EditVotes; owners All; everyone
-/// EditOwners when the entity has no owner.
+/// EditOwners of a data asset (ML models, glossaries and terms, domains, search indexes and
+/// their services) that has no owner; never of users, teams or policies.
 std::vector<PolicyRule> default_rules();
 
 /// The S12 authorizer: the default organization policy plus the enabled policies of every team

@@ -980,6 +980,14 @@ PostgresBackend::~PostgresBackend() = default;
 Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string& conninfo,
                                                                PostgresOptions options) {
   if (options.schema.empty()) return fail(Errc::invalid_value, "PostgreSQL schema name is empty");
+  // PostgreSQL cuts identifiers to NAMEDATALEN - 1 = 63 bytes without a word, so two longer
+  // names that share those bytes would open one catalog.
+  if (options.schema.size() > max_schema_bytes)
+    return fail(Errc::invalid_value, "PostgreSQL schema name " + options.schema.substr(0, 80) +
+                                         "... is " + std::to_string(options.schema.size()) +
+                                         " bytes: PostgreSQL keeps only the first " +
+                                         std::to_string(max_schema_bytes) +
+                                         " of a name, so give at most that many");
   auto pg = connect(conninfo);
   if (!pg) return pg.error();
   std::unique_ptr<PGconn, void (*)(PGconn*)> conn(*pg, PQfinish);

@@ -66,7 +66,7 @@ admin(STATUS 1
 
 admin(STATUS 2 ERR "usage: catalog-admin" ARGS)
 admin(STATUS 0 OUT "catalog-admin verify STORE" ARGS --help)
-admin(STATUS 2 ERR "unknown command frobnicate" "usage:" ARGS frobnicate)
+admin(STATUS 2 ERR "unknown command frobnicate" "catalog-admin --help" ARGS frobnicate)
 admin(STATUS 2 ERR "verify takes one STORE" ARGS verify)
 admin(STATUS 2 ERR "verify takes one STORE" ARGS verify "lmdb:${WORK_DIR}/clean" extra)
 admin(STATUS 2 ERR "in-memory store starts empty" ARGS verify memory)

@@ -134,6 +134,24 @@ TEST_CASE("postgres: open fails cleanly", "[postgres]") {
   CHECK(error_of(PostgresBackend::open(test::pg::conninfo(), unnamed)) == Errc::invalid_value);
 }
 
+TEST_CASE("postgres: a schema name PostgreSQL would cut is refused", "[postgres][hardening]") {
+  // Two names that differ only after byte 63 would otherwise open the same catalog.
+  auto head = test::pg::fresh_schema_name("long");
+  REQUIRE(head.size() <= PostgresBackend::max_schema_bytes);
+  head.resize(PostgresBackend::max_schema_bytes, 's');
+  PostgresOptions longer;
+  longer.schema = head + "_a";
+  auto refused = PostgresBackend::open(test::pg::conninfo(), longer);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code() == Errc::invalid_value);
+  CHECK(refused.error().message().find("first 63") != std::string::npos);
+  // 63 bytes exactly are kept whole.
+  test::pg::Schema exact(head);
+  auto db = open_pg(exact.options());
+  write(*db, {{"k", "v"}});
+  CHECK(read(*db, "k") == "v"s);
+}
+
 TEST_CASE("postgres: schema names are identifiers, quoted", "[postgres]") {
   // A name that would be SQL if it were pasted unquoted.
   test::pg::Schema schema(test::pg::fresh_schema_name("Odd\"; DROP TABLE x; --"));

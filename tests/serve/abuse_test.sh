@@ -167,19 +167,20 @@ cpu_ticks() {
 }
 open_fds() { find "/proc/$SERVER_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 
-step "100 idle connections against $FD_LIMIT descriptors: accept fails, the server does not spin"
+step "100 idle connections against $FD_LIMIT descriptors: the longest idle go, a new client is served"
 IDLE=()
 for _ in $(seq 100); do
   exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"
   IDLE+=("$fd")
 done
-for _ in $(seq 100); do
-  [[ $(open_fds) -ge $FD_LIMIT ]] && break
-  sleep 0.05
-done
-[[ $(open_fds) -ge $FD_LIMIT ]] ||
-  fail "catalog-serve holds $(open_fds) descriptors, not $FD_LIMIT: accept never ran out"
-sleep 0.5  # settled: the server has met EMFILE and is retrying, or not
+sleep 0.5  # the server has met EMFILE and closed idle connections to accept the rest
+# Every idle connection is still held open by this script: without shedding, the server would
+# keep its descriptors for the whole idle timeout and a new client would wait for it.
+got=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 5 -H "Authorization: Bearer $ADMIN" \
+  "$BASE/v1/glossaries" 2>&1) || true
+[[ $got == 200 ]] || fail "a new client while 100 idle connections are held got: $got"
+grep -q "longest idle connections" "$TMP/stderr" ||
+  fail "catalog-serve did not say it closed idle connections"
 ticks0=$(cpu_ticks)
 wall0=$(date +%s%N)
 sleep 2
@@ -188,9 +189,9 @@ wall1=$(date +%s%N)
 hz=$(getconf CLK_TCK)
 cpu_ms=$(((ticks1 - ticks0) * 1000 / hz))
 wall_ms=$(((wall1 - wall0) / 1000000))
-echo "catalog-serve used ${cpu_ms} ms of CPU in ${wall_ms} ms while out of descriptors"
+echo "catalog-serve used ${cpu_ms} ms of CPU in ${wall_ms} ms with the idle connections held"
 [[ $((cpu_ms * 5)) -lt $wall_ms ]] ||
-  fail "catalog-serve spins while out of descriptors: ${cpu_ms} ms of CPU in ${wall_ms} ms"
+  fail "catalog-serve spins with idle connections held: ${cpu_ms} ms of CPU in ${wall_ms} ms"
 
 step "the idle connections close: the server answers again"
 for fd in "${IDLE[@]}"; do exec {fd}>&-; done
@@ -203,4 +204,4 @@ wait "$SERVER_PID" || rc=$?
 SERVER_PID=
 [[ $rc -eq 0 ]] || fail "catalog-serve exited with status $rc after SIGTERM"
 
-echo "PASS: no smuggled request ran, and catalog-serve idled while out of descriptors"
+echo "PASS: no smuggled request ran, and idle connections did not keep a new client out"

@@ -178,7 +178,14 @@ std::vector<PolicyRule> default_rules() {
       PolicyRule{"everyone-view-follow-vote", Effect::allow, {"all"},
                  {"ViewAll", "Follow", "EditVotes"}, std::nullopt, std::nullopt},
       PolicyRule{"owners-all", Effect::allow, {"all"}, {"All"}, "isOwner()", std::nullopt},
-      PolicyRule{"claim-unowned", Effect::allow, {"all"}, {"EditOwners"}, "noOwner()",
+      // Data assets only (S12): claiming an ownerless team would hand its members' policies
+      // to anyone, and a user or policy is no asset to claim.
+      PolicyRule{"claim-unowned",
+                 Effect::allow,
+                 {"mlmodel", "mlmodelService", "glossary", "glossaryTerm", "domain",
+                  "searchIndex", "searchService"},
+                 {"EditOwners"},
+                 "noOwner()",
                  std::nullopt},
   };
 }

@@ -78,6 +78,13 @@ struct LmdbEnv;
 /// holds back new ones meanwhile: a thread must not begin a write transaction, or call `grow`,
 /// while it holds another transaction of the same directory.
 ///
+/// Disk space: the blocks of the whole map are reserved in data.mdb when it is opened and each
+/// time it grows (posix_fallocate), so data.mdb takes the map's size on disk. A write into the
+/// map can therefore never meet a full disk (with MDB_WRITEMAP that would kill the process with
+/// SIGBUS): a full disk shows when the map is reserved, as a storage error with the system's
+/// words ("No space left on device") from `begin(read_write)`, nothing written. Reading goes on;
+/// once space is freed, the next write transaction reserves the map and proceeds.
+///
 /// Lifetimes: transactions may outlive the LmdbBackend; cursors die with their transaction.
 class LmdbBackend final : public Backend {
  public:
@@ -92,13 +99,15 @@ class LmdbBackend final : public Backend {
   LmdbBackend& operator=(const LmdbBackend&) = delete;
 
   /// Begins a transaction. A write transaction first grows the map if a write found it full
-  /// (see the class comment), and every transaction adopts a map grown by another process.
-  /// Errors: storage (including too many readers).
+  /// (see the class comment) and reserves its disk blocks if that has not been done, and every
+  /// transaction adopts a map grown by another process. Errors: storage (including too many
+  /// readers, and a disk too full for the map).
   [[nodiscard]] Result<std::unique_ptr<Transaction>> begin(Mode mode) override;
 
   /// Doubles the map now, up to `max_map_size`. Waits until every transaction of this process
   /// has ended. REQUIRES: the calling thread holds no transaction of this directory.
-  /// Errors: storage_full (already at `max_map_size`), storage.
+  /// Errors: storage_full (already at `max_map_size`), storage (also a disk too full for the
+  /// grown map: the map stays as it was).
   [[nodiscard]] Result<void> grow();
 
   /// The current size of the memory map in bytes. Errors: none.

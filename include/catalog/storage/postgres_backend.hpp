@@ -92,11 +92,13 @@ class PostgresBackend final : public Backend {
  public:
   /// The version of the table layout this library writes; open refuses a newer one.
   static constexpr int schema_version = 1;
+  /// The longest schema name: PostgreSQL's identifiers keep 63 bytes (NAMEDATALEN - 1).
+  static constexpr std::size_t max_schema_bytes = 63;
 
   /// Connects with `conninfo` (libpq keywords or a postgresql:// URI), creates the schema, the
   /// table and the schema-version row if missing (concurrent first opens are serialized), and
   /// checks the version. Errors: storage (cannot connect, not allowed, a newer layout),
-  /// invalid_value (an empty schema name).
+  /// invalid_value (an empty schema name, or one longer than max_schema_bytes).
   [[nodiscard]] static Result<std::unique_ptr<PostgresBackend>> open(const std::string& conninfo,
                                                                      PostgresOptions options = {});
 

@@ -60,10 +60,32 @@ Result<std::vector<Record>> resolve_ids(Tx& tx, Kind kind, const std::vector<Uui
 /// Live entities of `kind` by FQN (user names for users). Errors: bad_request, not_found.
 Result<std::vector<Record>> resolve_fqns(Tx& tx, Kind kind, const std::vector<std::string>& fqns);
 
+/// The value rules of S2 that create and patch apply to an entity's own fields, checked on its
+/// struct as stored: the name, emails, a service's type, a model's server, tags (valid, and
+/// normalized as the engine stores them: defaults filled, sorted by tagFQN, each once), synonyms,
+/// index fields and source hash, policy rules. What needs other entities (references, team type
+/// rules) is not among them. Errors: bad_request with create's and patch's messages.
+Result<void> check_entity_values(const Record& r);
+
 /// S9 team type rules for a team of `type` with `parents` and (when it exists) `children`.
 /// Errors: bad_request (team_rule).
 Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
                               const std::vector<Record>& children);
+
+/// The containment chain from `top` down to `bottom`, both included (`[top]` when they are the
+/// same), when `top` contains `bottom` directly or through others; empty otherwise. Walks up
+/// the containment edges from `bottom`, each entity at most once, so a stored cycle cannot
+/// make it loop. Errors: storage.
+Result<std::vector<Uuid>> containment_path(Tx& tx, const Uuid& top, const Uuid& bottom);
+
+/// A containment cycle written out by names, "A > B > C > A": each entity contains the next.
+/// `path` is a containment_path whose last entity contains its first. Errors: storage.
+Result<std::string> cycle_text(Tx& tx, const std::vector<Uuid>& path);
+
+/// S9: a team is never its own ancestor. The containment cycle that making `parents` the
+/// parents of `team` would close, by names; nullopt when there is none. Errors: storage.
+Result<std::optional<std::string>> team_cycle(Tx& tx, const Uuid& team,
+                                              const std::vector<Uuid>& parents);
 
 }  // namespace catalog::engine
 

@@ -12,16 +12,21 @@
 
 #include <catalog/detail/admin/common.hpp>
 
+#include <catalog/detail/engine/validate.hpp>
 #include <catalog/detail/engine/verify.hpp>
 
 #include <catalog/detail/json_mapping.hpp>
+#include <catalog/change_event.hpp>
 #include <catalog/json.hpp>
 #include <catalog/storage/lmdb_backend.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <initializer_list>
 #include <istream>
@@ -310,10 +315,50 @@ namespace {
 
 // ---- import ----
 
+// The bytes of a line that spans blocks of the input, in one anonymous mapping of the line limit
+// made at the first such line: the system backs its pages only as the line fills them, so a line
+// costs what it holds and is never copied to grow (a doubling string held up to twice the limit
+// for a line over it).
+class LineBuffer {
+ public:
+  explicit LineBuffer(std::size_t max) : max_(max) {}
+  ~LineBuffer() {
+    if (data_ != nullptr) ::munmap(data_, max_);
+  }
+  LineBuffer(const LineBuffer&) = delete;
+  LineBuffer& operator=(const LineBuffer&) = delete;
+
+  // REQUIRES: size() + n <= the limit. Errors: storage (no address space for the mapping).
+  Result<void> append(const char* bytes, std::size_t n) {
+    if (n == 0) return {};
+    if (data_ == nullptr) {
+      void* map = ::mmap(nullptr, max_, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (map == MAP_FAILED)
+        return fail(Errc::storage, "cannot map " + std::to_string(max_) +
+                                       " bytes for a line: " + std::strerror(errno));
+      data_ = static_cast<char*>(map);
+    }
+    std::memcpy(data_ + size_, bytes, n);
+    size_ += n;
+    return {};
+  }
+  void clear() noexcept { size_ = 0; }
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t size() const noexcept { return size_; }
+  std::string_view view() const noexcept { return {data_ == nullptr ? "" : data_, size_}; }
+
+ private:
+  std::size_t max_;
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 // The lines of a stream, each at most `max` bytes, read in large blocks.
 class LineReader {
  public:
-  LineReader(std::istream& in, std::size_t max) : in_(in), max_(max), buffer_(1 << 20) {}
+  LineReader(std::istream& in, std::size_t max)
+      : in_(in), max_(max), buffer_(1 << 20), line_(max) {}
 
   // The next line without its newline (a last line may lack one), or nullopt at the end.
   // Errors: invalid_request (too long), storage (the stream failed).
@@ -326,7 +371,7 @@ class LineReader {
         if (end_ == 0) {
           if (!any) return std::optional<std::string_view>();
           ++number_;
-          return std::optional<std::string_view>(line_);
+          return std::optional<std::string_view>(line_.view());
         }
       }
       const char* from = buffer_.data() + pos_;
@@ -342,10 +387,10 @@ class LineReader {
         ++number_;
         return std::optional<std::string_view>(std::string_view(from, n));  // no copy
       }
-      line_.append(from, n);
+      if (auto a = line_.append(from, n); !a) return a.error();
       if (nl) {
         ++number_;
-        return std::optional<std::string_view>(line_);
+        return std::optional<std::string_view>(line_.view());
       }
     }
   }
@@ -369,7 +414,7 @@ class LineReader {
   std::vector<char> buffer_;
   std::size_t pos_ = 0, end_ = 0;
   bool done_ = false;
-  std::string line_;
+  LineBuffer line_;
   std::uint64_t number_ = 0;
   std::uint64_t bytes_ = 0;
 };
@@ -410,8 +455,15 @@ class Importer {
   Result<void> take_line(std::string_view text) {
     if (section_ == Section::end) return bad("nothing may follow the end line");
     if (text.empty()) return bad("an empty line");
+    if (text.back() == '\r') return bad("ends with a carriage return: lines end with \\n alone");
     auto parsed = catalog::json::parse(text, {catalog::json::max_parse_depth});
     if (!parsed) return bad("not JSON: " + parsed.error().message());
+    // Export writes each line one way (compact, members in order, numbers as the catalog
+    // writes them), so that an export of the imported store is the same bytes: another
+    // spelling of the same value (1e-1 for 0.1, spaces, escapes) would not be.
+    if (catalog::json::serialize(*parsed) != text)
+      return bad("not written as export writes it: compact JSON, numbers as plain decimals "
+                 "(0.1, not 1e-1), strings with no needless escapes");
     if (section_ == Section::header) return header(*parsed);
     auto* line = parsed->if_object();
     if (!line || line->size() != 1)
@@ -496,6 +548,18 @@ class Importer {
     if (auto c = close_entity(); !c) return c.error();
     auto r = entity_record(o);
     if (!r) return r.error();
+    // What create and patch refuse is refused here too: a document past the S15 limits, and
+    // values the S2 rules do not allow.
+    const auto& options = tx_.env().options;
+    if (auto l = engine::check_limits(o.at("doc"), catalog::json::max_document_depth,
+                                      options.max_document_bytes, "the doc");
+        !l)
+      return bad(l.error().message());
+    if (auto v = engine::check_entity_values(*r); !v) return bad(v.error().message());
+    if (r->deleted_by > max_deleted_by_) {
+      max_deleted_by_ = r->deleted_by;
+      max_deleted_by_line_ = line_;
+    }
     return store_entity(std::move(*r));
   }
 
@@ -645,6 +709,9 @@ class Importer {
     }
     auto* o = v.if_object();
     if (!o) return bad("the event is not an object");
+    ChangeEvent typed;
+    if (auto e = catalog::detail::from_json(v, typed, "event"); !e)
+      return bad("the event is not a change event (S13): " + e.error().message());
     const auto* offset = o->if_contains("offset");
     const auto expected = counts_.events + 1;
     if (!offset || !offset->is_int64() || offset->get_int64() < 0 ||
@@ -673,6 +740,10 @@ class Importer {
         return bad("the end line does not count the " + std::to_string(count) + " " + name +
                    " read");
     }
+    if (max_deleted_by_ > counts_.events)
+      return bad("the entity of line " + std::to_string(max_deleted_by_line_) +
+                 " was deleted by event " + std::to_string(max_deleted_by_) +
+                 ", past the last event (" + std::to_string(counts_.events) + ")");
     if (counts_.events > 0)
       if (auto p = txn_.put(keys::meta("event_offset"), keys::encode_u64(counts_.events)); !p)
         return p.error();
@@ -692,6 +763,10 @@ class Importer {
   std::string last_entity_;  // id bytes
   std::optional<Version> last_snapshot_;
   std::string last_edge_;  // relation byte and `from` id
+  // The largest deletedBy read, and the line of its entity: an event offset, so at most the
+  // last event's.
+  std::uint64_t max_deleted_by_ = 0;
+  std::uint64_t max_deleted_by_line_ = 0;
 };
 
 // The store holds nothing but what opening it writes (the key schema).

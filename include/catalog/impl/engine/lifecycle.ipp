@@ -5,6 +5,9 @@
 // as the tree, never as wide: a recursive delete of 100,000 terms holds a batch, not the tree.
 
 #include <catalog/detail/engine/engine.hpp>
+#include <catalog/detail/engine/validate.hpp>
+
+#include <set>
 
 #include <catalog/json.hpp>
 
@@ -120,7 +123,9 @@ Result<Record> must_find(Tx& tx, const Uuid& id) {
 }
 
 /// Pre-order walk below `root` over children for which `enter(child)` says to descend; the
-/// stack holds one position per level.
+/// stack holds one position per level. A child already on the stack (a containment cycle a
+/// store may hold from before S9 refused them, or from its bytes) is not entered again, so the
+/// walk ends whatever is stored.
 template <class Enter>
 Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
   struct Level {
@@ -128,20 +133,39 @@ Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
     std::optional<Uuid> last;
   };
   std::vector<Level> stack{{root, std::nullopt}};
+  std::set<Uuid> on_stack{root};
   while (!stack.empty()) {
     auto& top = stack.back();
     auto child = next_child(tx, top.id, top.last);
     if (!child) return child.error();
     if (!*child) {
+      on_stack.erase(top.id);
       stack.pop_back();
       continue;
     }
     top.last = **child;
+    if (on_stack.contains(**child)) continue;
     auto descend = enter(**child);
     if (!descend) return descend.error();
-    if (*descend) stack.push_back({**child, std::nullopt});
+    if (*descend) {
+      stack.push_back({**child, std::nullopt});
+      on_stack.insert(**child);
+    }
   }
   return {};
+}
+
+/// The first child of `node` that is not in `above` (the entities on the way down to it), if
+/// any: a child in `above` is an edge back up a stored containment cycle, not a way down.
+Result<std::optional<Uuid>> first_child_below(Tx& tx, const Uuid& node,
+                                              const std::set<Uuid>& above) {
+  std::optional<Uuid> after;
+  while (true) {
+    auto child = next_child(tx, node, after);
+    if (!child) return child.error();
+    if (!*child || !above.contains(**child)) return child;
+    after = **child;
+  }
 }
 
 }  // namespace
@@ -234,11 +258,13 @@ Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& 
     return e.error();
   while (true) {
     Uuid node = r.id;
+    std::set<Uuid> path{r.id};
     while (true) {
-      auto child = next_child(tx, node, std::nullopt);
+      auto child = first_child_below(tx, node, path);
       if (!child) return child.error();
       if (!*child) break;
       node = **child;
+      path.insert(node);
     }
     if (node == r.id) break;
     auto leaf = must_find(tx, node);
@@ -293,6 +319,12 @@ Result<Answer> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id) 
     for (const auto& container : containers) {
       auto c = must_find(tx, container);
       if (!c) return c.error();
+      if (c->deleted() && r->deleted_by != 0 && c->deleted_by == r->deleted_by) {
+        // A container below `r` too (a stored containment cycle) comes back with it.
+        auto below = containment_path(tx, r->id, c->id);
+        if (!below) return below.error();
+        if (!below->empty()) continue;
+      }
       if (c->deleted())
         return fail(Errc::container_deleted,
                     "Can't restore " + kind_text(kind) + " " + std::string(r->fqn()) +

@@ -352,7 +352,17 @@ Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
   }
   if (new_type == TeamType::group && !child_records.empty())
     return fail(Errc::team_rule, "Team with child teams can't become a Group");
-  return check_team_rules(new_type, *parents, child_records);
+  if (auto rules = check_team_rules(new_type, *parents, child_records); !rules)
+    return rules.error();
+  std::vector<Uuid> parent_ids;
+  for (const auto& p : *parents) parent_ids.push_back(p.id);
+  auto cycle = team_cycle(tx, r.id, parent_ids);
+  if (!cycle) return cycle.error();
+  if (*cycle)
+    return fail(Errc::team_rule, "Team " + std::string(r.name()) +
+                                     " can't be its own ancestor: these parents would close the "
+                                     "cycle " + **cycle);
+  return {};
 }
 
 /// Every rule the patched document must keep (S14 step 8): check_changes, and the kind's

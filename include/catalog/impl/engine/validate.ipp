@@ -3,12 +3,17 @@
 
 #include <catalog/detail/engine/validate.hpp>
 
+#include <catalog/fqn.hpp>
 #include <catalog/json.hpp>
+#include <catalog/policy.hpp>
 
 #include <algorithm>
 #include <array>
+#include <deque>
+#include <map>
 #include <iterator>
 #include <type_traits>
+#include <variant>
 
 namespace catalog::engine {
 
@@ -258,6 +263,115 @@ Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
     return {};
   }
   return {};
+}
+
+namespace {
+
+Result<void> check_tags(const std::vector<TagLabel>& tags) {
+  auto normalized = normalize_tags(tags);
+  if (!normalized) return normalized.error();
+  json::array given;
+  for (const auto& t : tags) given.push_back(detail::to_json(t));
+  if (given != *normalized)
+    return fail(Errc::invalid_value,
+                "Invalid tags: not as the catalog stores them (each tagFQN once, in order, with "
+                "source, labelType and state)");
+  return {};
+}
+
+Result<void> check_values(const EntityBase&) { return {}; }
+
+Result<void> check_values(const User& e) { return validate_email(e.email); }
+
+Result<void> check_values(const Team& e) {
+  if (e.email) return validate_email(*e.email);
+  return {};
+}
+
+Result<void> check_values(const Policy& e) { return policy::validate_rules(e.rules); }
+
+Result<void> check_values(const ServiceBase& e) {
+  if (e.service_type.empty())
+    return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
+  return check_tags(e.tags);
+}
+
+Result<void> check_values(const MlModel& e) {
+  if (e.server)
+    if (auto u = validate_uri(*e.server, "server"); !u) return u.error();
+  return check_tags(e.tags);
+}
+
+Result<void> check_values(const Glossary& e) { return check_tags(e.tags); }
+
+Result<void> check_values(const GlossaryTerm& e) {
+  for (const auto& s : e.synonyms)
+    if (s.empty()) return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
+  return check_tags(e.tags);
+}
+
+Result<void> check_values(const SearchIndex& e) {
+  if (auto v = validate_index_fields(e.fields); !v) return v.error();
+  if (e.source_hash)
+    if (auto v = validate_source_hash(*e.source_hash); !v) return v.error();
+  return check_tags(e.tags);
+}
+
+}  // namespace
+
+Result<void> check_entity_values(const Record& r) {
+  return std::visit(
+      [](const auto& e) -> Result<void> {
+        if (auto n = fqn::validate_name(e.name); !n) return n.error();
+        return check_values(e);
+      },
+      r.value);
+}
+
+Result<std::vector<Uuid>> containment_path(Tx& tx, const Uuid& top, const Uuid& bottom) {
+  // Breadth first up from `bottom`; `below[x]` is the entity x was reached from.
+  std::map<Uuid, Uuid> below{{bottom, bottom}};
+  std::deque<Uuid> queue{bottom};
+  while (!queue.empty()) {
+    const Uuid at = queue.front();
+    queue.pop_front();
+    if (at == top) {
+      std::vector<Uuid> path{at};
+      for (Uuid x = at; x != bottom;) path.push_back(x = below.at(x));
+      return path;
+    }
+    auto parents = tx.edges(at, Rel::contains, true);
+    if (!parents) return parents.error();
+    for (const auto& p : *parents)
+      if (below.emplace(p.other, at).second) queue.push_back(p.other);
+  }
+  return std::vector<Uuid>{};
+}
+
+Result<std::string> cycle_text(Tx& tx, const std::vector<Uuid>& path) {
+  std::string out;
+  for (const auto& id : path) {
+    auto r = tx.find(id);
+    if (!r) return r.error();
+    out += (*r ? std::string((*r)->fqn()) : to_string(id)) + " > ";
+  }
+  auto first = tx.find(path.front());
+  if (!first) return first.error();
+  out += *first ? std::string((*first)->fqn()) : to_string(path.front());
+  return out;
+}
+
+Result<std::optional<std::string>> team_cycle(Tx& tx, const Uuid& team,
+                                              const std::vector<Uuid>& parents) {
+  for (const auto& p : parents) {
+    auto path = containment_path(tx, team, p);
+    if (!path) return path.error();
+    if (path->empty()) continue;
+    auto text = cycle_text(tx, *path);
+    if (!text) return text.error();
+    return std::optional<std::string>(std::move(*text));
+  }
+  return std::optional<std::string>();
 }
 
 Result<void> check_limits(const json::value& v, std::size_t max_depth, std::size_t max_bytes,

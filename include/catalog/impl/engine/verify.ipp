@@ -16,6 +16,7 @@
 #include <catalog/detail/engine/verify.hpp>
 
 #include <catalog/detail/engine/engine.hpp>
+#include <catalog/detail/engine/validate.hpp>
 
 #include <catalog/detail/json_mapping.hpp>
 #include <catalog/fqn.hpp>
@@ -23,6 +24,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <iterator>
@@ -167,13 +169,21 @@ std::optional<Version> version_member(const json::object& o, std::string_view na
 
 class Verifier {
  public:
-  Verifier(Tx& tx, const IntegrityProgress& progress) : txn_(tx.raw()), progress_(progress) {}
+  Verifier(Tx& tx, const IntegrityProgress& progress)
+      : tx_(tx), txn_(tx.raw()), progress_(progress) {}
 
   Result<std::vector<IntegrityProblem>> run() {
     auto cursor = txn_.scan(storage::Range{}, storage::Direction::forward);
     if (!cursor) return cursor.error();
     std::uint64_t keys = 0, entities = 0;
+    std::string previous;
     for (auto& c = *cursor; c->valid() && !full();) {
+      // A damaged B-tree can lead a scan back to keys it passed (and round for ever).
+      if (keys > 0 && c->key() <= previous)
+        return fail(Errc::storage, "the store is corrupt: key " + keys::printable(c->key()) +
+                                       " comes after key " + keys::printable(previous) +
+                                       " in a forward scan");
+      previous.assign(c->key());
       if (c->key().starts_with('E')) ++entities;
       if (auto r = visit(c->key(), c->value()); !r) return r.error();
       if (++keys % progress_every == 0 && progress_) progress_(keys, entities);
@@ -194,6 +204,7 @@ class Verifier {
   // Keys between two calls of `progress_`.
   static constexpr std::uint64_t progress_every = 4096;
 
+  Tx& tx_;
   storage::Transaction& txn_;
   const IntegrityProgress& progress_;
   std::vector<IntegrityProblem> problems_;
@@ -318,7 +329,38 @@ class Verifier {
     if (auto p = check_entity_name(key, r); !p) return p.error();
     if (auto p = check_entity_lists(r); !p) return p.error();
     if (auto p = check_entity_container(key, r); !p) return p.error();
+    if (auto p = check_entity_ancestry(key, r); !p) return p.error();
     return check_entity_history(r);
+  }
+
+  // S9: a team keeps the team type rules with its parents and children, and is never its own
+  // ancestor.
+  Result<void> check_entity_ancestry(std::string_view key, const Record& r) {
+    const auto* team = std::get_if<Team>(&r.value);
+    if (!team) return {};
+    auto records = [&](bool reverse) -> Result<std::vector<Record>> {
+      auto edges = tx_.edges(r.id, Rel::contains, reverse);
+      if (!edges) return edges.error();
+      std::vector<Record> out;
+      for (const auto& e : *edges) {
+        auto other = tx_.find(e.other);
+        if (!other) return other.error();
+        if (*other) out.push_back(std::move(**other));  // a missing one: reported by its edge
+      }
+      return out;
+    };
+    auto parents = records(true);
+    if (!parents) return parents.error();
+    auto children = records(false);
+    if (!children) return children.error();
+    if (auto rules = check_team_rules(team->team_type, *parents, *children); !rules)
+      problem(key, entity_text(r) + ": " + rules.error().message());
+    std::vector<Uuid> ids;
+    for (const auto& p : *parents) ids.push_back(p.id);
+    auto cycle = team_cycle(tx_, r.id, ids);
+    if (!cycle) return cycle.error();
+    if (*cycle) problem(key, entity_text(r) + " is its own ancestor: " + **cycle);
+    return {};
   }
 
   Result<void> check_entity_name(std::string_view key, const Record& r) {

@@ -95,6 +95,14 @@ struct LmdbEnv {
   // The error of a write that found the map full; makes the next write transaction grow it.
   Error map_full();
   void refresh_map_size() noexcept;
+  // Reserves the disk blocks of data.mdb up to the map size (posix_fallocate). With
+  // MDB_WRITEMAP a write transaction stores into the map's pages directly, and a page whose
+  // block the file system cannot supply (a full disk) raises SIGBUS in the writer: reserved,
+  // a full disk shows at this call, where it is an error. Errors: storage (the system's words,
+  // "No space left on device").
+  Result<void> reserve_map();
+  // Reserves the map unless that is done: what a write transaction must have before it begins.
+  Result<void> ensure_reserved();
 
   MDB_env* env = nullptr;
   MDB_dbi dbi = 0;
@@ -103,6 +111,10 @@ struct LmdbEnv {
   std::size_t max_map_size = 0;
   std::atomic<std::size_t> map_size{0};
   std::atomic<bool> growth_needed{false};
+  // The blocks of the whole map are reserved on disk (reserve_map), so writes cannot meet a
+  // full disk. False after a reservation failed: write transactions are refused until one
+  // succeeds.
+  std::atomic<bool> reserved{false};
   TxnGate gate;
   // `map.lock` beside the data: held (flock) by whichever process sizes its map, see MapLock.
   int map_lock_fd = -1;
@@ -224,13 +236,57 @@ Result<void> LmdbEnv::grow_locked() {
   }
   MapLock sizing(map_lock_fd);
   // Another process may have grown the file further than our map: never cut it.
+  const std::size_t file = data_file_size(path);
   const std::size_t next =
-      std::max(current > max_map_size / 2 ? max_map_size : current * 2, data_file_size(path));
+      std::max(current > max_map_size / 2 ? max_map_size : current * 2, file);
   if (int rc = mdb_env_set_mapsize(env, next); rc != MDB_SUCCESS) {
     return lmdb_error(rc, "grow the map to " + std::to_string(next) + " bytes");
   }
   refresh_map_size();
+  if (auto r = reserve_map(); !r) {
+    // Give the disk back: no process maps more than the file was before (the map lock is held
+    // and no transaction of this process is open), so the map may shrink to it again.
+    if (file <= current && mdb_env_set_mapsize(env, current) == MDB_SUCCESS) {
+      refresh_map_size();
+      reserved.store(true);
+    }
+    return r.error();
+  }
   return {};
+}
+
+Result<void> LmdbEnv::reserve_map() {
+  reserved.store(false);
+  int fd = -1;
+  if (int rc = mdb_env_get_fd(env, &fd); rc != MDB_SUCCESS) {
+    return lmdb_error(rc, "get the data file");
+  }
+  const std::size_t size = map_size.load();
+  int rc = 0;
+  do {
+    rc = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
+  } while (rc == EINTR);
+  // A file system that cannot reserve (EOPNOTSUPP, EINVAL) leaves the map as LMDB has it.
+  if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
+    return fail(Errc::storage, "LMDB cannot reserve " + std::to_string(size) +
+                                   " bytes of disk for the map of " + (path / "data.mdb").string() +
+                                   ": " + std::strerror(rc) +
+                                   "; nothing was written (free disk space and try again)");
+  }
+  reserved.store(true);
+  return {};
+}
+
+Result<void> LmdbEnv::ensure_reserved() {
+  if (reserved.load()) {
+    return {};
+  }
+  ExclusiveGate exclusive(gate);
+  if (reserved.load()) {
+    return {};
+  }
+  MapLock sizing(map_lock_fd);
+  return reserve_map();
 }
 
 Error LmdbEnv::map_full() {
@@ -729,6 +785,12 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
     return m.error();
   }
   env->refresh_map_size();
+  {
+    // A disk too full for the map still lets the store be read (verify, export); write
+    // transactions try again and are refused until the reservation succeeds.
+    detail::MapLock sizing(env->map_lock_fd);
+    (void)env->reserve_map();
+  }
   if (auto d = open_main_db(*env); !d) {
     return d.error();
   }
@@ -787,6 +849,9 @@ Result<std::unique_ptr<Transaction>> LmdbBackend::begin(Mode mode) {
     // write that does not fit fail with storage_full.
     if (auto grown = env_->grow_if_needed(); !grown && grown.error().code() != Errc::storage_full) {
       return grown.error();
+    }
+    if (auto reserved = env_->ensure_reserved(); !reserved) {
+      return reserved.error();
     }
   }
   auto txn = std::make_unique<LmdbTransaction>(env_, mode);

@@ -1,0 +1,173 @@
+// `catalog-admin verify` survives any content of data.mdb. LMDB keeps no checksums, so a damaged
+// page can crash its reader; verify runs its check in a child process and reports such a crash
+// as corruption. Copies of a populated store get one flipped byte, or one page of garbage, at
+// seeded places, and every run of verify must end with one of its documented exit statuses and
+// say something: 0 with "ok" (the damage missed what is read), 1 with the problems on stdout, 3
+// with "corrupt" on stderr. Never a signal.
+//
+// CATALOG_CORRUPT_TRIALS sets the number of trials of each sort (default 110: 220 in all).
+#include <catalog/store.hpp>
+
+#include "child_process.hpp"
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+using namespace catalog;
+using test::parse;
+
+namespace {
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(out.good());
+}
+
+struct Run {
+  bool exited = false;
+  int status = -1;  // exit status, or the signal when !exited
+  std::string out, err;
+};
+
+// Runs `catalog-admin verify lmdb:<dir>` with stdout and stderr in files beside `dir`.
+Run verify(const std::filesystem::path& admin, const std::filesystem::path& dir) {
+  const auto out_file = dir.string() + ".out", err_file = dir.string() + ".err";
+  const std::string spec = "lmdb:" + dir.string();
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(120);
+    ::execl(admin.c_str(), admin.c_str(), "verify", spec.c_str(), static_cast<char*>(nullptr));
+    ::_exit(121);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) REQUIRE(errno == EINTR);
+  Run run;
+  run.exited = WIFEXITED(status);
+  run.status = run.exited ? WEXITSTATUS(status) : WTERMSIG(status);
+  run.out = read_file(out_file);
+  run.err = read_file(err_file);
+  return run;
+}
+
+// A store with some of everything: users, a team, services with models and indexes, a glossary
+// tree, followers and votes, soft-deleted entities, many versions.
+void populate(const std::filesystem::path& dir) {
+  storage::LmdbOptions small;
+  small.map_size = 1 << 20;
+  auto s = Store::open_lmdb(dir, test::test_options(), small).value();
+  auto admin = s.principal("admin").value();
+  for (int i = 0; i < 20; ++i)
+    s.create_json(admin, Kind::user,
+                  parse(R"({"name":"u)" + std::to_string(i) + R"(","email":"u)" +
+                        std::to_string(i) + R"(@example.com"})"))
+        .value();
+  s.create_json(admin, Kind::team, parse(R"({"name":"T","teamType":"Department"})")).value();
+  s.create_json(admin, Kind::mlmodel_service,
+                parse(R"({"name":"ml","serviceType":"Mlflow"})"))
+      .value();
+  s.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"g"})")).value();
+  for (int i = 0; i < 60; ++i) {
+    auto n = std::to_string(i);
+    auto m = s.create_json(admin, Kind::mlmodel,
+                           parse(R"({"service":"ml","name":"m)" + n +
+                                 R"(","algorithm":"a","description":")" + std::string(200, 'd') +
+                                 R"("})"))
+                 .value();
+    s.patch_json(admin, Kind::mlmodel, test::uuid_of(m), parse(R"({"description":"v2 )" + n + R"("})"))
+        .value();
+    for (int f = 0; f < 5; ++f)
+      s.follow_json(admin, Kind::mlmodel, test::uuid_of(m),
+                    s.principal("u" + std::to_string((i + f) % 20)).value().id)
+          .value();
+    s.create_json(admin, Kind::glossary_term,
+                  parse(R"({"glossary":"G","name":"t)" + n + R"(","description":"term"})"))
+        .value();
+    if (i % 7 == 0) s.remove_json(admin, Kind::mlmodel, test::uuid_of(m)).value();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("catalog-admin verify ends with a documented status on any damaged data.mdb",
+          "[admin][hardening]") {
+#ifndef CATALOG_ADMIN_PATH
+  WARN("skipped: this build has no catalog-admin");
+#else
+  const std::filesystem::path admin = CATALOG_ADMIN_PATH;
+  test::TempDir work;
+  const auto source = work.path() / "source";
+  populate(source);
+  const std::string pristine = read_file(source / "data.mdb");
+  std::size_t used = 0;
+  {
+    auto backend = storage::LmdbBackend::open(source).value();
+    auto stats = backend->stats().value();
+    used = stats.pages_in_use * stats.page_size;
+  }
+  REQUIRE(used > 0);
+  REQUIRE(used <= pristine.size());
+  const std::size_t page = 4096;
+  {
+    auto clean = verify(admin, source);
+    REQUIRE(clean.exited);
+    REQUIRE(clean.status == 0);
+  }
+
+  const std::uint64_t trials = test::env_number("CATALOG_CORRUPT_TRIALS", 110);
+  test::Rng rng(20261127);
+  std::map<int, int> statuses;
+  for (std::uint64_t t = 0; t < 2 * trials; ++t) {
+    std::string bytes = pristine;
+    std::string damage;
+    if (t % 2 == 0) {
+      const auto at = rng.below(used);
+      const auto mask = static_cast<char>(1 + rng.below(255));
+      bytes[at] = static_cast<char>(bytes[at] ^ mask);
+      damage = "byte " + std::to_string(at) + " xor " + std::to_string(static_cast<unsigned char>(mask));
+    } else {
+      const auto p = rng.below(used / page);
+      for (std::size_t i = 0; i < page; ++i) bytes[p * page + i] = static_cast<char>(rng.below(256));
+      damage = "garbage page " + std::to_string(p);
+    }
+    const auto dir = work.path() / ("trial" + std::to_string(t));
+    std::filesystem::create_directory(dir);
+    write_file(dir / "data.mdb", bytes);
+    auto run = verify(admin, dir);
+    INFO("trial " << t << ": " << damage << "\n--- stdout\n"
+                  << run.out.substr(0, 2000) << "--- stderr\n"
+                  << run.err.substr(0, 2000));
+    REQUIRE(run.exited);  // never a signal
+    switch (run.status) {
+    case 0: CHECK(run.out == "ok\n"); break;
+    case 1: CHECK_FALSE(run.out.empty()); break;
+    case 3: CHECK_THAT(run.err, Catch::Contains("corrupt")); break;
+    default: FAIL("exit status " << run.status << " is not one verify documents"); break;
+    }
+    ++statuses[run.status];
+    std::filesystem::remove_all(dir);
+  }
+  std::ostringstream summary;
+  for (auto [status, n] : statuses) summary << " exit " << status << ": " << n << ";";
+  WARN(2 * trials << " damaged copies:" << summary.str());
+  // The damage is found: most runs report problems or corruption.
+  CHECK(statuses[1] + statuses[3] > static_cast<int>(trials));
+#endif
+}
