@@ -275,11 +275,19 @@ int verify(const Args& args) {
   int status = 0;
   while (::waitpid(child, &status, 0) < 0)
     if (errno != EINTR) throw Refusal{std::string("cannot wait for the check: ") + std::strerror(errno)};
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  std::string ended;
+  if (WIFEXITED(status)) {
+    const int code = WEXITSTATUS(status);
+    if (code == exit_ok || code == exit_problems || code == exit_usage || code == exit_corrupt)
+      return code;
+    ended = "status " + std::to_string(code);  // a sanitizer's report, say
+  } else {
+    const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    ended = std::string(signal_name(sig)) + " (" + std::to_string(sig) + ")";
+  }
   throw Refusal{"cannot read the store, it is corrupt: reading " + std::string(args[0]) +
-                    " ended with " + signal_name(sig) + " (" + std::to_string(sig) +
-                    "); LMDB keeps no checksums and a damaged page misleads its reader. Restore "
+                    " ended with " + ended +
+                    "; LMDB keeps no checksums and a damaged page misleads its reader. Restore "
                     "a backup, or export what still reads",
                 false, exit_corrupt};
 }

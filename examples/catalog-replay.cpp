@@ -134,9 +134,13 @@ int main(int argc, char** argv) {
 
   auto store = catalog_examples::open_store(std::move(options));
   if (!store) {
-    std::cerr << "catalog-replay: cannot open the store: " << store.error().message() << '\n';
     // Keys, leeway or admin names the store refuses are bad options too.
-    return store.error().kind() == catalog::ErrorKind::bad_request ? 2 : 1;
+    if (store.error().kind() == catalog::ErrorKind::bad_request) {
+      std::cerr << "catalog-replay: " << store.error().message() << "\nRun catalog-replay --help for the usage.\n";
+      return 2;
+    }
+    std::cerr << "catalog-replay: cannot open the store: " << store.error().message() << '\n';
+    return 1;
   }
   catalog::rest::Api api(*store);
 

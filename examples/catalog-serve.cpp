@@ -370,9 +370,13 @@ int main(int argc, char** argv) {
   }
   auto store = catalog_examples::open_store(std::move(options));
   if (!store) {
-    std::cerr << "catalog-serve: cannot open the store: " << store.error().message() << '\n';
     // Keys, leeway or admin names the store refuses are bad options too.
-    return store.error().kind() == catalog::ErrorKind::bad_request ? 2 : 1;
+    if (store.error().kind() == catalog::ErrorKind::bad_request) {
+      std::cerr << "catalog-serve: " << store.error().message() << "\nRun catalog-serve --help for the usage.\n";
+      return 2;
+    }
+    std::cerr << "catalog-serve: cannot open the store: " << store.error().message() << '\n';
+    return 1;
   }
   rest::ApiOptions api_options;
   rest::Api api(*store, api_options);

@@ -62,6 +62,22 @@ jwt() {  # jwt <claims JSON>
 }
 ADMIN=$(jwt "{\"email\":\"admin@example.com\",\"exp\":$(($(date +%s) + 3600))}")
 
+# ---- bad command lines: one line saying what is wrong, exit 2, never an abort ----
+
+step "bad command lines: a message and exit 2"
+for args in "--jwt-hs256-secret-file $TMP" "--jwt-rs256-public-key-file $TMP" "--port 70000" \
+  "--bogus"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$SERVE" $args >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
+  [[ $rc -eq 2 ]] || fail "catalog-serve $args: exit $rc, expected 2 ($(cat "$TMP/bad.err"))"
+  [[ $(head -n 1 "$TMP/bad.err") == "catalog-serve: "* ]] ||
+    fail "catalog-serve $args: stderr does not say what is wrong: $(cat "$TMP/bad.err")"
+  ! grep -q "usage:" "$TMP/bad.err" || fail "catalog-serve $args printed the whole usage"
+done
+grep -q "is not a file" <("$SERVE" --jwt-hs256-secret-file "$TMP" 2>&1) ||
+  fail "a directory as the secret file is not named as such"
+
 # ---- the server, with at most 64 file descriptors ----
 
 FD_LIMIT=64
