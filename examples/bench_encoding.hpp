@@ -1,4 +1,4 @@
-// catalog-bench measurement 8: the stored encoding (issue 10, point 1 chooses it by measurement).
+// catalog-bench measurement 8: the stored encoding, which is chosen by this measurement.
 //
 // Records are stored as JSON text and read by detail::TextReader straight into their structs.
 // The alternative measured here is a compact binary form of the same record, written by a

@@ -31,6 +31,9 @@
 #include <catalog/admin.hpp>
 #include <catalog/json.hpp>
 #include <catalog/store.hpp>
+#ifdef CATALOG_EXAMPLES_POSTGRES
+#include <catalog/postgres.hpp>
+#endif
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -106,7 +109,7 @@ catalog::Store open_store(std::string_view spec, bool create = false) {
 #ifdef CATALOG_EXAMPLES_POSTGRES
     catalog::storage::PostgresOptions postgres;
     postgres.schema = global.postgres_schema;
-    auto store = catalog::Store::open_postgres(std::string(spec.substr(11)), {}, postgres);
+    auto store = catalog::open_postgres(std::string(spec.substr(11)), {}, postgres);
     if (!store)
       throw Refusal{"cannot open PostgreSQL schema " + global.postgres_schema + ": " +
                     store.error().message()};
@@ -209,26 +212,35 @@ void print_problems(const std::vector<catalog::IntegrityProblem>& problems) {
   }
 }
 
-// verify in this process: 0 clean, 1 problems, 3 the store cannot be read.
+// Whether an error reading a store says its file is damaged (LMDB's words for a page that is
+// not what it should be, or a record that does not decode), rather than that it cannot be
+// reached (permissions, a newer release, memory).
+bool says_corrupt(std::string_view message) {
+  for (std::string_view word : {"MDB_INVALID", "MDB_CORRUPTED", "MDB_PAGE_NOTFOUND",
+                                "MDB_BAD_TXN", "MDB_BAD_VALSIZE", "does not decode", "corrupt"})
+    if (message.find(word) != std::string_view::npos) return true;
+  return false;
+}
+
+// verify in this process: 0 clean, 1 problems, 3 the store cannot be read because it is
+// damaged; 2 (a Refusal) when it cannot be opened or read for another reason.
 int verify_here(std::string_view spec) {
   std::optional<catalog::Store> store;
   try {
     store.emplace(open_store(spec));
   } catch (const Refusal& r) {
-    // An LMDB store that is there but does not open is as unreadable as one that fails
-    // mid-check. (A PostgreSQL store that does not open is a connection or a setting.)
-    std::error_code ec;
-    const bool present = spec.starts_with("lmdb:") && spec.size() > 5 &&
-                         fs::is_regular_file(fs::path(spec.substr(5)) / "data.mdb", ec);
-    if (!present) throw;
+    if (!says_corrupt(r.message)) throw;
     throw Refusal{"cannot read the store, it is corrupt: " + r.message, false, exit_corrupt};
   }
   ProgressLine progress;
   auto problems = admin::verify(*store, progress.fn());
   progress.end_line();
-  if (!problems)
-    throw Refusal{"cannot read the store, it is corrupt: " + problems.error().message(), false,
-                  exit_corrupt};
+  if (!problems) {
+    const std::string message = problems.error().message();
+    if (says_corrupt(message))
+      throw Refusal{"cannot read the store, it is corrupt: " + message, false, exit_corrupt};
+    throw Refusal{"cannot read the store: " + message};
+  }
   if (problems->empty()) {
     std::cout << "ok\n";
     return exit_ok;
@@ -244,20 +256,33 @@ const char* signal_name(int sig) {
   case SIGABRT: return "SIGABRT";
   case SIGFPE: return "SIGFPE";
   case SIGILL: return "SIGILL";
+  case SIGKILL: return "SIGKILL";
+  case SIGPIPE: return "SIGPIPE";
+  case SIGTERM: return "SIGTERM";
+  case SIGINT: return "SIGINT";
   default: return "a signal";
   }
 }
 
 // LMDB keeps no checksums: a damaged page can send its reader outside the map or into one of
-// its assertions. So the check runs in a child process, and a child that dies of it has found
-// the store corrupt (exit 3), which the command reports instead of dying too.
+// its assertions. So the check runs in a child process, which tells its outcome through a pipe
+// before it exits; a child that ends without telling, by a fault signal or any other way (a
+// sanitizer's report), was brought down by what it read: the store is corrupt (exit 3). A
+// child killed from outside (SIGKILL, SIGTERM, SIGPIPE) is that, not corruption (exit 2).
 int verify(const Args& args) {
   if (args.size() != 1) throw Refusal{"verify takes one STORE", true};
   std::cout.flush();
   std::cerr.flush();
+  int told[2];
+  if (::pipe(told) != 0) return verify_here(args[0]);  // no pipe: check here
   const pid_t child = ::fork();
-  if (child < 0) return verify_here(args[0]);  // no child to be had: check here
+  if (child < 0) {
+    ::close(told[0]);
+    ::close(told[1]);
+    return verify_here(args[0]);  // no child to be had: check here
+  }
   if (child == 0) {
+    ::close(told[0]);
     int status = exit_usage;
     try {
       status = verify_here(args[0]);
@@ -266,24 +291,33 @@ int verify(const Args& args) {
       status = r.status;
     } catch (const std::exception& e) {
       std::cerr << "catalog-admin: " << e.what() << '\n';
-      status = exit_corrupt;
+      status = exit_usage;
     }
     std::cout.flush();
     std::cerr.flush();
+    const char byte = static_cast<char>(status);
+    (void)!::write(told[1], &byte, 1);
     ::_exit(status);
   }
+  ::close(told[1]);
+  char byte = 0;
+  ssize_t got = 0;
+  while ((got = ::read(told[0], &byte, 1)) < 0 && errno == EINTR) {
+  }
+  ::close(told[0]);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0)
-    if (errno != EINTR) throw Refusal{std::string("cannot wait for the check: ") + std::strerror(errno)};
+    if (errno != EINTR)
+      throw Refusal{std::string("cannot wait for the check: ") + std::strerror(errno)};
+  if (got == 1) return static_cast<unsigned char>(byte);
   std::string ended;
-  if (WIFEXITED(status)) {
-    const int code = WEXITSTATUS(status);
-    if (code == exit_ok || code == exit_problems || code == exit_usage || code == exit_corrupt)
-      return code;
-    ended = "status " + std::to_string(code);  // a sanitizer's report, say
-  } else {
-    const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
     ended = std::string(signal_name(sig)) + " (" + std::to_string(sig) + ")";
+    if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGPIPE || sig == SIGHUP)
+      throw Refusal{"the check of " + std::string(args[0]) + " was ended by " + ended};
+  } else {
+    ended = "status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }
   throw Refusal{"cannot read the store, it is corrupt: reading " + std::string(args[0]) +
                     " ended with " + ended +
@@ -395,8 +429,8 @@ int import(const Args& args) {
     std::error_code ec;
     options.input_bytes = fs::file_size(std::string(args[1]), ec);
     in = owned.get();
-  } else if (dynamic_cast<catalog::storage::LmdbBackend*>(&store.backend())) {
-    // Only an LMDB map can fill and make the import start over.
+  } else if (store.backend().grows_when_full()) {
+    // Only a store that can fill and make the import start over needs to read it again.
     owned = seekable_stdin(options.input_bytes);
     in = owned.get();
   }

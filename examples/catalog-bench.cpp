@@ -65,6 +65,9 @@
 #include <catalog/storage/backend.hpp>
 #include <catalog/storage/lmdb_backend.hpp>
 #include <catalog/store.hpp>
+#ifdef CATALOG_EXAMPLES_POSTGRES
+#include <catalog/storage/postgres_backend.hpp>
+#endif
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>

@@ -1,4 +1,4 @@
-// catalog-replay: the REST surface from the command line (REST.md). Reads one JSON request per
+// catalog-replay: the REST surface from the command line (docs/REST.md). Reads one JSON request per
 // line on standard input, answers each through catalog::rest::Api, and writes one JSON line per
 // input line on standard output, flushed, in order:
 //

@@ -1,4 +1,4 @@
-// catalog-serve: the catalog's REST surface (REST.md) over HTTP/1.1, with Boost.Beast.
+// catalog-serve: the catalog's REST surface (docs/REST.md) over HTTP/1.1, with Boost.Beast.
 //
 //   catalog-serve [--port <n>] [the flags of catalog-replay: --store, --jwt-*, --admin, ...]
 //
@@ -201,6 +201,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void respond(rest::Response r, bool keep_alive, bool head = false) {
     busy_ = true;
+    idle_since_.store(0);
     unsigned version = parser_->is_header_done() ? parser_->get().version() : 11;
     response_.emplace(http::status::ok, version);
     response_->result(static_cast<unsigned>(r.status));
@@ -220,6 +221,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void close() {
+    idle_since_.store(0);  // nothing left to shed
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream_.socket().close(ignored);

@@ -391,7 +391,7 @@ int run(catalog_examples::Options o) {
     if (index.name == "customers") std::cout << ' ' << index.fully_qualified_name;
   std::cout << '\n';
 
-  // Extra fields on request, and which deletion states to see (S8).
+  // Extra fields on request, and which deletion states to see (docs/SEMANTICS.md §8).
   ListOptions glossaries;
   glossaries.fields = {"owners", "reviewers", "termCount"};
   glossaries.include = Include::all;
@@ -406,8 +406,8 @@ int run(catalog_examples::Options o) {
               << (d.experts.empty() ? "none" : names(d.experts)) << '\n';
 
   heading("10. Who may do what");
-  // Policies (S12): only admins create; owners may do everything to what they own; everyone
-  // else may view, follow and vote. carol does not own the term; bob does.
+  // Policies (docs/SEMANTICS.md §12): only admins create; owners may do everything to what they
+  // own; everyone else may view, follow and vote. carol does not own the term; bob does.
   CreateGlossaryTerm owned_request;
   owned_request.glossary = "Business";
   owned_request.name = "Owned";

@@ -1,7 +1,7 @@
 #ifndef CATALOG_EXAMPLES_OPTIONS_HPP
 #define CATALOG_EXAMPLES_OPTIONS_HPP
 
-// The command line shared by catalog-replay and catalog-serve (REST.md): which store, which
+// The command line shared by catalog-replay and catalog-serve (docs/REST.md): which store, which
 // token keys and claims, which admins, which clock. A program adds its own flags (catalog-serve's
 // `--port`) through `extra`.
 //
@@ -18,6 +18,9 @@
 // that database (default "catalog"). PostgreSQL needs a build with catalog::postgres (libpq).
 
 #include <catalog/store.hpp>
+#ifdef CATALOG_EXAMPLES_POSTGRES
+#include <catalog/postgres.hpp>
+#endif
 
 #include <cstdint>
 #include <cstdlib>
@@ -187,8 +190,7 @@ inline catalog::Result<catalog::Store> open_store(Options options) {
   if (options.postgres) {
     catalog::storage::PostgresOptions postgres;
     postgres.schema = options.postgres_schema;
-    return catalog::Store::open_postgres(*options.postgres, std::move(options.store),
-                                         std::move(postgres));
+    return catalog::open_postgres(*options.postgres, std::move(options.store), std::move(postgres));
   }
 #endif
   return options.lmdb_dir ? catalog::Store::open_lmdb(*options.lmdb_dir, std::move(options.store))

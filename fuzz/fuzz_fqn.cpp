@@ -1,7 +1,7 @@
-// The FQN codec (S2) on any bytes: split, build, canonical, quote, append, validate_name.
-// Properties: nothing crashes; an FQN that splits has valid names for parts, its canonical form
-// splits back to the same parts and is its own canonical form, and is never longer than the
-// input; a valid name quotes to a one-part FQN of itself and appends as a last part.
+// The FQN codec (docs/SEMANTICS.md §2) on any bytes: split, build, canonical, quote, append,
+// validate_name. Properties: nothing crashes; an FQN that splits has valid names for parts, its
+// canonical form splits back to the same parts and is its own canonical form, and is never longer
+// than the input; a valid name quotes to a one-part FQN of itself and appends as a last part.
 #include "fuzz_support.hpp"
 
 #include <catalog/fqn.hpp>

@@ -65,8 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto history = store.history_json(world.admin, Kind::mlmodel, id);
   if (!history) fuzz::fail("the model's history does not read", history.error().message());
   // Every version the history lists reads on its own. Which numbers exist depends on the patch:
-  // a change of algorithm, server or target is major (S3: 0.1 becomes 1.1), so read the numbers
-  // the history gives rather than assume 0.2.
+  // a change of algorithm, server or target is major (docs/SEMANTICS.md §3: 0.1 becomes 1.1), so
+  // read the numbers the history gives rather than assume 0.2.
   for (const auto& text : history->versions) {
     auto stored = catalog::json::parse(text);
     if (!stored || !stored->is_object() || !stored->as_object().contains("version"))

@@ -4,7 +4,7 @@
 // values and body, {model}, {service}, {admin} and {bob} become those entities' ids and
 // {admin-token}, {bob-token} valid tokens; without an Authorization header the admin's token is
 // sent, so every route is reached past the 401.
-// Properties: nothing crashes; no 500; every status is one REST.md lists; every body is JSON
+// Properties: nothing crashes; no 500; every status is one docs/REST.md lists; every body is JSON
 // (none for 204); after a request that changed the catalog, the lists and the event feed still
 // answer 200 and Store::verify() is clean.
 #include "fuzz_support.hpp"

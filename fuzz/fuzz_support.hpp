@@ -135,8 +135,8 @@ struct World {
   }
 };
 
-/// The number of change events so far: every committed change appends at least one (S13), so an
-/// input that leaves it unchanged has changed nothing.
+/// The number of change events so far: every committed change appends at least one
+/// (docs/SEMANTICS.md §13), so an input that leaves it unchanged has changed nothing.
 inline std::int64_t event_count(const World& world) {
   return must(world.store.events(world.admin, 0, 0), "count the events").total;
 }

@@ -112,8 +112,8 @@ void patch() {
   write(t, "merge_features", R"({"mlFeatures":[{"name":"age","dataType":"categorical"}]})");
   write(t, "merge_read_only", R"({"name":"other","version":9.9})");
   write(t, "merge_owners", R"({"owners":[]})");
-  // A major change (S3): the model goes from 0.1 to 1.1, so its history has no 0.2. CI's fuzz
-  // run once reached this and the harness, not the library, assumed 0.2.
+  // A major change (docs/SEMANTICS.md §3): the model goes from 0.1 to 1.1, so its history has no
+  // 0.2. CI's fuzz run once reached this and the harness, not the library, assumed 0.2.
   write(t, "merge_algorithm_major", R"({"algorithm":"ys"})");
   write(t, "patch_replace", R"([{"op":"replace","path":"/description","value":"x"}])");
   write(t, "patch_ops",

@@ -1,4 +1,4 @@
-// catalog::admin (issue 12) through the library: export and import reproduce a store key for
+// catalog::admin through the library: export and import reproduce a store key for
 // key across backends, bad or truncated input is refused by line and leaves the store empty,
 // an LMDB map that fills restarts an import, progress is reported, a backup taken while another
 // process writes verifies clean, stats count what the store holds, and events are read from an

@@ -1,4 +1,4 @@
-// Authentication through the Store (S11) and the authorization matrix (S12): every operation
+// Authentication through the Store (docs/SEMANTICS.md §11) and the authorization matrix (docs/SEMANTICS.md §12): every operation
 // against an admin, an owner, a member of an owning team, a member of a team with an allow
 // policy, a user under a deny rule and an unrelated user; refusals change nothing.
 #include <catalog/store.hpp>

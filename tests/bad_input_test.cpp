@@ -1,6 +1,6 @@
-// The bad-input table (issue 9): several hundred malformed requests through rest::Api::handle,
-// each with its expected status, errorType and (often) a piece of the message, in the order of
-// checks of SEMANTICS.md S14. After every row the store must be byte for byte what it was before
+// The bad-input table: several hundred malformed requests through rest::Api::handle, each
+// with its expected status, errorType and (often) a piece of the message, in the order of
+// checks of docs/SEMANTICS.md S14. After every row the store must be byte for byte what it was before
 // the table ran, and Store::verify() must find nothing. Families are generated where a rule
 // applies to every collection, but every row states its own expectation.
 #include <catalog/rest/api.hpp>
@@ -39,7 +39,7 @@ using rest_test::now_seconds;  // the store's clock
 using rest_test::secret;
 using rest_test::token_for;
 
-constexpr std::size_t body_limit = std::size_t{8} << 20;  // ApiOptions' default (S15)
+constexpr std::size_t body_limit = std::size_t{8} << 20;  // ApiOptions' default (docs/SEMANTICS.md §15)
 const std::string zero_id = "00000000-0000-4000-8000-000000000000";
 
 // ---- tokens with any header, signed here with OpenSSL ----
@@ -80,7 +80,7 @@ std::string nested_objects(std::size_t depth, std::string_view key) {
   return out;
 }
 
-// A list cursor as the catalog writes them (S8): base64url with padding of `json`.
+// A list cursor as the catalog writes them (docs/SEMANTICS.md §8): base64url with padding of `json`.
 std::string cursor(std::string_view json) {
   return catalog::detail::base64url_encode(json, catalog::detail::Padding::required);
 }
@@ -166,7 +166,7 @@ class Table {
 
 // ---- the catalog the rows run against ----
 
-// One entity per collection (S1), plus the users and soft-deleted entities the rows need.
+// One entity per collection (docs/SEMANTICS.md §1), plus the users and soft-deleted entities the rows need.
 struct Collection {
   std::string path;  // "glossaries", "services/mlmodelServices", ...
   std::string id;    // an entity of the collection
@@ -291,7 +291,7 @@ std::string create_body(std::string_view collection, const std::string& name) {
   return R"({"name":)" + name + R"(,"service":"es","fields":[]})";  // searchIndexes
 }
 
-// The required members of each collection's create request (REST.md).
+// The required members of each collection's create request (docs/REST.md).
 std::vector<std::string> required_members(std::string_view collection) {
   if (collection == "users") return {"name", "email"};
   if (collection == "teams") return {"name"};
@@ -312,7 +312,7 @@ std::string without(const std::string& body, const std::string& name) {
   return catalog::json::serialize(bj::value(std::move(o)));
 }
 
-// ---- hostile JSON Patches (issue 9, findings 1 to 3) ----
+// ---- hostile JSON Patches ----
 
 // rest_test::doubling_patch with `pad` bytes of text added to /extension before the copies, to
 // set the size the document doubles from.
@@ -456,7 +456,7 @@ void token_rows(Table& t, World& w) {
   t.add("token: two Authorization headers", "GET", list)
       .header("Authorization", "Bearer " + w.admin)
       .is401("More than one");
-  // 401 comes before everything else the request would get (S14 step 1).
+  // 401 comes before everything else the request would get (docs/SEMANTICS.md §14 step 1).
   const std::string bad = "Bearer " + token_for("nobody");
   add("before 404", bad, "/v1/nothing").is401();
   add("before 400 of the target", bad, "/v1/%zz").is401();
@@ -469,7 +469,7 @@ void token_rows(Table& t, World& w) {
 }
 
 void path_rows(Table& t, World& w) {
-  // 404: no such route (S14 step 2), whatever the method.
+  // 404: no such route (docs/SEMANTICS.md §14 step 2), whatever the method.
   for (std::string target :
        {"/", "/v1", "/v2/glossaries", "/v1/nothing", "/v1/glossaries/", "/v1//glossaries",
         "/v1/Glossaries", "/v1/services", "/v1/services/nothing", "/v1/mlmodelServices",
@@ -485,7 +485,7 @@ void path_rows(Table& t, World& w) {
     t.add("unknown path under " + c.path, "PUT", base + "/restore/" + c.id).is404("Unknown path");
     t.add("unknown path under " + c.path, "GET", base + "/" + c.id + "/versions/0.1/x")
         .is404("Unknown path");
-    // Follower and vote routes exist only for the kinds that have them (S4, S5).
+    // Follower and vote routes exist only for the kinds that have them (docs/SEMANTICS.md §4, §5).
     if (!c.followers)
       t.add("no followers on " + c.path, "PUT", base + "/" + c.id + "/followers",
             json_text(w.alice_id))
@@ -528,7 +528,7 @@ void path_rows(Table& t, World& w) {
                              "/v1/glos saries", "/v1/glossaries?a=%"})
     t.add("target '" + target + "'", "GET", target).is400("Invalid request target");
 
-  // Bad UUIDs in {id} and {userId} (S2): 400, before any lookup.
+  // Bad UUIDs in {id} and {userId} (docs/SEMANTICS.md §2): 400, before any lookup.
   const std::vector<std::string> bad_ids = {
       "not-a-uuid",
       "%7B" + zero_id + "%7D",
@@ -564,7 +564,7 @@ void path_rows(Table& t, World& w) {
           "/v1/mlmodels/" + w.churn + "/followers/" + bad)
         .is400("UUID");
 
-  // Bad FQNs in /name/{fqn} (S2, S15): syntax, and parts that are no names. 400, before lookup.
+  // Bad FQNs in /name/{fqn} (docs/SEMANTICS.md §2, §15): syntax, and parts that are no names. 400, before lookup.
   const std::vector<std::pair<std::string, std::string>> bad_fqns = {
       {"%22Business", "unbalanced quotes"},
       {"a..b", "empty part"},
@@ -608,7 +608,7 @@ void path_rows(Table& t, World& w) {
 
 void query_rows(Table& t, World& w) {
   const std::string uuid = w.alice_id;
-  // limit (S8): [0-9]+ from 0 to 1,000,000.
+  // limit (docs/SEMANTICS.md §8): [0-9]+ from 0 to 1,000,000.
   for (std::string q : {"limit=abc", "limit=-1", "limit=1.5", "limit=1e3", "limit=", "limit",
                         "limit=1000001", "limit=99999999999999999999999", "limit=+1", "limit=%201",
                         "limit=0x10", "limit=%EF%BC%91", "limit=1&limit=1", "limit=10%00"})
@@ -659,7 +659,7 @@ void query_rows(Table& t, World& w) {
     t.add("before cursor: " + what, "GET", "/v1/glossaries?limit=2&before=" + value)
         .is400("cursor");
   }
-  // fields (S8): extra fields of the kind or *, comma-separated, no spaces.
+  // fields (docs/SEMANTICS.md §8): extra fields of the kind or *, comma-separated, no spaces.
   for (std::string q :
        {"fields=colour", "fields=owners,,tags", "fields=", "fields=owners,bogus", "fields=OWNERS",
         "fields=owners%20", "fields=owners+tags", "fields=name", "fields=,", "fields=*,colour"})
@@ -672,14 +672,14 @@ void query_rows(Table& t, World& w) {
       .is400("Invalid field name bogus");
   t.add("fields=bogus before 404", "GET", "/v1/glossaries/" + zero_id + "?fields=bogus")
       .is400("Invalid field name bogus");
-  // include (S8, S10).
+  // include (docs/SEMANTICS.md §8, §10).
   for (std::string q : {"include=bogus", "include=", "include=Deleted", "include=non_deleted",
                         "include=all&include=all", "include=ALL"})
     t.add("list " + q, "GET", "/v1/glossaries?" + q).is400("include");
   t.add("include on a get", "GET", "/v1/glossaries/" + w.business + "?include=none")
       .is400("include");
   t.add("include before 404", "GET", "/v1/glossaries/" + zero_id + "?include=yes").is400("include");
-  // service (S8, S15): given twice, empty, or an FQN that is no FQN.
+  // service (docs/SEMANTICS.md §8, §15): given twice, empty, or an FQN that is no FQN.
   t.add("service twice", "GET", "/v1/mlmodels?service=mlflow&service=mlflow")
       .is400("more than once");
   t.add("service empty", "GET", "/v1/searchIndexes?service=").is400("service");
@@ -689,7 +689,7 @@ void query_rows(Table& t, World& w) {
   t.add("service with ::", "GET", "/v1/mlmodels?service=ml::flow").is400("::");
   t.add("service not UTF-8", "GET", "/v1/mlmodels?service=%FF").is400("UTF-8");
   t.add("service overlong UTF-8", "GET", "/v1/mlmodels?service=ml%C0%AFflow").is400("UTF-8");
-  // hardDelete and recursive (S6): true or false, once.
+  // hardDelete and recursive (docs/SEMANTICS.md §6): true or false, once.
   for (std::string q : {"hardDelete=yes", "hardDelete=True", "hardDelete=", "hardDelete",
                         "hardDelete=1", "hardDelete=true&hardDelete=true", "recursive=0",
                         "recursive=TRUE", "recursive=", "recursive=false%20"}) {
@@ -699,7 +699,7 @@ void query_rows(Table& t, World& w) {
   }
   t.add("delete flags before 404", "DELETE", "/v1/glossaries/" + zero_id + "?recursive=no")
       .is400("recursive");
-  // Events (S13): after and limit are [0-9]+; 400 before the 403 of a user who is no admin.
+  // Events (docs/SEMANTICS.md §13): after and limit are [0-9]+; 400 before the 403 of a user who is no admin.
   for (std::string q : {"after=abc", "after=-1", "after=", "after=1.5", "after=1&after=2",
                         "limit=1000001", "limit=x"})
     t.add("events " + q, "GET", "/v1/events?" + q).is400();
@@ -708,7 +708,7 @@ void query_rows(Table& t, World& w) {
 
 void header_rows(Table& t, World& w) {
   const std::string model = "/v1/mlmodels/" + w.churn;
-  // If-Match (REST.md): "<version>" or *, once.
+  // If-Match (docs/REST.md): "<version>" or *, once.
   for (std::string value :
        {"0.2", "\"2\"", "W/\"0.2\"", "\"0.2\", \"0.3\"", "\"\"", "**", "\"0.15\"", "\"abc\"", "",
         "\"0.0\"", "\"-1\"", "\"1e1\"", "'0.2'", "\"0.2", "\"0.2\"x", "\" 0.2\""}) {
@@ -734,7 +734,7 @@ void header_rows(Table& t, World& w) {
   t.add("stale If-Match on DELETE by name", "DELETE", "/v1/mlmodels/name/mlflow.churn")
       .header("If-Match", "\"0.3\"")
       .is409("not 0.3");
-  // Content-Type on PATCH (REST.md): the two patch types or application/json.
+  // Content-Type on PATCH (docs/REST.md): the two patch types or application/json.
   for (std::string type : {"text/plain", "application/xml", "application/merge-patch",
                            "application/json-patch", "", "application/jsonx", "json",
                            "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"})
@@ -757,7 +757,7 @@ void header_rows(Table& t, World& w) {
       .is400("media type");
 }
 
-// Bodies that are not I-JSON (S15), have duplicate members, or nest deeper than 64.
+// Bodies that are not I-JSON (docs/SEMANTICS.md §15), have duplicate members, or nest deeper than 64.
 std::vector<std::pair<std::string, std::string>> malformed_bodies() {
   return {
       {"empty", ""},
@@ -845,7 +845,7 @@ void body_rows(Table& t, World& w) {
             nested_objects(64, "e") + "}")
       .is400("deeper than 64");
 
-  // Bodies over the limit (S15: 8 MiB): 400 for every route that takes a body, and for those
+  // Bodies over the limit (docs/SEMANTICS.md §15: 8 MiB): 400 for every route that takes a body, and for those
   // that do not.
   const std::string huge_description =
       R"({"name":"huge","description":")" + std::string(body_limit, 'd') + R"("})";
@@ -860,7 +860,7 @@ void body_rows(Table& t, World& w) {
   t.add("huge body on a list", "GET", "/v1/glossaries", std::string(body_limit + 1, 'x'))
       .is400("larger than 8388608");
 
-  // Restore bodies (S7): {"id": "<uuid>"}.
+  // Restore bodies (docs/SEMANTICS.md §7): {"id": "<uuid>"}.
   for (std::string body :
        {std::string("{}"), std::string(R"({"id":7})"), std::string(R"({"id":"x"})"),
         R"({"id":")" + w.old + R"(","x":1})", json_text(w.old), "[" + json_text(w.old) + "]",
@@ -872,7 +872,7 @@ void body_rows(Table& t, World& w) {
   t.add("restore under a deleted glossary", "PUT", "/v1/glossaryTerms/restore",
         R"({"id":")" + w.old_term + R"("})")
       .is400("Old");
-  // Follow bodies (S4): the user id as a JSON string.
+  // Follow bodies (docs/SEMANTICS.md §4): the user id as a JSON string.
   for (std::string body :
        {R"({"id":")" + w.alice_id + R"("})", std::string(R"("not-a-uuid")"), std::string("7"),
         std::string("null"), "[" + json_text(w.alice_id) + "]", json_text("{" + w.alice_id + "}"),
@@ -889,7 +889,7 @@ void body_rows(Table& t, World& w) {
       .is404();
   t.add("unfollow by an unknown user", "DELETE", model + "/followers/" + zero_id)
       .is404("not found");
-  // Vote bodies (S5).
+  // Vote bodies (docs/SEMANTICS.md §5).
   for (std::string body : {"{}", R"({"updatedVoteType":"up"})", R"({"updatedVoteType":"VotedUp"})",
                            R"({"updatedVoteType":"votedUp","x":1})", R"({"updatedVoteType":1})",
                            R"("votedUp")", R"({"vote":"votedUp"})", R"({"updatedVoteType":null})",
@@ -904,7 +904,7 @@ void body_rows(Table& t, World& w) {
 }
 
 void create_rows(Table& t, World& w) {
-  // Names (S2): 1 to 256 characters, at most 400 bytes, no control characters, no :: or ".
+  // Names (docs/SEMANTICS.md §2): 1 to 256 characters, at most 400 bytes, no control characters, no :: or ".
   std::string euros;
   for (int i = 0; i < 134; ++i) euros += "\xE2\x82\xAC";  // 134 characters, 402 bytes
   const std::vector<std::pair<std::string, std::string>> bad_names = {
@@ -923,7 +923,7 @@ void create_rows(Table& t, World& w) {
     for (const auto& [what, name] : bad_names)
       t.add("name " + what + " in " + c.path, "POST", "/v1/" + c.path, create_body(c.path, name))
           .is400("name");
-  // Missing required members, unknown members, wrong types: 400 naming the member (S2).
+  // Missing required members, unknown members, wrong types: 400 naming the member (docs/SEMANTICS.md §2).
   for (const auto& c : w.collections) {
     const std::string body = create_body(c.path, json_text("fresh"));
     for (const auto& member : required_members(c.path))
@@ -981,7 +981,7 @@ void create_rows(Table& t, World& w) {
   create("rules an object", "policies", R"({"name":"p","rules":{}})").is400("rules");
   create("enabled a number", "policies", R"({"name":"p","rules":[],"enabled":1})").is400("enabled");
   create("isJoinable a string", "teams", R"({"name":"t","isJoinable":"no"})").is400("isJoinable");
-  // Enumerations (S2, S12).
+  // Enumerations (docs/SEMANTICS.md §2, §12).
   create("domainType lower case", "domains",
          R"({"name":"d","domainType":"aggregate","description":"d"})")
       .is400("aggregate");
@@ -1060,7 +1060,7 @@ void create_rows(Table& t, World& w) {
       .is400("name");
   create("Division without a parent", "teams", R"({"name":"t","teamType":"Division"})")
       .is400("exactly one parent");
-  // FQNs in bodies (S2, S15): 400 when they are no FQNs, 404 when nothing has them.
+  // FQNs in bodies (docs/SEMANTICS.md §2, §15): 400 when they are no FQNs, 404 when nothing has them.
   create("service a..b", "mlmodels", R"({"name":"m","service":"a..b","algorithm":"a"})")
       .is400("empty part");
   create("service with NUL", "mlmodels", R"({"name":"m","service":"ml\u0000flow","algorithm":"a"})")
@@ -1099,7 +1099,7 @@ void create_rows(Table& t, World& w) {
       .is409("Entity already exists");
   create("soft-deleted name", "glossaries", R"({"name":"Old","description":"d"})")
       .is409("Entity already exists");
-  // Only admins create; a bad body is 400 before that (S14 step 3 before 7).
+  // Only admins create; a bad body is 400 before that (docs/SEMANTICS.md §14 step 3 before 7).
   create("by a user", "glossaries", R"({"name":"g","description":"d"})").as(w.bob).is403("Create");
   create("bad body by a user", "glossaries", R"({"name":"g"})").as(w.bob).is400("description");
   create("bad name by a user", "glossaries", R"({"name":"a::b","description":"d"})")
@@ -1116,7 +1116,7 @@ void patch_rows(Table& t, World& w) {
   auto merge = [&](std::string what, std::string body, std::string target = {}) -> Row& {
     return t.add("merge patch: " + what, "PATCH", target.empty() ? model : target, std::move(body));
   };
-  // Operations that fail (S9): 400.
+  // Operations that fail (docs/SEMANTICS.md §9): 400.
   json_patch("test fails", R"({"op":"test","path":"/name","value":"other"})").is400("test failed");
   json_patch("test 1 against 1.0", R"({"op":"test","path":"/version","value":0.1})")
       .is400("test failed");
@@ -1169,7 +1169,7 @@ void patch_rows(Table& t, World& w) {
   t.add("patch body null", "PATCH", model, "null").is400("Invalid patch");
   t.add("patch body a number", "PATCH", model, "7").is400("Invalid patch");
 
-  // Read-only fields (S9): 400 naming the field, by merge patch and by JSON Patch.
+  // Read-only fields (docs/SEMANTICS.md §9): 400 naming the field, by merge patch and by JSON Patch.
   for (std::string field :
        {"id", "name", "fullyQualifiedName", "version", "updatedAt", "updatedBy", "href",
         "changeDescription", "deleted", "followers", "votes", "service", "serviceType"})
@@ -1192,7 +1192,7 @@ void patch_rows(Table& t, World& w) {
       .header("Content-Type", "application/merge-patch+json")
       .is400("attribute owns can't be modified");
 
-  // Results that are no valid entity (S9): 400, or 404 for a reference to nothing.
+  // Results that are no valid entity (docs/SEMANTICS.md §9): 400, or 404 for a reference to nothing.
   merge("algorithm a number", R"({"algorithm":7})").is400("algorithm");
   merge("algorithm removed", R"({"algorithm":null})").is400("algorithm");
   merge("unknown member", R"({"colour":"red"})").is400("colour");
@@ -1235,7 +1235,7 @@ void patch_rows(Table& t, World& w) {
   merge("synonym empty", R"({"synonyms":[""]})", "/v1/glossaryTerms/name/Business.Revenue")
       .is400("synonym");
 
-  // The order of checks (S14) for a patch: 404, then 409, then a failing operation, then 403,
+  // The order of checks (docs/SEMANTICS.md §14) for a patch: 404, then 409, then a failing operation, then 403,
   // then the rules on the result.
   t.add("patch of nothing", "PATCH", "/v1/mlmodels/" + zero_id,
         R"([{"op":"test","path":"/name","value":"no"}])")
@@ -1270,7 +1270,7 @@ void patch_rows(Table& t, World& w) {
       .as(w.bob)
       .is403();
   t.add("by a user: events", "GET", "/v1/events").as(w.bob).is403();
-  // Deletes refused by the rules on stored state (S6).
+  // Deletes refused by the rules on stored state (docs/SEMANTICS.md §6).
   t.add("delete a glossary with terms", "DELETE", "/v1/glossaries/" + w.business)
       .is400("not empty");
   t.add("hard delete a service with models", "DELETE",
@@ -1279,7 +1279,7 @@ void patch_rows(Table& t, World& w) {
 }
 
 void version_rows(Table& t, World& w) {
-  // A version matches (0|[1-9][0-9]*)\.[0-9] and is not 0.0 (S3); anything else is 400.
+  // A version matches (0|[1-9][0-9]*)\.[0-9] and is not 0.0 (docs/SEMANTICS.md §3); anything else is 400.
   const std::vector<std::string> bad_versions = {
       "1",    "0.15",   "1e1", "0.0", "-1",  ".5",          "abc",    "01.1", "1.",   "0.1.1",
       "+0.1", "%200.1", "0x1", "1,2", "0.a", "%EF%BC%91.0", "0.1%00", "1.0.", "00.1", "0..1"};
@@ -1300,9 +1300,9 @@ void version_rows(Table& t, World& w) {
       .is404("not found");
 }
 
-// Findings 1 to 3 of issue 9: patches whose result, or what they build on the way, passes the
-// S15 limits. Refused with 400 before anything is stored, for an admin and for a user with no
-// rights alike (the operations fail before authorization, S14 step 6).
+// Patches whose result, or what they build on the way, passes the docs/SEMANTICS.md §15 limits. Refused with 400
+// before anything is stored, for an admin and for a user with no rights alike (the operations
+// fail before authorization, docs/SEMANTICS.md §14 step 6).
 void hostile_rows(Table& t, World& w) {
   const std::string model = "/v1/mlmodels/" + w.churn;
   // Pad the document so that 10 doublings land at about 9 MiB: over the 8 MiB limit, yet
@@ -1385,7 +1385,7 @@ std::size_t run(World& w, const std::vector<Row>& rows) {
     }
     if (row.status == 401) CHECK(header(r, "WWW-Authenticate") == "Bearer");
     if (row.status == 405) CHECK(header(r, "Allow") == row.allow);
-    // Nothing a refused request does may stay behind (S14, S15).
+    // Nothing a refused request does may stay behind (docs/SEMANTICS.md §14, §15).
     const bool unchanged = test::dump(w.store()) == before;
     REQUIRE(unchanged);
     auto problems = w.store().verify();

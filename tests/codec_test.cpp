@@ -59,7 +59,7 @@ TEST_CASE("FQN codec: quote, build, split, canonical", "[fqn]") {
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().code() == Errc::invalid_fqn);
   }
-  // 3072 bytes at most, in parts that are names (S15): eleven 255-byte parts and a 256-byte one.
+  // 3072 bytes at most, in parts that are names (docs/SEMANTICS.md §15): eleven 255-byte parts and a 256-byte one.
   std::string longest;
   for (int i = 0; i < 11; ++i) longest += std::string(255, 'a') + ".";
   longest += std::string(3072 - longest.size(), 'b');
@@ -150,21 +150,23 @@ TEST_CASE("random ids are version 4, distinct across pool refills, and not share
   CHECK(seen.count(to_string(theirs)) == 0);
 }
 
-TEST_CASE("errors: kinds, statuses and type names", "[error]") {
+TEST_CASE("errors: kinds and type names", "[error]") {
   struct Row {
     Errc code;
-    int status;
+    ErrorKind kind;
     std::string_view type;
   };
-  for (auto [code, status, type] :
-       {Row{Errc::invalid_json, 400, "BAD_REQUEST"}, Row{Errc::read_only_field, 400, "BAD_REQUEST"},
-        Row{Errc::unauthenticated, 401, "UNAUTHORIZED"}, Row{Errc::forbidden, 403, "FORBIDDEN"},
-        Row{Errc::not_found, 404, "NOT_FOUND"},
-        Row{Errc::method_not_allowed, 405, "METHOD_NOT_ALLOWED"},
-        Row{Errc::already_exists, 409, "CONFLICT"}, Row{Errc::version_mismatch, 409, "CONFLICT"},
-        Row{Errc::storage, 500, "INTERNAL_ERROR"}}) {
+  for (auto [code, kind, type] :
+       {Row{Errc::invalid_json, ErrorKind::bad_request, "BAD_REQUEST"},
+        Row{Errc::read_only_field, ErrorKind::bad_request, "BAD_REQUEST"},
+        Row{Errc::unauthenticated, ErrorKind::unauthorized, "UNAUTHORIZED"},
+        Row{Errc::forbidden, ErrorKind::forbidden, "FORBIDDEN"},
+        Row{Errc::not_found, ErrorKind::not_found, "NOT_FOUND"},
+        Row{Errc::already_exists, ErrorKind::conflict, "CONFLICT"},
+        Row{Errc::version_mismatch, ErrorKind::conflict, "CONFLICT"},
+        Row{Errc::storage, ErrorKind::internal, "INTERNAL_ERROR"}}) {
     Error e(code, "m");
-    CHECK(e.status() == status);
+    CHECK(e.kind() == kind);
     CHECK(type_name(e.kind()) == type);
   }
   Result<int> r = Error(Errc::not_found, "glossary instance for x not found");

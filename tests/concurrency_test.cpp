@@ -1,7 +1,7 @@
-// Many writers on one LMDB store (SEMANTICS.md S9 "no update is ever lost", S15 "several
-// processes can open one store at once"; issue 9): several processes, each with several
-// threads, patch, follow, vote on and create the same entities at once, and report every
-// acknowledged operation to the parent through a pipe. Afterwards, in the parent:
+// Many writers on one LMDB store (docs/SEMANTICS.md §9 "no update is ever lost", docs/SEMANTICS.md §15 "several
+// processes can open one store at once"): several processes, each with several threads,
+// patch, follow, vote on and create the same entities at once, and report every acknowledged
+// operation to the parent through a pipe. Afterwards, in the parent:
 // - each patched entity's history has every version from 0.1 to the current one exactly once,
 //   one per acknowledged patch that changed something, each holding what that patch wrote;
 // - of the concurrent creates of one name exactly one won; every other got already_exists;
@@ -198,7 +198,7 @@ void run_thread(Store& s, const Principal& admin, const Config& c, int p, int t,
         bj::array ops;
         ops.emplace_back(bj::object{{"op", "add"}, {"path", "/" + field}, {"value", value}});
         body = std::move(ops);
-      } else if (shape == 9) {  // changes nothing: no new version (S3)
+      } else if (shape == 9) {  // changes nothing: no new version (docs/SEMANTICS.md §3)
         bj::array ops;
         ops.emplace_back(bj::object{{"op", "test"}, {"path", "/name"}, {"value", "t"}});
         body = h.kind == Kind::glossary_term ? bj::value(std::move(ops)) : bj::value(bj::object{});
@@ -237,7 +237,7 @@ void run_thread(Store& s, const Principal& admin, const Config& c, int p, int t,
         say(fd, "F " + step + std::to_string(j) + " " + (follow ? "1" : "0"));
       continue;
     }
-    // A list walk while others write: no entity twice, in (name, id) order (S8).
+    // A list walk while others write: no entity twice, in (name, id) order (docs/SEMANTICS.md §8).
     ListOptions o;
     o.limit = 4;
     std::set<std::string> seen;

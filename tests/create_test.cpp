@@ -1,4 +1,4 @@
-// Create and get (S10) for every kind, on both backends: shapes, containers, references,
+// Create and get (docs/SEMANTICS.md §10) for every kind, on both backends: shapes, containers, references,
 // and every refused request with its error kind and an unchanged store.
 #include <catalog/store.hpp>
 

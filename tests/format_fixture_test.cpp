@@ -1,5 +1,5 @@
-// Stores written by an earlier main open with today's code and answer the same (issue 10, point
-// 6: the stored encoding and key schema may change, stores already written must not be lost).
+// Stores written by an earlier main open with today's code and answer the same: the stored
+// encoding and key schema may change, but stores already written must not be lost.
 //
 // tests/fixtures/store_schema2.pairs holds every key and value of a small store as main wrote it
 // at key schema 2 (hex, one pair a line), made by the hidden "[.generate]" case below: every kind,
@@ -180,7 +180,7 @@ TEST_CASE("a store written at key schema 2 opens and answers the same", "[format
     Api api{store};
     Request r;
     r.method = "PATCH";
-    r.target = "/v1/glossaries/name/Business";  // PATCH by FQN (REST.md)
+    r.target = "/v1/glossaries/name/Business";  // PATCH by FQN (docs/REST.md)
     r.headers = {{"Authorization", "Bearer " + token_for("admin")},
                  {"Content-Type", "application/merge-patch+json"}};
     r.body = R"({"description":"after the upgrade"})";

@@ -131,6 +131,24 @@ TEST_CASE("a full disk is a storage error, and the store is usable once space is
     CHECK(lmdb.map_size() == before);
     CHECK(test::dump(s) == full);
   }
+  SECTION("a store opened on the full disk: reads go on, growth and writes are refused") {
+    storage::LmdbOptions big;
+    big.map_size = std::size_t{16} << 20;  // more than the disk has left
+    auto other = storage::LmdbBackend::open(root / "other", big);
+    REQUIRE(other.has_value());  // opening reserves what it can, and still opens
+    {
+      auto read = (*other)->begin(storage::Mode::read_only);
+      CHECK(read.has_value());
+    }
+    auto grown = (*other)->grow();
+    REQUIRE_FALSE(grown.has_value());
+    CHECK(full_disk_error(grown.error()));
+    for (int attempt = 0; attempt < 2; ++attempt) {  // a failed growth leaves it unreserved
+      auto write = (*other)->begin(storage::Mode::read_write);
+      REQUIRE_FALSE(write.has_value());
+      CHECK(full_disk_error(write.error()));
+    }
+  }
   SECTION("an import is refused, the target left empty") {
     const auto empty = test::dump(target);
     std::stringstream exported;

@@ -1,5 +1,5 @@
 // A line over the import's line limit is refused without the import ever holding much more than
-// the limit (a doubling string used to reach twice it: 535 MB for a 300 MB line). The import
+// the limit (a buffer that grows by doubling would reach twice it). The import
 // runs in a child process, which reports how far its peak resident size rose; the input is made
 // as it is read, so the only large thing in the child is the line being buffered.
 #include <catalog/admin.hpp>

@@ -1,5 +1,6 @@
 #include <catalog/detail/base64url.hpp>
 #include <catalog/json.hpp>
+#include <catalog/json_patch.hpp>
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>

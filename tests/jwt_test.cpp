@@ -1,4 +1,4 @@
-// JWT verification (SEMANTICS.md S11): the RFC 7515/7519 examples, one test per attack family
+// JWT verification (docs/SEMANTICS.md §11): the RFC 7515/7519 examples, one test per attack family
 // of shared/vectors/jwt-rfc-examples.md, the options, and a seeded fuzz test. Tokens are built
 // here and signed with OpenSSL directly, so the verifier is checked against an independent
 // signer.

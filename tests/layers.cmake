@@ -42,3 +42,23 @@ file(GLOB_RECURSE public_headers "${SOURCE_DIR}/include/catalog/*.hpp")
 list(FILTER public_headers EXCLUDE REGEX "/src\\.hpp$")
 forbid_includes("a public header includes LMDB or OpenSSL" "<lmdb\\.h>|<openssl/"
   "public headers include neither LMDB nor OpenSSL" ${public_headers})
+
+# The core knows nothing of the layers it does not link: no core header (outside rest/ and the
+# PostgreSQL entry points) includes a REST or PostgreSQL header, and none gives an HTTP status.
+file(GLOB_RECURSE core_headers "${SOURCE_DIR}/include/catalog/*.hpp" "${SOURCE_DIR}/include/catalog/*.ipp")
+list(FILTER core_headers EXCLUDE REGEX "/rest/|/postgres\\.hpp$|/storage/postgres_backend\\.hpp$|/src\\.hpp$")
+forbid_includes("a core header includes a REST or PostgreSQL header"
+  "<catalog/rest/|<catalog/postgres\\.hpp>|<catalog/storage/postgres_backend\\.hpp>|<libpq"
+  "core headers include no REST or PostgreSQL header" ${core_headers})
+set(http_words "")
+foreach(file ${core_headers})
+  file(STRINGS "${file}" hits REGEX "http_status|METHOD_NOT_ALLOWED|status\\(\\) const")
+  foreach(hit ${hits})
+    file(RELATIVE_PATH rel "${SOURCE_DIR}" "${file}")
+    string(APPEND http_words "\n  ${rel}: ${hit}")
+  endforeach()
+endforeach()
+if(http_words)
+  message(FATAL_ERROR "a core header speaks HTTP:${http_words}")
+endif()
+message(STATUS "core headers give no HTTP status")

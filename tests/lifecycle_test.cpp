@@ -1,4 +1,4 @@
-// Delete (S6), restore (S7), patch (S9), history (S3) and change events (S13), on both
+// Delete (docs/SEMANTICS.md §6), restore (docs/SEMANTICS.md §7), patch (docs/SEMANTICS.md §9), history (docs/SEMANTICS.md §3) and change events (docs/SEMANTICS.md §13), on both
 // backends.
 #include <catalog/store.hpp>
 
@@ -499,7 +499,7 @@ TEMPLATE_TEST_CASE("events: dense offsets, subscribers after commit only", "[eve
 TEMPLATE_TEST_CASE("stored events: S13's members in order, exactly as serializing them writes",
                    "[events]", CATALOG_STORE_FIXTURES) {
   // Events are written as text member by member (event_text), not serialized from an object:
-  // each stored event must be what serializing its own parse writes, with S13's members in the
+  // each stored event must be what serializing its own parse writes, with docs/SEMANTICS.md §13's members in the
   // order the object had them.
   TestType fx;
   auto& s = fx.store;
@@ -632,9 +632,9 @@ TEMPLATE_TEST_CASE("a JSON Patch that sets an optional member to null keeps it, 
 
 TEMPLATE_TEST_CASE("a patched nested shape keeps the member order and nulls it was given",
                    "[patch]", CATALOG_STORE_FIXTURES) {
-  // Stored documents used to keep a patch's value as sent; records are structs now, and a value
-  // the struct would write back differently (members in another order, a null inside) is kept
-  // as written, so the answers and the stored bytes stay what they were.
+  // Records are structs, yet a patch's value that the struct would write back differently
+  // (members in another order, a null inside) is kept as written, so the answers and the stored
+  // bytes are the value as sent.
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);

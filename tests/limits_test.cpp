@@ -1,9 +1,10 @@
-// S15 limits on what a request produces, not only on what it sends (issue 9, findings 1, 2, 3
-// and 6): a JSON Patch that nests a document without bound or doubles it per operation is
-// refused with 400 before anything is stored, whoever sends it; a document too large or too
-// deep for the store is refused at create and patch; a bad name inside an FQN is a bad request
-// in a path as in a cursor. Also the measuring and the patch budget of the JSON codec.
+// docs/SEMANTICS.md §15 limits on what a request produces, not only on what it sends: a JSON Patch that nests a
+// document without bound or doubles it per operation is refused with 400 before anything is
+// stored, whoever sends it; a document too large or too deep for the store is refused at
+// create and patch; a bad name inside an FQN is a bad request in a path as in a cursor. Also
+// the measuring and the patch budget of the JSON codec.
 #include <catalog/json.hpp>
+#include <catalog/json_patch.hpp>
 
 #include "rest_support.hpp"
 

@@ -1,4 +1,4 @@
-// Lists with cursors (S8) on both backends: full walks forward and back for every include mode
+// Lists with cursors (docs/SEMANTICS.md §8) on both backends: full walks forward and back for every include mode
 // and limit, equal names in two services, writes between page reads, every refused request
 // with its error and an unchanged store, and the cost of a page.
 #include <catalog/store.hpp>

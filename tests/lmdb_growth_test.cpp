@@ -1,4 +1,4 @@
-// LMDB map sizing across processes (S15: several processes open one store; the map grows on its
+// LMDB map sizing across processes (docs/SEMANTICS.md §15: several processes open one store; the map grows on its
 // own). With MDB_WRITEMAP, LMDB cuts data.mdb to the map size a process asks for when it opens
 // or resizes; a process that opened with a smaller size than another had grown to would cut the
 // file under the other's map, whose next write past the new end is SIGBUS (seen once in ten runs

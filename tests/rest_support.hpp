@@ -75,7 +75,7 @@ inline std::string str(const bj::value& v, std::string_view key) {
   return std::string(v.as_object().at(key).as_string());
 }
 
-// Checks an error answer: status, the S14 body, the JSON content type.
+// Checks an error answer: status, the docs/SEMANTICS.md §14 body, the JSON content type.
 inline void require_error(const Response& r, int status, std::string_view type,
                    std::string_view message_part = {}) {
   INFO(r.status << " " << r.body);
@@ -128,7 +128,7 @@ struct Fixture {
   }
 };
 
-// ---- patch bodies an attacker sends (issue 9) ----
+// ---- patch bodies an attacker sends ----
 
 // A JSON Patch that nests /extension about 61 levels deeper per triple: add a 60-deep object at
 // /extension/n, move /extension/c to its bottom, move /extension/n back to /extension/c. Every

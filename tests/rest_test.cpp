@@ -1,6 +1,6 @@
-// The REST surface (REST.md) through Api::handle: every route over every collection, every
+// The REST surface (docs/REST.md) through Api::handle: every route over every collection, every
 // status (200, 201, 204, 400, 401, 403, 404, 405, 409) with its errorType, the order of checks
-// of SEMANTICS.md S14, the headers (ETag, Content-Type, Allow), and a seeded run of hostile
+// of docs/SEMANTICS.md §14, the headers (ETag, Content-Type, Allow), and a seeded run of hostile
 // requests that must all be answered. Tokens are HS256 JWTs signed here with OpenSSL.
 #include <catalog/rest/api.hpp>
 
@@ -31,6 +31,16 @@ using namespace rest_test;
 const std::string zero_id = "00000000-0000-4000-8000-000000000000";
 
 }  // namespace
+
+TEST_CASE("each error kind is answered with its status", "[rest]") {
+  using catalog::ErrorKind;
+  CHECK(catalog::rest::http_status(ErrorKind::bad_request) == 400);
+  CHECK(catalog::rest::http_status(ErrorKind::unauthorized) == 401);
+  CHECK(catalog::rest::http_status(ErrorKind::forbidden) == 403);
+  CHECK(catalog::rest::http_status(ErrorKind::not_found) == 404);
+  CHECK(catalog::rest::http_status(ErrorKind::conflict) == 409);
+  CHECK(catalog::rest::http_status(ErrorKind::internal) == 500);
+}
 
 TEST_CASE_METHOD(Fixture, "401 comes first, whatever the request asks") {
   SECTION("no header, other schemes, malformed tokens") {
@@ -101,7 +111,7 @@ TEST_CASE_METHOD(Fixture, "404 unknown paths, 405 other methods with Allow") {
              "/v1/services%2FmlmodelServices", "/v1/glossaries/name", "/v1/glossaries/name/a/b",
              "/v1/glossaries/restore/x", "/v1/events/1", "/v1/glossaries/" + zero_id + "/other",
              "/v1/glossaries/not-a-uuid/other", "/v1/glossaries/" + zero_id + "/versions/0.1/x",
-             // no followers on users, no votes on domains (S4, S5)
+             // no followers on users, no votes on domains (docs/SEMANTICS.md §4, §5)
              "/v1/users/" + user + "/followers", "/v1/users/" + user + "/vote",
              "/v1/domains/" + domain + "/vote", "/v1/teams/" + zero_id + "/followers/" + user,
              "/v1/services/mlmodelServices/" + service + "/followers"}) {
@@ -493,7 +503,7 @@ TEST_CASE_METHOD(Fixture, "followers and votes") {
   auto followed = call("PUT", m + "/followers", "\"" + alice + "\"");
   INFO(followed.body);
   REQUIRE(followed.status == 200);
-  REQUIRE(header(followed, "ETag") == "\"0.1\"");  // no version change (S3)
+  REQUIRE(header(followed, "ETag") == "\"0.1\"");  // no version change (docs/SEMANTICS.md §3)
   auto f = body_of(followed);
   REQUIRE(f.at("followers").as_array().size() == 1);
   REQUIRE(str(f.at("followers").as_array()[0], "id") == alice);
@@ -531,7 +541,7 @@ TEST_CASE_METHOD(Fixture, "403: policies refuse a user who is not an admin") {
   auto bob = token_for("bob");
   auto glossary = create("glossaries", R"({"name":"Business","description":"d"})");
 
-  // Only admins create (S12 default policy).
+  // Only admins create (docs/SEMANTICS.md §12 default policy).
   require_error(call("POST", "/v1/glossaries", R"({"name":"Mine","description":"d"})", {}, bob),
                 403, "FORBIDDEN");
   // Events are for admins only.
@@ -544,7 +554,7 @@ TEST_CASE_METHOD(Fixture, "403: policies refuse a user who is not an admin") {
   require_error(call("DELETE", "/v1/glossaries/" + glossary, {}, {}, bob), 403, "FORBIDDEN");
   require_error(call("PATCH", "/v1/glossaries/" + glossary, R"({"description":"x"})", {}, bob), 403,
                 "FORBIDDEN");
-  // An admin flag needs an admin (S9).
+  // An admin flag needs an admin (docs/SEMANTICS.md §9).
   require_error(call("PATCH", "/v1/users/" + bob_id, R"({"isAdmin":true})", {}, bob), 403,
                 "FORBIDDEN");
   // What the default policy allows everyone.
@@ -556,7 +566,7 @@ TEST_CASE_METHOD(Fixture, "403: policies refuse a user who is not an admin") {
   REQUIRE(call("PUT", "/v1/glossaries/" + glossary + "/followers", "\"" + bob_id + "\"", {}, bob)
               .status == 200);
   REQUIRE(call("GET", "/v1/glossaries/" + glossary + "/versions", {}, {}, bob).status == 200);
-  // 403 comes after 404 (S14): a missing entity is 404 even for bob.
+  // 403 comes after 404 (docs/SEMANTICS.md §14): a missing entity is 404 even for bob.
   require_error(call("DELETE", "/v1/glossaries/" + zero_id, {}, {}, bob), 404, "NOT_FOUND");
 }
 

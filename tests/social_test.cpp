@@ -1,4 +1,4 @@
-// Followers (S4), votes (S5) and reading change events (S13), on both backends: idempotency,
+// Followers (docs/SEMANTICS.md §4), votes (docs/SEMANTICS.md §5) and reading change events (docs/SEMANTICS.md §13), on both backends: idempotency,
 // ordering, no version change, one event per effective change, every refusal with its error
 // and an unchanged store, and edges through soft and hard deletes.
 #include <catalog/store.hpp>
@@ -459,7 +459,7 @@ TEST_CASE("follow, unfollow and vote are authorized once, after the entity is re
   recorder->deny(Operation::edit_followers);
   auto r = s.follow_json(w.alice, Kind::glossary, g, w.bob.id);
   CHECK(r.error().kind() == ErrorKind::forbidden);
-  // 403 comes after the addressed entity (404) and before the referenced user (404) (S14).
+  // 403 comes after the addressed entity (404) and before the referenced user (404) (docs/SEMANTICS.md §14).
   CHECK(s.follow_json(w.alice, Kind::glossary, random_uuid(), w.bob.id).error().kind() ==
         ErrorKind::not_found);
   CHECK(s.follow_json(w.alice, Kind::glossary, g, random_uuid()).error().kind() ==

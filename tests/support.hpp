@@ -7,6 +7,8 @@
 #include <catalog/store.hpp>
 
 #ifdef CATALOG_TEST_ON_POSTGRES
+#include <catalog/postgres.hpp>
+
 #include "postgres/pg_support.hpp"
 #endif
 
@@ -79,7 +81,7 @@ struct PostgresFixture {
   static constexpr const char* name = "postgres";
   pg::Schema schema;  // declared first: dropped after the store closes
   catalog::Store store =
-      catalog::Store::open_postgres(pg::conninfo(), test_options(), schema.options()).value();
+      catalog::open_postgres(pg::conninfo(), test_options(), schema.options()).value();
 };
 #endif
 

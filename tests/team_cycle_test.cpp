@@ -1,8 +1,8 @@
-// A team is never its own ancestor (S9), and no walk of the containment tree loops, whatever is
+// A team is never its own ancestor (docs/SEMANTICS.md §9), and no walk of the containment tree loops, whatever is
 // stored: a patch closing a cycle is refused naming it; a cycle written into the store's bytes
 // (as a store from before the rule may hold) is reported by verify, refused by import, and a
 // recursive delete or restore of its teams ends. The default policy does not let anyone claim an
-// ownerless team (S12): its members' policies would go with it.
+// ownerless team (docs/SEMANTICS.md §12): its members' policies would go with it.
 #include <catalog/admin.hpp>
 #include <catalog/store.hpp>
 
@@ -46,7 +46,7 @@ std::string parents_patch(const bj::object& parent) {
 }
 
 // Writes the containment edge `parent` contains `child` straight into the store, both directions,
-// as the engine's key schema has them: what a store written before S9's rule may hold.
+// as the engine's key schema has them: what a store written before docs/SEMANTICS.md §9's rule may hold.
 void write_containment(Store& s, const Uuid& parent, const Uuid& child) {
   auto txn = s.backend().begin(storage::Mode::read_write).value();
   txn->put(keys::edge(parent, keys::Rel::contains, child), "").value();
@@ -160,7 +160,7 @@ TEST_CASE("recursive deletes and restores of a stored team cycle end", "[teams][
     REQUIRE(s.restore_json(t.admin, Kind::team, uuid_of(t.b)).has_value());
     for (const auto* team : {&t.a, &t.b, &t.c})
       CHECK(s.get_json(t.admin, Kind::team, uuid_of(*team)).has_value());
-    // A team below the cycle still needs its parent back first (S7).
+    // A team below the cycle still needs its parent back first (docs/SEMANTICS.md §7).
     auto d = s.create_json(t.admin, Kind::team,
                            parse(R"({"name":"D","teamType":"Group","parents":[")" +
                                  test::id_of(t.c) + R"("]})"))
@@ -225,4 +225,116 @@ TEST_CASE("the default policy lets nobody claim an ownerless team, user or polic
   auto lone = s.create_json(admin, Kind::glossary, parse(R"({"name":"Lone","description":"d"})"))
                   .value();
   CHECK(s.patch_json(mallory, Kind::glossary, uuid_of(lone), parse(claim)).has_value());
+}
+
+TEST_CASE("naming oneself owner of what one creates grants no Create", "[authorization][hardening]") {
+  auto s = Store::in_memory(test::test_options()).value();
+  auto admin = s.principal("admin").value();
+  s.create_json(admin, Kind::user, parse(R"({"name":"mallory","email":"mallory@example.com"})"))
+      .value();
+  auto mallory = s.principal("mallory").value();
+  auto glossary = s.create_json(admin, Kind::glossary,
+                                parse(R"({"name":"Theirs","description":"d","owners":[{"id":")" +
+                                      to_string(mallory.id) + R"(","type":"user"}]})"))
+                      .value();
+  const auto before = test::dump(s);
+  const std::string me = R"([{"id":")" + to_string(mallory.id) + R"(","type":"user"}])";
+  // A policy of one's own, a team that carries it with oneself in it, a glossary, a term in a
+  // glossary one owns: each names mallory as owner, and each is refused.
+  const std::pair<Kind, std::string> creates[] = {
+      {Kind::policy, R"({"name":"mine","rules":[{"name":"all","effect":"allow","resources":["all"],"operations":["All"]}],"owners":)" + me + "}"},
+      {Kind::team, R"({"name":"Mine","users":[")" + to_string(mallory.id) + R"("],"owners":)" + me + "}"},
+      {Kind::glossary, R"({"name":"Mine","description":"d","owners":)" + me + "}"},
+      {Kind::glossary_term, R"({"glossary":"Theirs","name":"T","description":"t","owners":)" + me + "}"},
+  };
+  for (const auto& [kind, body] : creates) {
+    auto r = s.create_json(mallory, kind, parse(body));
+    INFO(body);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind() == ErrorKind::forbidden);
+    CHECK_THAT(r.error().message(), Catch::Contains("Create"));
+  }
+  CHECK(test::dump(s) == before);
+  // The owner still edits and deletes what it owns.
+  CHECK(s.patch_json(mallory, Kind::glossary, uuid_of(glossary), parse(R"({"description":"e"})"))
+            .has_value());
+}
+
+TEST_CASE("a patch that changes nothing answers only those who may view the entity",
+          "[authorization][hardening]") {
+  auto s = Store::in_memory(test::test_options()).value();
+  auto admin = s.principal("admin").value();
+  s.create_json(admin, Kind::user, parse(R"({"name":"mallory","email":"mallory@example.com"})"))
+      .value();
+  auto mallory = s.principal("mallory").value();
+  auto blind = s.create_json(admin, Kind::policy,
+                             parse(R"({"name":"blind","rules":[{"name":"no","effect":"deny",
+                             "resources":["all"],"operations":["ViewAll","ViewBasic"]}]})"))
+                   .value();
+  s.create_json(admin, Kind::team,
+                parse(R"({"name":"Blind","users":[")" + to_string(mallory.id) +
+                      R"("],"policies":[")" + test::id_of(blind) + R"("]})"))
+      .value();
+  auto glossary =
+      s.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"d"})")).value();
+  CHECK(s.get_json(mallory, Kind::glossary, uuid_of(glossary)).error().kind() ==
+        ErrorKind::forbidden);
+  for (const char* body : {"{}", "[]", R"({"description":"d"})"}) {
+    auto r = s.patch_json(mallory, Kind::glossary, uuid_of(glossary), parse(body));
+    INFO(body);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind() == ErrorKind::forbidden);
+  }
+  CHECK(s.patch_json(admin, Kind::glossary, uuid_of(glossary), parse("{}")).has_value());
+}
+
+TEST_CASE("a restore brings back no team under a parent the same delete took",
+          "[teams][hardening]") {
+  auto s = Store::in_memory(test::test_options()).value();
+  auto t = chain(s);
+  auto p = s.create_json(t.admin, Kind::team, parse(R"({"name":"P","teamType":"Department"})"))
+               .value();
+  REQUIRE(s.patch_json(t.admin, Kind::team, uuid_of(t.a), parse(parents_patch(p))).has_value());
+  write_containment(s, uuid_of(t.c), uuid_of(t.a));  // P > A > B > C > A
+  DeleteOptions soft;
+  soft.recursive = true;
+  REQUIRE(s.remove_json(t.admin, Kind::team, uuid_of(p), soft).has_value());
+  const auto before = test::dump(s);
+  // B's cycle would bring A back, and A lives in P, which the same delete took.
+  auto r = s.restore_json(t.admin, Kind::team, uuid_of(t.b));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code() == Errc::container_deleted);
+  CHECK_THAT(r.error().message(), Catch::Contains("restore team P first"));
+  CHECK(test::dump(s) == before);
+  REQUIRE(s.restore_json(t.admin, Kind::team, uuid_of(p)).has_value());
+  for (const auto* team : {&t.a, &t.b, &t.c})
+    CHECK(s.get_json(t.admin, Kind::team, uuid_of(*team)).has_value());
+}
+
+TEST_CASE("a team's new type must suit its child teams too", "[teams][hardening]") {
+  auto s = Store::in_memory(test::test_options()).value();
+  auto admin = s.principal("admin").value();
+  auto o = s.create_json(admin, Kind::team, parse(R"({"name":"O","teamType":"Organization"})"))
+               .value();
+  auto x = s.create_json(admin, Kind::team,
+                         parse(R"({"name":"X","teamType":"BusinessUnit","parents":[")" +
+                               test::id_of(o) + R"("]})"))
+               .value();
+  s.create_json(admin, Kind::team,
+                parse(R"({"name":"D","teamType":"Division","parents":[")" + test::id_of(x) +
+                      R"("]})"))
+      .value();
+  const auto before = test::dump(s);
+  // A Division's parent is a Division, BusinessUnit or Organization: not a Department.
+  auto r = s.patch_json(admin, Kind::team, uuid_of(x), parse(R"({"teamType":"Department"})"));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code() == Errc::team_rule);
+  CHECK(r.error().message() ==
+        "Team X can't change its type: for its child team D, Team of type Division can't have a "
+        "parent of type Department (X)");
+  CHECK(test::dump(s) == before);
+  CHECK(s.verify().value().empty());
+  // A type the child accepts is fine.
+  CHECK(s.patch_json(admin, Kind::team, uuid_of(x), parse(R"({"teamType":"Division"})"))
+            .has_value());
 }

@@ -1,4 +1,4 @@
-// Typed change events and histories (issue 10, point 1): Store::events and subscriptions give
+// Typed change events and histories: Store::events and subscriptions give
 // ChangeEvent structs whose JSON form is the stored event that events_json and GET /v1/events
 // answer, and Store::history<E> decodes every version that history_json gives as text.
 #include "support.hpp"

@@ -1,4 +1,4 @@
-// Store::verify (issue 9): a store after a rich workload verifies clean on both backends; each
+// Store::verify: a store after a rich workload verifies clean on both backends; each
 // invariant of the key schema, broken through raw backend writes, is reported under its key.
 #include <catalog/store.hpp>
 

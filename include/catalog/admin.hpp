@@ -172,7 +172,7 @@ struct StoreStats {
 
 /// Counts what the store holds, in one read transaction: entities per kind from the counters,
 /// the rest in one scan of every key (time linear in the store, memory constant), and for LMDB
-/// the environment's figures (storage::LmdbBackend::stats). Errors: storage.
+/// the figures of its map (storage::Backend::map_stats). Errors: storage.
 Result<StoreStats> stats(Store& store);
 
 // ---- change events ----

@@ -1,7 +1,7 @@
 #ifndef CATALOG_CHANGE_EVENT_HPP
 #define CATALOG_CHANGE_EVENT_HPP
 
-// A change event (SEMANTICS.md S13) as a struct. Its JSON form is the generic mapping of
+// A change event (docs/SEMANTICS.md §13) as a struct. Its JSON form is the generic mapping of
 // detail/json_mapping.hpp, member for member the stored event that GET /v1/events answers:
 // the members in the order the engine writes them, `offset` last (it is added when the event
 // is appended), `changeDescription` absent from entityCreated events (an entityDeleted event
@@ -27,8 +27,8 @@
 
 namespace catalog {
 
-/// What happened to the entity (S13). entityFieldsChanged: a follow, unfollow or vote, which
-/// changes neither the version nor the document.
+/// What happened to the entity (docs/SEMANTICS.md §13). entityFieldsChanged: a follow, unfollow or
+/// vote, which changes neither the version nor the document.
 enum class EventType {
   entity_created,
   entity_updated,
@@ -69,8 +69,9 @@ struct EnumNames<Kind> {
 
 namespace catalog {
 
-/// One change event (S13). `previous_version` equals `current_version` on entityCreated (a new
-/// entity has no earlier version) and on entityFieldsChanged and entityDeleted (no new version).
+/// One change event (docs/SEMANTICS.md §13). `previous_version` equals `current_version` on
+/// entityCreated (a new entity has no earlier version) and on entityFieldsChanged and entityDeleted
+/// (no new version).
 ///
 /// The JSON of `change_description` is the mapping's: fieldsAdded, fieldsUpdated, fieldsDeleted,
 /// previousVersion. Events of entityFieldsChanged were always stored with previousVersion first
@@ -87,7 +88,7 @@ struct ChangeEvent {
   std::string user_name{};
   std::int64_t timestamp = 0;  // milliseconds since the Unix epoch
   std::optional<ChangeDescription> change_description{};
-  std::uint64_t offset = 0;  // from 1, dense (S13)
+  std::uint64_t offset = 0;  // from 1, dense (docs/SEMANTICS.md §13)
   static constexpr std::array<std::string_view, 10> required_members{"id",
                                                                      "eventType",
                                                                      "entityType",

@@ -1,10 +1,10 @@
 #ifndef CATALOG_ENTITIES_HPP
 #define CATALOG_ENTITIES_HPP
 
-// Plain structs for every entity kind of SEMANTICS.md S1 with the fields of S2, the shapes
-// inside them (references, tags, votes, change descriptions) and the create requests of
-// REST.md. Their JSON form is the generic mapping of detail/json_mapping.hpp: camelCase names,
-// absent optionals omitted, enumerations checked.
+// Plain structs for every entity kind of docs/SEMANTICS.md §1 with the fields of docs/SEMANTICS.md
+// §2, the shapes inside them (references, tags, votes, change descriptions) and the create requests
+// of docs/REST.md. Their JSON form is the generic mapping of detail/json_mapping.hpp: camelCase
+// names, absent optionals omitted, enumerations checked.
 
 #include <catalog/detail/json_mapping.hpp>
 #include <catalog/json.hpp>
@@ -147,7 +147,8 @@ struct MlHyperParameter {
 };
 BOOST_DESCRIBE_STRUCT(MlHyperParameter, (), (name, value, description))
 
-/// A field of a search index; `dataType` is one of the S2 list (checked by the catalog).
+/// A field of a search index; `dataType` is one of the docs/SEMANTICS.md §2 list (checked by the
+/// catalog).
 struct SearchIndexField {
   std::string name{};
   std::string data_type{};
@@ -176,7 +177,7 @@ BOOST_DESCRIBE_STRUCT(PolicyRule, (),
 
 // ---- entities ----
 
-/// Fields every entity has (S2).
+/// Fields every entity has (docs/SEMANTICS.md §2).
 struct EntityBase {
   Uuid id{};
   std::string name{};
@@ -233,6 +234,7 @@ struct KindTraits<User> {
       {"domains", Relation::domain, false, {Kind::domain}}};
   static constexpr std::string_view required[] = {"email"};
   static constexpr std::string_view admin_only[] = {"isAdmin", "isBot"};
+  static constexpr std::string_view checked_fields[] = {"email"};
   static constexpr KindInfo info{.kind = User::kind,
                                  .type = "user",
                                  .collection = "users",
@@ -240,6 +242,7 @@ struct KindTraits<User> {
                                  .relations = relations,
                                  .required = required,
                                  .admin_only = admin_only,
+                                 .checked_fields = checked_fields,
                                  .may_own = true,
                                  .principal = true};
 };
@@ -280,6 +283,7 @@ struct KindTraits<Team> {
                                           {"childrenCount", Relation::contains, false}};
   static constexpr OwnerRule owner_rule{"Team", "teamType", "Group",
                                         "cannot own entities: only Group teams can"};
+  static constexpr std::string_view checked_fields[] = {"email"};
   static constexpr KindInfo info{.kind = Team::kind,
                                  .type = "team",
                                  .collection = "teams",
@@ -287,6 +291,7 @@ struct KindTraits<Team> {
                                  .relations = relations,
                                  .required = required,
                                  .rule_fields = rule_fields,
+                                 .checked_fields = checked_fields,
                                  .counts = counts,
                                  .containers = {Kind::team},
                                  .may_own = true,
@@ -312,13 +317,15 @@ struct KindTraits<Policy> {
       {"teams", Relation::policy, true, {Kind::team}}};
   static constexpr std::string_view read_only[] = {"teams"};  // a team names its policies
   static constexpr std::string_view required[] = {"rules"};
+  static constexpr std::string_view checked_fields[] = {"rules"};
   static constexpr KindInfo info{.kind = Policy::kind,
                                  .type = "policy",
                                  .collection = "policies",
                                  .extra_fields = extras,
                                  .relations = relations,
                                  .read_only = read_only,
-                                 .required = required};
+                                 .required = required,
+                                 .checked_fields = checked_fields};
 };
 
 /// Fields of both service kinds.
@@ -345,12 +352,14 @@ struct MlModelService : ServiceBase {
 BOOST_DESCRIBE_STRUCT(MlModelService, (ServiceBase), ())
 template <>
 struct KindTraits<MlModelService> : ServiceTraits {
+  static constexpr std::string_view checked_fields[] = {"serviceType", "tags"};
   static constexpr KindInfo info{.kind = MlModelService::kind,
                                  .type = "mlmodelService",
                                  .collection = "services/mlmodelServices",
                                  .extra_fields = extras,
                                  .relations = relations,
-                                 .required = required};
+                                 .required = required,
+                                 .checked_fields = checked_fields};
 };
 
 struct SearchService : ServiceBase {
@@ -360,12 +369,14 @@ struct SearchService : ServiceBase {
 BOOST_DESCRIBE_STRUCT(SearchService, (ServiceBase), ())
 template <>
 struct KindTraits<SearchService> : ServiceTraits {
+  static constexpr std::string_view checked_fields[] = {"serviceType", "tags"};
   static constexpr KindInfo info{.kind = SearchService::kind,
                                  .type = "searchService",
                                  .collection = "services/searchServices",
                                  .extra_fields = extras,
                                  .relations = relations,
-                                 .required = required};
+                                 .required = required,
+                                 .checked_fields = checked_fields};
 };
 
 struct MlModel : EntityBase {
@@ -399,6 +410,7 @@ struct KindTraits<MlModel> {
   static constexpr std::string_view read_only[] = {"serviceType"};  // the service's
   static constexpr std::string_view required[] = {"algorithm"};
   static constexpr std::string_view major_fields[] = {"algorithm", "server", "target"};
+  static constexpr std::string_view checked_fields[] = {"server", "tags"};
   static constexpr KindInfo info{.kind = MlModel::kind,
                                  .type = "mlmodel",
                                  .collection = "mlmodels",
@@ -409,6 +421,7 @@ struct KindTraits<MlModel> {
                                  .read_only = read_only,
                                  .required = required,
                                  .major_fields = major_fields,
+                                 .checked_fields = checked_fields,
                                  .service = Kind::mlmodel_service,
                                  .placement = Placement::in_container,
                                  .containers = {Kind::mlmodel_service},
@@ -441,6 +454,7 @@ struct KindTraits<Glossary> {
       {"reviewers", Relation::reviews, false, {Kind::user}},
       {"followers", Relation::follows, true, {Kind::user}}};
   static constexpr CountField counts[] = {{"termCount", Relation::contains, true}};
+  static constexpr std::string_view checked_fields[] = {"tags"};
   static constexpr KindInfo info{.kind = Glossary::kind,
                                  .type = "glossary",
                                  .collection = "glossaries",
@@ -448,6 +462,7 @@ struct KindTraits<Glossary> {
                                  .has_followers = true,
                                  .has_votes = true,
                                  .relations = relations,
+                                 .checked_fields = checked_fields,
                                  .counts = counts,
                                  .glossary_root = true};
 };
@@ -483,6 +498,7 @@ struct KindTraits<GlossaryTerm> {
       {"relatedTerms", Relation::related, false, {Kind::glossary_term}},
       {"followers", Relation::follows, true, {Kind::user}},
       {"domains", Relation::domain, false, {Kind::domain}}};
+  static constexpr std::string_view checked_fields[] = {"synonyms", "tags"};
   static constexpr KindInfo info{.kind = GlossaryTerm::kind,
                                  .type = "glossaryTerm",
                                  .collection = "glossaryTerms",
@@ -490,6 +506,7 @@ struct KindTraits<GlossaryTerm> {
                                  .has_followers = true,
                                  .has_votes = true,
                                  .relations = relations,
+                                 .checked_fields = checked_fields,
                                  .placement = Placement::in_container,
                                  .containers = {Kind::glossary, Kind::glossary_term},
                                  .container_field = "parent",
@@ -523,6 +540,7 @@ struct KindTraits<SearchIndex> {
       {"followers", Relation::follows, true, {Kind::user}}};
   static constexpr std::string_view read_only[] = {"serviceType"};  // the service's
   static constexpr std::string_view required[] = {"fields"};
+  static constexpr std::string_view checked_fields[] = {"fields", "sourceHash", "tags"};
   static constexpr KindInfo info{.kind = SearchIndex::kind,
                                  .type = "searchIndex",
                                  .collection = "searchIndexes",
@@ -532,6 +550,7 @@ struct KindTraits<SearchIndex> {
                                  .relations = relations,
                                  .read_only = read_only,
                                  .required = required,
+                                 .checked_fields = checked_fields,
                                  .service = Kind::search_service,
                                  .placement = Placement::in_container,
                                  .containers = {Kind::search_service},
@@ -578,7 +597,7 @@ using entity_types = boost::mp11::mp_list<User, Team, Policy, MlModelService, Se
 /// An entity of any kind: alternative i is the struct of `Kind` i.
 using AnyEntity = boost::mp11::mp_rename<entity_types, std::variant>;
 
-// ---- create requests (REST.md "Create request shapes") ----
+// ---- create requests (docs/REST.md "Create request shapes") ----
 // Containers are named by FQN; users, teams and policies by id; domain experts by user name.
 
 struct CreateUser {

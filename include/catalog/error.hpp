@@ -1,8 +1,9 @@
 #ifndef CATALOG_ERROR_HPP
 #define CATALOG_ERROR_HPP
 
-// The one error type of the catalog: a precise code, grouped into coarse kinds that are the
-// HTTP classes of SEMANTICS.md, and a message naming the kind and id, FQN or field involved.
+// The one error type of the catalog: a precise code, grouped into coarse kinds (the classes of
+// failure of docs/SEMANTICS.md §14), and a message naming the kind and id, FQN or field involved.
+// How a kind is answered over HTTP is the REST surface's business (catalog::rest).
 
 #include <boost/system/result.hpp>
 
@@ -13,55 +14,52 @@
 
 namespace catalog {
 
-/// The coarse class of a failure; each is one HTTP status of the REST surface.
+/// The coarse class of a failure (the REST surface answers each with one status).
 enum class ErrorKind {
-  bad_request,         // 400 BAD_REQUEST
-  unauthorized,        // 401 UNAUTHORIZED
-  forbidden,           // 403 FORBIDDEN
-  not_found,           // 404 NOT_FOUND
-  method_not_allowed,  // 405 METHOD_NOT_ALLOWED (REST only)
-  conflict,            // 409 CONFLICT
-  internal,            // 500 INTERNAL_ERROR (storage failures only)
+  bad_request,   // the request alone is wrong, or breaks a rule of the stored state
+  unauthorized,  // no valid principal
+  forbidden,     // the policies refuse the operation
+  not_found,     // the entity (or version, user) does not exist
+  conflict,      // an entity with the FQN exists, or the expected version differs
+  internal,      // storage failures only
 };
 
 /// The precise reason. `kind()` maps each one to its ErrorKind in one switch.
 enum class Errc {
   // bad_request
-  invalid_json,        // not JSON, not I-JSON, trailing garbage
-  duplicate_member,    // a JSON object names a member twice
-  too_deep,            // JSON nesting deeper than the limit
-  too_large,           // a document (or what a patch builds) larger than the limit
-  invalid_request,     // a request shape problem (unknown/missing member, wrong type)
-  invalid_value,       // a value outside its enumeration or shape
-  invalid_name,        // entity name rules (S2)
-  invalid_fqn,         // FQN syntax (unbalanced quotes, empty part, too long)
-  invalid_uuid,        // not 8-4-4-4-12 hex
-  invalid_version,     // version text outside the S3 grammar
-  invalid_field,       // unknown `fields` element
-  invalid_parameter,   // limit, include, both cursors, bad cursor, query values
-  invalid_patch,       // a patch body that is neither format, or an operation that fails
-  read_only_field,     // a patch changes a read-only field
-  not_empty,           // non-recursive delete of a non-empty entity
-  container_deleted,   // restore below a soft-deleted container
-  team_rule,           // team type rules (S9)
-  policy_rule,         // policy grammar (S12)
-  key_too_long,        // storage key over the backend limit
+  invalid_json,       // not JSON, not I-JSON, trailing garbage
+  duplicate_member,   // a JSON object names a member twice
+  too_deep,           // JSON nesting deeper than the limit
+  too_large,          // a document (or what a patch builds) larger than the limit
+  invalid_request,    // a request shape problem (unknown/missing member, wrong type)
+  invalid_value,      // a value outside its enumeration or shape
+  invalid_name,       // entity name rules (docs/SEMANTICS.md §2)
+  invalid_fqn,        // FQN syntax (unbalanced quotes, empty part, too long)
+  invalid_uuid,       // not 8-4-4-4-12 hex
+  invalid_version,    // version text outside the docs/SEMANTICS.md §3 grammar
+  invalid_field,      // unknown `fields` element
+  invalid_parameter,  // limit, include, both cursors, bad cursor, query values
+  invalid_patch,      // a patch body that is neither format, or an operation that fails
+  read_only_field,    // a patch changes a read-only field
+  not_empty,          // non-recursive delete of a non-empty entity
+  container_deleted,  // restore below a soft-deleted container
+  team_rule,          // team type rules (docs/SEMANTICS.md §9)
+  policy_rule,        // policy grammar (docs/SEMANTICS.md §12)
+  key_too_long,       // storage key over the backend limit
   // unauthorized
-  unauthenticated,     // missing or invalid token, unknown principal
+  unauthenticated,  // missing or invalid token, unknown principal
   // forbidden
   forbidden,
   // not_found
-  not_found,           // entity, version, user or route missing
-  // method_not_allowed
-  method_not_allowed,
+  not_found,  // entity, version, user or route missing
   // conflict
-  already_exists,      // duplicate FQN
-  version_mismatch,    // expected version differs
+  already_exists,    // duplicate FQN
+  version_mismatch,  // expected version differs
   // internal
-  storage_full,        // map full: retried by the store, surfaced only if growth fails
-  storage_conflict,    // concurrent writers could not be serialized (a serialization failure
-                       // or deadlock): retried by the store, surfaced when retries run out
-  storage,             // any other backend failure
+  storage_full,      // map full: retried by the store, surfaced only if growth fails
+  storage_conflict,  // concurrent writers could not be serialized (a serialization failure
+                     // or deadlock): retried by the store, surfaced when retries run out
+  storage,           // any other backend failure
   internal,
 };
 
@@ -70,7 +68,6 @@ constexpr ErrorKind kind_of(Errc c) noexcept {
     case Errc::unauthenticated: return ErrorKind::unauthorized;
     case Errc::forbidden: return ErrorKind::forbidden;
     case Errc::not_found: return ErrorKind::not_found;
-    case Errc::method_not_allowed: return ErrorKind::method_not_allowed;
     case Errc::already_exists:
     case Errc::version_mismatch: return ErrorKind::conflict;
     case Errc::storage_full:
@@ -81,28 +78,13 @@ constexpr ErrorKind kind_of(Errc c) noexcept {
   }
 }
 
-/// HTTP status of a kind: 400, 401, 403, 404, 405, 409, 500.
-constexpr int http_status(ErrorKind k) noexcept {
-  switch (k) {
-    case ErrorKind::bad_request: return 400;
-    case ErrorKind::unauthorized: return 401;
-    case ErrorKind::forbidden: return 403;
-    case ErrorKind::not_found: return 404;
-    case ErrorKind::method_not_allowed: return 405;
-    case ErrorKind::conflict: return 409;
-    case ErrorKind::internal: return 500;
-  }
-  return 500;
-}
-
-/// The REST `errorType` of a kind: BAD_REQUEST, UNAUTHORIZED, ...
+/// The name of a kind, as messages and logs show it: BAD_REQUEST, UNAUTHORIZED, ...
 constexpr std::string_view type_name(ErrorKind k) noexcept {
   switch (k) {
     case ErrorKind::bad_request: return "BAD_REQUEST";
     case ErrorKind::unauthorized: return "UNAUTHORIZED";
     case ErrorKind::forbidden: return "FORBIDDEN";
     case ErrorKind::not_found: return "NOT_FOUND";
-    case ErrorKind::method_not_allowed: return "METHOD_NOT_ALLOWED";
     case ErrorKind::conflict: return "CONFLICT";
     case ErrorKind::internal: return "INTERNAL_ERROR";
   }
@@ -118,7 +100,6 @@ class Error {
 
   Errc code() const noexcept { return code_; }
   ErrorKind kind() const noexcept { return kind_of(code_); }
-  int status() const noexcept { return http_status(kind()); }
   const std::string& message() const noexcept { return message_; }
 
   /// Writes "KIND: message" (for logs and test output).

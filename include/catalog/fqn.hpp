@@ -1,8 +1,8 @@
 #ifndef CATALOG_FQN_HPP
 #define CATALOG_FQN_HPP
 
-// The one FQN codec (S2): parts joined by '.', a part wrapped in double quotes exactly when it
-// contains '.'; and the entity name rules every part obeys.
+// The one FQN codec (docs/SEMANTICS.md §2): parts joined by '.', a part wrapped in double quotes
+// exactly when it contains '.'; and the entity name rules every part obeys.
 
 #include <catalog/error.hpp>
 

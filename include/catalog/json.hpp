@@ -2,7 +2,8 @@
 #define CATALOG_JSON_HPP
 
 // The one JSON codec of the catalog: strict parsing for every input the catalog reads, and
-// serialization that writes decimals plainly (0.1, never 1E-1).
+// serialization that writes decimals plainly (0.1, never 1E-1). The patch formats applied to
+// parsed values are in <catalog/json_patch.hpp>.
 
 #include <catalog/error.hpp>
 
@@ -18,18 +19,19 @@ namespace catalog::json {
 /// parser (and the destruction of a value) recurses once per level, so this bounds stack use.
 inline constexpr std::size_t max_parse_depth = 4096;
 
-/// The deepest a request body, patch or token may nest (S15).
+/// The deepest a request body, patch or token may nest (docs/SEMANTICS.md §15).
 inline constexpr std::size_t max_body_depth = 64;
 
-/// The deepest an entity document may be: the most a create or a patch may produce (S15). The
-/// same as a body, so whatever a client reads it can send back (S9: a patch may repeat the
-/// current document). Stored records wrap a document in a few levels (history, events, change
-/// descriptions) and are read back with `max_parse_depth`, so whatever was stored stays readable.
+/// The deepest an entity document may be: the most a create or a patch may produce
+/// (docs/SEMANTICS.md §15). The same as a body, so whatever a client reads it can send back
+/// (docs/SEMANTICS.md §9: a patch may repeat the current document). Stored records wrap a document
+/// in a few levels (history, events, change descriptions) and are read back with `max_parse_depth`,
+/// so whatever was stored stays readable.
 inline constexpr std::size_t max_document_depth = max_body_depth;
 
 struct ParseOptions {
-  /// Deepest nesting accepted. Default: 64 (S15). Stored documents are read with a larger one.
-  /// Values above `max_parse_depth` count as `max_parse_depth`.
+  /// Deepest nesting accepted. Default: 64 (docs/SEMANTICS.md §15). Stored documents are read with
+  /// a larger one. Values above `max_parse_depth` count as `max_parse_depth`.
   std::size_t max_depth = max_body_depth;
 };
 
@@ -62,31 +64,6 @@ void serialize_to(std::string& out, const boost::json::object& o);
 /// A string, or a double, as serialize writes it, appended to `out`.
 void serialize_string_to(std::string& out, std::string_view s);
 void serialize_double_to(std::string& out, double d);
-
-/// Applies an RFC 7396 JSON Merge Patch to `target`. Errors: none (every patch applies).
-boost::json::value merge_patch(boost::json::value target, const boost::json::value& patch);
-
-/// What a JSON Patch may build (S15): `copy` and `add` can double a document per operation, and
-/// `move` can push a subtree deeper each time, so limits bind every operation, not the result.
-struct PatchLimits {
-  /// The deepest the document may become. Default: max_document_depth.
-  std::size_t max_depth = max_document_depth;
-  /// The total serialized size of the values the operations insert (add, replace, copy, and
-  /// move when it takes a value deeper). Bounds the work and memory of a whole patch to a small
-  /// multiple of this. Default: 24 MiB (three times the default body limit).
-  std::size_t max_bytes = std::size_t{24} << 20;
-};
-
-/// Applies an RFC 6902 JSON Patch (an array of operations) to `document` (which is within
-/// `limits.max_depth`). Stops at the first operation that would pass a limit; nothing it builds
-/// ever exceeds them. Errors (bad_request): invalid_patch for not an array, an operation that is
-/// malformed (missing or wrong-typed `op`/`path`/`from`/`value`, unknown op), a path that does
-/// not resolve, a `test` that does not match, moving a value into one of its own children;
-/// too_deep for an operation that would nest the document deeper than `limits.max_depth`;
-/// too_large when the operations together would build more than `limits.max_bytes`.
-[[nodiscard]] Result<boost::json::value> apply_json_patch(boost::json::value document,
-                                                          const boost::json::value& patch,
-                                                          PatchLimits limits = {});
 
 }  // namespace catalog::json
 

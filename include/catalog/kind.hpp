@@ -1,7 +1,7 @@
 #ifndef CATALOG_KIND_HPP
 #define CATALOG_KIND_HPP
 
-// The entity kinds of SEMANTICS.md S1 and what the catalog knows about each (`KindInfo`): its
+// The entity kinds of docs/SEMANTICS.md §1 and what the catalog knows about each (`KindInfo`): its
 // reference type, its REST collection, the extra fields `fields` may ask for, its relationship
 // fields, containers, read-only and required fields, and the other rules that differ between
 // kinds. Each kind states them once, in its `KindTraits` next to its struct in entities.hpp;
@@ -65,8 +65,8 @@ enum class Relation : char {
   related = 't',   // term -> related term
 };
 
-/// A relationship field of a kind (S2): rendered from the edges of `rel` from the entity (or to
-/// it, when `reverse`); `others` are the kinds at the other end.
+/// A relationship field of a kind (docs/SEMANTICS.md §2): rendered from the edges of `rel` from the
+/// entity (or to it, when `reverse`); `others` are the kinds at the other end.
 struct RelationField {
   std::string_view field;
   Relation rel;
@@ -82,11 +82,12 @@ struct CountField {
   bool deep;
 };
 
-/// Whether an entity of a kind lives in a container (S1): `Record::container`, rendered as the
-/// kind's `container_field`.
+/// Whether an entity of a kind lives in a container (docs/SEMANTICS.md §1): `Record::container`,
+/// rendered as the kind's `container_field`.
 enum class Placement { top_level, optional_container, in_container };
 
-/// An entity of the kind may own others only when its `field` is `value` (S5). A refusal reads
+/// An entity of the kind may own others only when its `field` is `value` (docs/SEMANTICS.md §5). A
+/// refusal reads
 /// "<what> <name> of type <actual> <refusal>".
 struct OwnerRule {
   std::string_view what;
@@ -102,29 +103,35 @@ struct KindInfo {
   Kind kind = Kind::user;
   std::string_view type{};        // reference `type` and `entityType`, e.g. "glossaryTerm"
   std::string_view collection{};  // REST collection path after /v1/, e.g. "glossaryTerms"
-  std::span<const std::string_view> extra_fields{};  // S2 "extra" column
-  bool has_followers = false;                        // followable (S4)
-  bool has_votes = false;                            // votable (S4)
+  std::span<const std::string_view> extra_fields{};  // docs/SEMANTICS.md §2 "extra" column
+  bool has_followers = false;                        // followable (docs/SEMANTICS.md §4)
+  bool has_votes = false;                            // votable (docs/SEMANTICS.md §4)
   /// Relationship fields, in the order they are rendered.
   std::span<const RelationField> relations{};
   /// Read-only beyond the fields read-only in every kind (`common_read_only`).
   std::span<const std::string_view> read_only{};
   /// Own fields an entity of the kind always has: a patch may not remove them.
   std::span<const std::string_view> required{};
-  /// Fields whose change makes a major version (+1.0) rather than a minor one (S3).
+  /// Fields whose change makes a major version (+1.0) rather than a minor one (docs/SEMANTICS.md
+  /// §3).
   std::span<const std::string_view> major_fields{};
-  /// Fields only an admin may change (S11).
+  /// Fields only an admin may change (docs/SEMANTICS.md §11).
   std::span<const std::string_view> admin_only{};
-  /// Fields whose change re-checks the kind's structural rules (the team rules of S9).
+  /// Fields whose change re-checks the kind's structural rules (the team rules of docs/SEMANTICS.md
+  /// §9).
   std::span<const std::string_view> rule_fields{};
+  /// Own fields with value rules of their own (emails, URIs, tags, ...: the engine's
+  /// check_entity_values): a patch that changes one has the patched entity checked.
+  std::span<const std::string_view> checked_fields{};
   /// Counted extra fields, rendered in this order after votes.
   std::span<const CountField> counts{};
-  /// The service kind an entity belongs to: lists filter by it (S8), a create names it, and
-  /// its `serviceType` is the service's (read-only).
+  /// The service kind an entity belongs to: lists filter by it (docs/SEMANTICS.md §8), a create
+  /// names it, and its `serviceType` is the service's (read-only).
   std::optional<Kind> service{};
   Placement placement = Placement::top_level;
   /// The kinds whose containment edges may point at an entity of this kind; a delete cascades
-  /// along them (S6) and a restore needs the containers live (S7).
+  /// along them (docs/SEMANTICS.md §6) and a restore needs the containers live (docs/SEMANTICS.md
+  /// §7).
   KindSet containers{};
   /// The member rendering the container (`service`, `parent`); with `container_type` the member
   /// copied from it (`serviceType`).
@@ -132,17 +139,18 @@ struct KindInfo {
   std::string_view container_type{};
   bool in_glossary = false;    // has a `glossary` beside its container (terms)
   bool glossary_root = false;  // the glossary its terms name
-  bool may_own = false;        // owners may be of this kind (S5)
+  bool may_own = false;        // owners may be of this kind (docs/SEMANTICS.md §5)
   const OwnerRule* owner_rule = nullptr;
-  bool members_own = false;  // its members count as owners where it owns (teams, S5)
+  bool members_own =
+      false;  // its members count as owners where it owns (teams, docs/SEMANTICS.md §5)
   bool principal = false;    // callers are of this kind: they follow and vote (users)
   /// A merge patch may name the one domain by FQN in `domain` instead of `domains` (teams).
   bool domain_by_fqn = false;
 };
 
-/// Fields no patch may change, whatever the kind (S9): the base fields and the fields the catalog
-/// computes or keeps as edges (a kind without one refuses it as read-only all the same).
-/// `KindInfo::read_only` adds a kind's own.
+/// Fields no patch may change, whatever the kind (docs/SEMANTICS.md §9): the base fields and the
+/// fields the catalog computes or keeps as edges (a kind without one refuses it as read-only all
+/// the same). `KindInfo::read_only` adds a kind's own.
 inline constexpr std::string_view common_read_only[] = {"id",
                                                         "name",
                                                         "fullyQualifiedName",
@@ -175,7 +183,7 @@ const KindInfo& info(Kind k) noexcept;
 inline std::string_view type_name(Kind k) noexcept { return info(k).type; }
 
 /// The service kind an entity of `k` belongs to (ML models: mlmodelService; search indexes:
-/// searchService), which lists filter by (S8); nullopt for other kinds.
+/// searchService), which lists filter by (docs/SEMANTICS.md §8); nullopt for other kinds.
 std::optional<Kind> service_kind(Kind k) noexcept;
 
 /// The kind whose reference type is `type`, if any.

@@ -44,15 +44,15 @@ class EntityKey {
   std::variant<Uuid, std::string> key_;
 };
 
-/// Which deletion states an operation sees (S8, S10).
+/// Which deletion states an operation sees (docs/SEMANTICS.md §8, §10).
 enum class Include { non_deleted, deleted, all };
 
 struct GetOptions {
-  std::vector<std::string> fields{};       // extra fields (S2) or "*"; Default: none
+  std::vector<std::string> fields{};  // extra fields (docs/SEMANTICS.md §2) or "*"; Default: none
   Include include = Include::non_deleted;  // Default: live entities only
 };
 
-/// List parameters (S8).
+/// List parameters (docs/SEMANTICS.md §8).
 struct ListOptions {
   std::int64_t limit = 10;                 // 0 to 1,000,000; Default: 10
   std::optional<std::string> before{};     // cursor; Default: none
@@ -62,14 +62,14 @@ struct ListOptions {
   std::optional<std::string> service{};    // ML models and search indexes: the service FQN
 };
 
-/// Delete parameters (S6).
+/// Delete parameters (docs/SEMANTICS.md §6).
 struct DeleteOptions {
   bool hard_delete = false;                   // Default: soft delete
   bool recursive = false;                     // Default: refuse a non-empty entity
   std::optional<Version> expected_version{};  // Default: none (no check)
 };
 
-/// Which patch format a body is (S9).
+/// Which patch format a body is (docs/SEMANTICS.md §9).
 enum class PatchFormat {
   detect,      // object: merge patch; array: JSON Patch
   merge,       // RFC 7396
@@ -87,15 +87,15 @@ using PatchMaker = std::function<Result<boost::json::value>(const boost::json::o
 
 /// Options of a Store. Plain data.
 struct StoreOptions {
-  /// Admin principals: created (email <name>@example.com) or made admin on every open (S11).
-  /// Default: none.
+  /// Admin principals: created (email <name>@example.com) or made admin on every open
+  /// (docs/SEMANTICS.md §11). Default: none.
   std::vector<std::string> admins{};
   /// Base URL for `href` (`<base>/v1/<collection>/<id>`). Default: no href.
   std::optional<std::string> base_url{};
   /// Epoch milliseconds; injectable for tests. Default: the system clock.
   std::function<std::int64_t()> clock{};
   /// Decides every operation of a non-admin. Default: a policy::PolicyAuthorizer with
-  /// `default_policy` (S12).
+  /// `default_policy` (docs/SEMANTICS.md §12).
   std::shared_ptr<const Authorizer> authorizer{};
   /// The default organization policy's rules. Default: policy::default_rules().
   std::optional<std::vector<PolicyRule>> default_policy{};
@@ -104,7 +104,7 @@ struct StoreOptions {
   /// Replaces JWT verification entirely when set. Default: JWT with `jwt`.
   std::shared_ptr<const Authenticator> authenticator{};
   /// The largest entity document (serialized bytes) a create or patch may produce; larger is
-  /// bad_request (S15). Default: 8 MiB, the REST body limit.
+  /// bad_request (docs/SEMANTICS.md §15). Default: 8 MiB, the REST body limit.
   std::size_t max_document_bytes = std::size_t{8} << 20;
 };
 

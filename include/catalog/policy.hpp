@@ -1,8 +1,8 @@
 #ifndef CATALOG_POLICY_HPP
 #define CATALOG_POLICY_HPP
 
-// Policies (S12): rule validation, the closed condition grammar, and evaluation as a pure
-// function of the rules, the requested operations and the facts about the caller.
+// Policies (docs/SEMANTICS.md §12): rule validation, the closed condition grammar, and evaluation
+// as a pure function of the rules, the requested operations and the facts about the caller.
 
 #include <catalog/entities.hpp>
 #include <catalog/error.hpp>
@@ -37,20 +37,22 @@ struct Facts {
   bool no_owner = false;
 };
 
-/// The S12 decision: any matching deny refuses; otherwise every operation must be allowed by
-/// some matching rule. `All` covers every operation, `EditAll` every Edit*, `ViewAll` ViewBasic.
-/// Errors: forbidden, "not allowed to perform operation <op>" naming the first refused one.
+/// The docs/SEMANTICS.md §12 decision: any matching deny refuses; otherwise every operation must be
+/// allowed by some matching rule. `All` covers every operation, `EditAll` every Edit*, `ViewAll`
+/// ViewBasic. Errors: forbidden, "not allowed to perform operation <op>" naming the first refused
+/// one.
 Result<void> decide(std::span<const PolicyRule> rules, Kind kind,
                     std::span<const Operation> operations, const Facts& facts);
 
-/// The default organization policy: everyone ViewAll, Follow, EditVotes; owners All; everyone
+/// The default organization policy: everyone ViewAll, Follow, EditVotes; owners every operation
+/// but Create (only admins, and policies a host or admin attaches, allow creating); everyone
 /// EditOwners of a data asset (ML models, glossaries and terms, domains, search indexes and
 /// their services) that has no owner; never of users, teams or policies.
 std::vector<PolicyRule> default_rules();
 
-/// The S12 authorizer: the default organization policy plus the enabled policies of every team
-/// the caller belongs to and of those teams' ancestors; deny overrides. (Admins never reach it:
-/// the store lets them through.) Immutable; thread-safe.
+/// The docs/SEMANTICS.md §12 authorizer: the default organization policy plus the enabled policies
+/// of every team the caller belongs to and of those teams' ancestors; deny overrides. (Admins never
+/// reach it: the store lets them through.) Immutable; thread-safe.
 class PolicyAuthorizer final : public Authorizer {
  public:
   /// `organization`: the default policy's rules (Default: default_rules()).

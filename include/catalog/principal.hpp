@@ -31,7 +31,7 @@ struct Principal {
   }
 };
 
-/// The operations policies speak of (S12).
+/// The operations policies speak of (docs/SEMANTICS.md §12).
 enum class Operation {
   create,
   delete_,
@@ -53,6 +53,32 @@ enum class Operation {
 /// "Create", "Delete", "ViewBasic", ... as policies and messages name them.
 std::string_view operation_name(Operation op) noexcept;
 
+/// A field whose change needs an operation of its own (docs/SEMANTICS.md §9), whatever the kind.
+struct FieldOperation {
+  std::string_view field;
+  Operation operation;
+};
+
+/// The fields a patch may change under a narrower operation than EditAll.
+inline constexpr FieldOperation edit_operations[] = {
+    {"description", Operation::edit_description},
+    {"displayName", Operation::edit_display_name},
+    {"owners", Operation::edit_owners},
+    {"tags", Operation::edit_tags},
+    {"experts", Operation::edit_reviewers},
+    {"reviewers", Operation::edit_reviewers},
+    {"users", Operation::edit_users},
+    {"policies", Operation::edit_policy},
+};
+
+/// The operation a patch that changes `field` needs: its entry in `edit_operations`, else
+/// EditAll.
+constexpr Operation edit_operation(std::string_view field) noexcept {
+  for (const auto& f : edit_operations)
+    if (f.field == field) return f.operation;
+  return Operation::edit_all;
+}
+
 /// An owner of an entity, own or inherited from the nearest container that has some.
 struct OwnerRef {
   Uuid id{};
@@ -65,7 +91,7 @@ class Resource {
  public:
   virtual ~Resource() = default;
   virtual Kind kind() const noexcept = 0;
-  /// The owners (own, else inherited, S12). Errors: storage.
+  /// The owners (own, else inherited, docs/SEMANTICS.md §12). Errors: storage.
   virtual Result<std::vector<OwnerRef>> owners() const = 0;
   /// The teams `user` belongs to, with their ancestors. Errors: storage.
   virtual Result<std::vector<Uuid>> teams_of(const Uuid& user) const = 0;

@@ -83,23 +83,23 @@ struct JsonPage {
   std::int64_t total = 0;
 };
 
-/// Version history (S3) as JSON (Store::history_json): the current entity first, then older
-/// versions newest first, each the entity serialized as JSON text.
+/// Version history (docs/SEMANTICS.md §3) as JSON (Store::history_json): the current entity first,
+/// then older versions newest first, each the entity serialized as JSON text.
 struct History {
   std::string entity_type{};
   std::vector<std::string> versions{};
 };
 
-/// Version history (S3) typed (Store::history<E>): the versions of History, decoded, in the same
-/// order (the current entity first, then older versions newest first).
+/// Version history (docs/SEMANTICS.md §3) typed (Store::history<E>): the versions of History,
+/// decoded, in the same order (the current entity first, then older versions newest first).
 template <class E>
 struct EntityHistory {
   std::string entity_type{};  // the reference type, as History's ("glossaryTerm")
   std::vector<E> versions{};
 };
 
-/// A page of change events (S13): `after` is the last offset of the page when more follow,
-/// `total` the number of events.
+/// A page of change events (docs/SEMANTICS.md §13): `after` is the last offset of the page when
+/// more follow, `total` the number of events.
 struct EventPage {
   std::vector<ChangeEvent> data{};
   std::optional<std::uint64_t> after{};

@@ -10,21 +10,11 @@
 // catalog::rest (the HTTP surface, with Boost.URL) and catalog::postgres (libpq) stay compiled
 // libraries; they link on top of either form.
 
-#include <catalog/impl/json.ipp>
-#include <catalog/impl/json_mapping.ipp>
-#include <catalog/impl/base64url.ipp>
-#include <catalog/impl/uuid.ipp>
-#include <catalog/impl/version.ipp>
-#include <catalog/impl/kind.ipp>
-#include <catalog/impl/fqn.ipp>
-#include <catalog/impl/principal.ipp>
-#include <catalog/impl/policy.ipp>
-#include <catalog/impl/auth/jwt.ipp>
-#include <catalog/impl/storage/backend.ipp>
-#include <catalog/impl/storage/memory_backend.ipp>
-#include <catalog/impl/storage/lmdb_backend.ipp>
 #include <catalog/impl/admin/admin.ipp>
 #include <catalog/impl/admin/dump.ipp>
+#include <catalog/impl/auth/jwt.ipp>
+#include <catalog/impl/base64url.ipp>
+#include <catalog/impl/engine/authorization.ipp>
 #include <catalog/impl/engine/create.ipp>
 #include <catalog/impl/engine/cursor.ipp>
 #include <catalog/impl/engine/events.ipp>
@@ -41,11 +31,23 @@
 #include <catalog/impl/engine/validate.ipp>
 #include <catalog/impl/engine/values.ipp>
 #include <catalog/impl/engine/verify.ipp>
+#include <catalog/impl/fqn.ipp>
+#include <catalog/impl/json.ipp>
+#include <catalog/impl/json_mapping.ipp>
+#include <catalog/impl/json_patch.ipp>
+#include <catalog/impl/kind.ipp>
+#include <catalog/impl/policy.ipp>
+#include <catalog/impl/principal.ipp>
+#include <catalog/impl/storage/backend.ipp>
+#include <catalog/impl/storage/lmdb_backend.ipp>
+#include <catalog/impl/storage/memory_backend.ipp>
 #include <catalog/impl/store/store.ipp>
 #include <catalog/impl/store/store_events.ipp>
 #include <catalog/impl/store/store_lifecycle.ipp>
 #include <catalog/impl/store/store_list.ipp>
 #include <catalog/impl/store/store_social.ipp>
 #include <catalog/impl/store/store_verify.ipp>
+#include <catalog/impl/uuid.ipp>
+#include <catalog/impl/version.ipp>
 
 #endif  // CATALOG_SRC_HPP

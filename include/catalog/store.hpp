@@ -15,7 +15,6 @@
 #include <catalog/results.hpp>
 #include <catalog/storage/backend.hpp>
 #include <catalog/storage/lmdb_backend.hpp>
-#include <catalog/storage/postgres_backend.hpp>
 #include <catalog/uuid.hpp>
 #include <catalog/version.hpp>
 
@@ -42,11 +41,7 @@ class Store {
   /// Opens (or creates) an LMDB store in `dir`. Errors: storage; those of admin creation.
   static Result<Store> open_lmdb(const std::filesystem::path& dir, StoreOptions options = {},
                                  storage::LmdbOptions lmdb = {});
-  /// Opens (or creates) a store in a PostgreSQL database, shared with every host that opens the
-  /// same database and schema (storage::PostgresBackend). Defined in catalog::postgres: link it.
-  /// Errors: storage; those of admin creation.
-  static Result<Store> open_postgres(const std::string& conninfo, StoreOptions options = {},
-                                     storage::PostgresOptions postgres = {});
+  // A store in PostgreSQL: catalog::open_postgres, <catalog/postgres.hpp> (catalog::postgres).
   /// A store in memory, for tests and hosts that want no files. Errors: as the constructor.
   static Result<Store> in_memory(StoreOptions options = {});
   /// A store over any backend. Errors: storage; admin creation (bad admin names).
@@ -59,13 +54,13 @@ class Store {
   /// The principal of a known, non-deleted user. Errors: unauthorized (unauthenticated).
   Result<Principal> principal(std::string_view user_name) const;
 
-  /// Verifies a JWT (S11) and returns the principal of its live user.
+  /// Verifies a JWT (docs/SEMANTICS.md §11) and returns the principal of its live user.
   /// Errors: unauthorized (unauthenticated) naming what failed.
   Result<Principal> authenticate(std::string_view token) const;
 
   // ---- typed operations ----
 
-  /// Creates an entity from its create request (REST.md shapes) at version 0.1.
+  /// Creates an entity from its create request (docs/REST.md shapes) at version 0.1.
   /// Errors: bad_request (shape, names, enums, team rules), not_found (container or reference
   /// missing or soft-deleted), forbidden, conflict (already_exists, also against soft-deleted).
   template <class E>
@@ -76,7 +71,8 @@ class Store {
   template <class E>
   Result<E> get(const Principal& who, const EntityKey& key, const GetOptions& options = {});
 
-  /// One page of entities (S8). Errors: bad_request (limit, cursors, fields), forbidden.
+  /// One page of entities (docs/SEMANTICS.md §8). Errors: bad_request (limit, cursors, fields),
+  /// forbidden.
   template <class E>
   Result<Page<E>> list(const Principal& who, const ListOptions& options = {});
 
@@ -86,18 +82,18 @@ class Store {
   Result<Page<AnyEntity>> list_entities(const Principal& who, Kind kind,
                                         const ListOptions& options = {});
 
-  /// Applies a merge patch or JSON Patch (S9). Errors: bad_request (patch, read-only field,
-  /// invalid result), not_found (missing or soft-deleted entity, missing reference), conflict
-  /// (expected version), forbidden.
+  /// Applies a merge patch or JSON Patch (docs/SEMANTICS.md §9). Errors: bad_request (patch,
+  /// read-only field, invalid result), not_found (missing or soft-deleted entity, missing
+  /// reference), conflict (expected version), forbidden.
   template <class E>
   Result<E> patch(const Principal& who, const EntityKey& key, const boost::json::value& patch,
                   const PatchOptions& options = {});
 
   /// Changes an entity in C++: calls `edit(E&)` on the entity (all fields) inside one write
-  /// transaction and applies what the edit changed as the equivalent JSON Patch (S9): the same
-  /// change description, version step, authorization, events and refusals (a changed read-only
-  /// field is bad_request read_only_field). No other writer comes between the read and the
-  /// write, so concurrent edits never lose one another. An edit that changes nothing writes
+  /// transaction and applies what the edit changed as the equivalent JSON Patch (docs/SEMANTICS.md
+  /// §9): the same change description, version step, authorization, events and refusals (a changed
+  /// read-only field is bad_request read_only_field). No other writer comes between the read and
+  /// the write, so concurrent edits never lose one another. An edit that changes nothing writes
   /// nothing. `edit` must not call back into this Store, and runs again when the backend has the
   /// operation retried (a storage conflict), so it should only change the entity. Errors: as
   /// `patch`.
@@ -105,40 +101,43 @@ class Store {
   Result<E> update(const Principal& who, const EntityKey& key, Edit&& edit,
                    const PatchOptions& options = {});
 
-  /// Soft or hard delete (S6). Returns the soft-deleted entity, or nothing after a hard delete.
-  /// Errors: bad_request (not_empty), not_found, conflict (expected version), forbidden.
+  /// Soft or hard delete (docs/SEMANTICS.md §6). Returns the soft-deleted entity, or nothing after
+  /// a hard delete. Errors: bad_request (not_empty), not_found, conflict (expected version),
+  /// forbidden.
   template <class E>
   Result<std::optional<E>> remove(const Principal& who, const EntityKey& key,
                                   const DeleteOptions& options = {});
 
-  /// Restores a soft-deleted entity and what the same delete took (S7).
+  /// Restores a soft-deleted entity and what the same delete took (docs/SEMANTICS.md §7).
   /// Errors: bad_request (container_deleted), not_found, forbidden.
   template <class E>
   Result<E> restore(const Principal& who, const Uuid& id);
 
-  /// Version history (S3): every version decoded, the current one first, then older ones
-  /// newest first. Errors: not_found; storage (a version that does not decode).
+  /// Version history (docs/SEMANTICS.md §3): every version decoded, the current one first, then
+  /// older ones newest first. Errors: not_found; storage (a version that does not decode).
   template <class E>
   Result<EntityHistory<E>> history(const Principal& who, const Uuid& id);
 
-  /// The entity as it stood at `version` (S3). Errors: bad_request (invalid_version), not_found.
+  /// The entity as it stood at `version` (docs/SEMANTICS.md §3). Errors: bad_request
+  /// (invalid_version), not_found.
   template <class E>
   Result<E> version(const Principal& who, const Uuid& id, std::string_view version);
 
-  /// Adds `user` to the followers (S4). Errors: not_found (entity or user), forbidden.
+  /// Adds `user` to the followers (docs/SEMANTICS.md §4). Errors: not_found (entity or user),
+  /// forbidden.
   template <class E>
   Result<E> follow(const Principal& who, const Uuid& id, const Uuid& user);
 
-  /// Removes `user` from the followers (S4). Errors: not_found, forbidden.
+  /// Removes `user` from the followers (docs/SEMANTICS.md §4). Errors: not_found, forbidden.
   template <class E>
   Result<E> unfollow(const Principal& who, const Uuid& id, const Uuid& user);
 
-  /// Sets the caller's vote (S5). Errors: not_found, forbidden.
+  /// Sets the caller's vote (docs/SEMANTICS.md §5). Errors: not_found, forbidden.
   template <class E>
   Result<E> vote(const Principal& who, const Uuid& id, VoteType vote);
 
-  /// Change events after offset `after` (S13), oldest first. Admins only. Errors: bad_request
-  /// (limit), forbidden; storage (a stored event that does not decode).
+  /// Change events after offset `after` (docs/SEMANTICS.md §13), oldest first. Admins only. Errors:
+  /// bad_request (limit), forbidden; storage (a stored event that does not decode).
   Result<EventPage> events(const Principal& who, std::uint64_t after = 0,
                            std::int64_t limit = 10) const;
 

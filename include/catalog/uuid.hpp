@@ -1,7 +1,7 @@
 #ifndef CATALOG_UUID_HPP
 #define CATALOG_UUID_HPP
 
-// Entity ids: UUIDs written lowercase 8-4-4-4-12; read strictly (S2).
+// Entity ids: UUIDs written lowercase 8-4-4-4-12; read strictly (docs/SEMANTICS.md §2).
 
 #include <catalog/error.hpp>
 

@@ -22,7 +22,7 @@ class Version {
   /// The first version of every entity: 0.1.
   static constexpr Version initial() noexcept { return Version(1); }
 
-  /// Parses the S3 grammar `(0|[1-9][0-9]*)\.[0-9]`, not `0.0`.
+  /// Parses the docs/SEMANTICS.md §3 grammar `(0|[1-9][0-9]*)\.[0-9]`, not `0.0`.
   /// Errors: bad_request (invalid_version) for anything else (`1`, `1e1`, `0.15`, `-1`, `abc`).
   static Result<Version> parse(std::string_view text);
 

@@ -420,8 +420,8 @@ Result<std::unique_ptr<Connection>> PgShared::open_connection() {
   // Generic plans always: every statement has one sensible plan (the primary key's index, in
   // key order), while the default lets the server plan a statement anew at each execution when
   // its statistics make the generic plan look costlier, as they do for scans with small limits on
-  // a large table. Replanned, the scans of a list page of 10 cost 3x to 4.5x more on a table of
-  // 900,000 rows than on one of 90,000; planned once, the same (BENCHMARKS.md, section 7).
+  // a large table, and a replanned scan grows with the table. Planned once, a list page stays
+  // O(limit + log n), as the cost model promises, on a table of any size.
   if (!queue_text(*c, "SET plan_cache_mode = force_generic_plan"))
     return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
   if (!options.synchronous_commit && !queue_text(*c, "SET synchronous_commit = off"))

@@ -1,4 +1,4 @@
-// Api::handle: the order of checks of SEMANTICS.md S14. Authentication first (whatever the
+// Api::handle: the order of checks of docs/SEMANTICS.md S14. Authentication first (whatever the
 // request asks), then the path and the method, then the route's own checks and its Store call.
 
 #include <catalog/rest/api.hpp>
@@ -54,7 +54,7 @@ Response handle_request(Store& store, const ApiOptions& options, const Request& 
   // 3. and on: what the request decides alone, then the Store.
   if (auto size = check_body_size(request, options); !size) return error_response(size.error());
   std::vector<std::pair<std::string, std::optional<std::string>>> params;
-  // Decoded without turning '+' into a space: a plus is a plus (REST.md).
+  // Decoded without turning '+' into a space: a plus is a plus (docs/REST.md).
   for (auto param : target->params(boost::urls::encoding_opts(false, false, false)))
     params.emplace_back(std::move(param.key),
                         param.has_value ? std::optional<std::string>(std::move(param.value))

@@ -1,5 +1,5 @@
-// The route handlers: request checks (S14 step 3), one Store call, the response shape of
-// REST.md.
+// The route handlers: request checks (docs/SEMANTICS.md §14 step 3), one Store call, the response
+// shape of docs/REST.md.
 
 #include "handlers.hpp"
 
@@ -21,11 +21,11 @@ namespace bj = boost::json;
 
 namespace {
 
-// {id} or {userId}: a canonical UUID (S2).
+// {id} or {userId}: a canonical UUID (docs/SEMANTICS.md §2).
 Result<Uuid> path_uuid(const std::string& text) { return parse_uuid(text); }
 
-// The entity a by_id or by_name route addresses. The FQN is checked here (S14 step 3) so that
-// a malformed one is 400 before any lookup.
+// The entity a by_id or by_name route addresses. The FQN is checked here (docs/SEMANTICS.md §14
+// step 3) so that a malformed one is 400 before any lookup.
 Result<EntityKey> entity_key(const Route& route) {
   if (route.kind == RouteKind::by_name) {
     if (auto canonical = fqn::canonical(route.fqn); !canonical) return canonical.error();
@@ -170,7 +170,7 @@ Result<Response> versions(const Context& c) {
 Result<Response> version(const Context& c) {
   auto id = path_uuid(c.route.id);
   if (!id) return id.error();
-  // The S3 grammar is the request's own business: 400 before the lookup.
+  // The docs/SEMANTICS.md §3 grammar is the request's own business: 400 before the lookup.
   if (auto v = Version::parse(c.route.version); !v) return v.error();
   auto entity = c.store.version_json(c.who, c.route.entity, *id, c.route.version);
   if (!entity) return entity.error();

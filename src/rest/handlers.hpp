@@ -1,9 +1,9 @@
 #ifndef CATALOG_SRC_REST_HANDLERS_HPP
 #define CATALOG_SRC_REST_HANDLERS_HPP
 
-// One handler per route of REST.md. Each checks what the request alone decides (S14 step 3:
-// path values, query parameters, headers, body), then makes one Store call and shapes its
-// answer. Internal to catalog_rest.
+// One handler per route of docs/REST.md. Each checks what the request alone decides
+// (docs/SEMANTICS.md §14 step 3: path values, query parameters, headers, body), then makes one
+// Store call and shapes its answer. Internal to catalog_rest.
 
 #include "query.hpp"
 #include "routing.hpp"

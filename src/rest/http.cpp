@@ -78,22 +78,31 @@ Response entity_response(int status, bj::object entity) {
   return r;
 }
 
-Response error_response(const Error& error) {
+namespace {
+
+// The docs/SEMANTICS.md §14 error body.
+Response error_body(int status, std::string_view type, std::string_view message) {
   bj::value body(bj::object_kind);
   auto& o = body.as_object();
-  o["code"] = error.status();
-  o["errorType"] = type_name(error.kind());
-  o["message"] = valid_utf8(error.message());
-  Response r = json_response(error.status(), body);
+  o["code"] = status;
+  o["errorType"] = type;
+  o["message"] = valid_utf8(message);
+  return json_response(status, body);
+}
+
+}  // namespace
+
+Response error_response(const Error& error) {
+  Response r = error_body(http_status(error.kind()), type_name(error.kind()), error.message());
   // RFC 6750 section 3: a 401 names the scheme it wants.
   if (error.kind() == ErrorKind::unauthorized) r.headers.emplace_back("WWW-Authenticate", "Bearer");
   return r;
 }
 
 Response method_not_allowed(std::string_view method, std::string_view allowed) {
-  Response r = error_response(
-      Error(Errc::method_not_allowed, "Method " + std::string(method.substr(0, 32)) +
-                                          " not allowed; allowed: " + std::string(allowed)));
+  Response r = error_body(405, "METHOD_NOT_ALLOWED",
+                          "Method " + std::string(method.substr(0, 32)) +
+                              " not allowed; allowed: " + std::string(allowed));
   r.headers.emplace_back("Allow", std::string(allowed));
   return r;
 }

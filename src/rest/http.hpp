@@ -2,7 +2,7 @@
 #define CATALOG_SRC_REST_HTTP_HPP
 
 // HTTP plumbing of the REST surface: header lookup, and the shapes of responses (JSON bodies,
-// entities with their ETag, error bodies of S14). Internal to catalog_rest.
+// entities with their ETag, error bodies of docs/SEMANTICS.md §14). Internal to catalog_rest.
 
 #include <catalog/error.hpp>
 #include <catalog/rest/api.hpp>
@@ -31,7 +31,7 @@ Response json_response(int status, const boost::json::value& body);
 /// A response carrying one entity: a JSON response plus `ETag: "<version>"`.
 Response entity_response(int status, boost::json::object entity);
 
-/// The S14 error body `{"code", "errorType", "message"}` for `error`.
+/// The docs/SEMANTICS.md §14 error body `{"code", "errorType", "message"}` for `error`.
 Response error_response(const Error& error);
 
 /// The 405 answer for a known path, with `Allow: <allowed>`.

@@ -1,4 +1,4 @@
-// Query parameter values (REST.md, S8).
+// Query parameter values (docs/REST.md, docs/SEMANTICS.md §8).
 
 #include "query.hpp"
 

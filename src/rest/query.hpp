@@ -1,7 +1,7 @@
 #ifndef CATALOG_SRC_REST_QUERY_HPP
 #define CATALOG_SRC_REST_QUERY_HPP
 
-// Query parameters (REST.md): read only when a route uses them; a used parameter given twice
+// Query parameters (docs/REST.md): read only when a route uses them; a used parameter given twice
 // or with an empty value is 400; integers are [0-9]+, booleans exactly true or false; '+' is a
 // literal plus. Internal to catalog_rest.
 

@@ -1,4 +1,5 @@
-// Strict readers for the parts of a request the REST layer decides on its own (S14 step 3).
+// Strict readers for the parts of a request the REST layer decides on its own (docs/SEMANTICS.md
+// §14 step 3).
 
 #include "request.hpp"
 

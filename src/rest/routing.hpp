@@ -1,8 +1,9 @@
 #ifndef CATALOG_SRC_REST_ROUTING_HPP
 #define CATALOG_SRC_REST_ROUTING_HPP
 
-// The route table of REST.md: which path is which operation, and which methods each path
-// allows. Matching looks only at the shape of the path (S14 step 2); the values of `{id}`,
+// The route table of docs/REST.md: which path is which operation, and which methods each path
+// allows. Matching looks only at the shape of the path (docs/SEMANTICS.md §14 step 2); the values
+// of `{id}`,
 // `{fqn}`, `{version}` and `{userId}` are checked later by the handlers (step 3).
 
 #include <catalog/kind.hpp>

@@ -1,8 +1,9 @@
-// catalog::admin on PostgreSQL (issue 12): a store moves from LMDB to PostgreSQL and back by
+// catalog::admin on PostgreSQL: a store moves from LMDB to PostgreSQL and back by
 // export and import, key for key and byte for byte; an import refused after its writes went to
 // the server leaves the schema empty; verify, stats, events and backup (key by key into LMDB)
 // work on PostgreSQL.
 #include <catalog/admin.hpp>
+#include <catalog/postgres.hpp>
 
 #include "../admin_support.hpp"
 #include "pg_support.hpp"
@@ -28,7 +29,7 @@ TEST_CASE("a store moves LMDB to PostgreSQL to LMDB: the same keys, the same exp
   const auto text = export_text(source, &info);
 
   test::pg::Schema schema;
-  auto pg = Store::open_postgres(test::pg::conninfo(), {}, schema.options()).value();
+  auto pg = open_postgres(test::pg::conninfo(), {}, schema.options()).value();
   auto imported = import_text(pg, text);
   INFO((imported ? "" : imported.error().message()));
   REQUIRE(imported.has_value());
@@ -79,7 +80,7 @@ TEST_CASE("an import refused after its writes went to the server leaves PostgreS
   test::pg::Schema schema;
   auto options = schema.options();
   options.write_buffer_bytes = 4096;  // writes go to the server long before the end
-  auto pg = Store::open_postgres(test::pg::conninfo(), {}, options).value();
+  auto pg = open_postgres(test::pg::conninfo(), {}, options).value();
   const auto empty = test::dump(pg);
 
   SECTION("truncated") {

@@ -1,4 +1,4 @@
-// Several hosts on one PostgreSQL catalog (issue 11, point 6): processes, each with its own
+// Several hosts on one PostgreSQL catalog: processes, each with its own
 // Store and several threads, patch, follow, vote on and create the same entities at once, with
 // writers taking turns (the default) and again running concurrently. Each
 // thread keeps what was acknowledged to it; after the processes end, the parent checks the
@@ -14,6 +14,7 @@
 // (default 3), CATALOG_MULTIHOST_OPS operations per thread (default 60), CATALOG_MULTIHOST_SEED
 // (default 1).
 #include <catalog/json.hpp>
+#include <catalog/postgres.hpp>
 #include <catalog/store.hpp>
 
 #include "../support.hpp"
@@ -108,7 +109,8 @@ void run_thread(Store& s, const Config& c, int p, int t, std::vector<std::string
                                             R"(","description":"raced"})"));
       if (made)
         say("C " + std::to_string(k) + " " + test::id_of(*made));
-      else if (made.error().code() == Errc::already_exists && made.error().status() == 409)
+      else if (made.error().code() == Errc::already_exists &&
+               made.error().kind() == ErrorKind::conflict)
         say("L " + std::to_string(k));
       else
         say("X create r" + std::to_string(k) + ": " + made.error().message());
@@ -174,7 +176,7 @@ int host(const std::string& schema, bool concurrent, const Config& c, int p,
   storage::PostgresOptions pg;
   pg.schema = schema;
   pg.concurrent_writers = concurrent;
-  auto store = Store::open_postgres(test::pg::conninfo(), options(), pg);
+  auto store = open_postgres(test::pg::conninfo(), options(), pg);
   std::vector<std::vector<std::string>> lines(static_cast<std::size_t>(c.threads));
   if (!store) {
     lines[0].push_back(std::to_string(p) + " 0 X open: " + store.error().message());
@@ -210,7 +212,7 @@ TEST_CASE("multi-host: processes x threads on one PostgreSQL catalog lose nothin
   {
     // The catalog every host starts from: the users, the hot entities, the race's glossary.
     storage::PostgresOptions pg = schema.options();
-    auto s = Store::open_postgres(test::pg::conninfo(), options(), pg).value();
+    auto s = open_postgres(test::pg::conninfo(), options(), pg).value();
     auto admin = s.principal("admin").value();
     auto create = [&](Kind kind, const std::string& body) {
       s.create_json(admin, kind, test::parse(body)).value();
@@ -314,7 +316,7 @@ TEST_CASE("multi-host: processes x threads on one PostgreSQL catalog lose nothin
                       << " transactions conflicted, " << exclusive << " ran alone");
   if (!concurrent) CHECK(conflicts == 0);
 
-  auto s = Store::open_postgres(test::pg::conninfo(), options(), schema.options()).value();
+  auto s = open_postgres(test::pg::conninfo(), options(), schema.options()).value();
   auto admin = s.principal("admin").value();
   for (int j = 0; j < hot_count; ++j) {
     const auto& h = hot[j];

@@ -1,6 +1,6 @@
-// Round trips per Store operation on PostgreSQL (issue 11, point 4), next to the storage calls
+// Round trips per Store operation on PostgreSQL, next to the storage calls
 // the engine made: a Backend wrapper counts gets, puts, erases, scans and cursor steps, and the
-// backend counts the requests it waited for. The table is printed (BENCHMARKS.md quotes it);
+// backend counts the requests it waited for. The table is printed, never checked;
 // the checks are what the backend promises: puts cost no round trip of their own (writes go
 // with the commit), a write operation needs fewer round trips than it made storage calls, and a
 // repeated read of a key costs nothing.

@@ -1,7 +1,7 @@
 #ifndef CATALOG_AUTH_JWT_HPP
 #define CATALOG_AUTH_JWT_HPP
 
-// JSON Web Token verification (SEMANTICS.md S11): HS256 and RS256 compact tokens, checked
+// JSON Web Token verification (docs/SEMANTICS.md §11): HS256 and RS256 compact tokens, checked
 // strictly, against keys the host configures, yielding the principal's user name.
 
 #include <catalog/error.hpp>
@@ -46,11 +46,11 @@ struct JwtOptions {
 
 /// Verifies compact JWS tokens (header.payload.signature) and extracts the principal.
 ///
-/// Rules (S11): exactly three segments of strict base64url without padding; header and payload
-/// are I-JSON objects (no duplicate members, depth at most 64); `alg` is exactly "HS256" or
-/// "RS256" and must match the key that verifies it (keys are pinned to their algorithm; "none"
-/// is never accepted); `kid`, when present, selects among configured keys only; `jku`, `jwk`,
-/// `x5u`, `x5c` and `crit` are refused; `typ`, when present, is "JWT" in any case. The
+/// Rules (docs/SEMANTICS.md §11): exactly three segments of strict base64url without padding;
+/// header and payload are I-JSON objects (no duplicate members, depth at most 64); `alg` is exactly
+/// "HS256" or "RS256" and must match the key that verifies it (keys are pinned to their algorithm;
+/// "none" is never accepted); `kid`, when present, selects among configured keys only; `jku`,
+/// `jwk`, `x5u`, `x5c` and `crit` are refused; `typ`, when present, is "JWT" in any case. The
 /// signature covers the received bytes. Claims `exp`, `nbf`, `iat` are numbers checked against
 /// the caller's clock with the configured leeway; `iss` and `aud` are checked when configured.
 ///

@@ -33,8 +33,8 @@ namespace catalog::detail {
 /// `snake_case` to `camelCase`; `tag_fqn` is `tagFQN` (the wire name of tag labels).
 std::string camel_name(std::string_view snake);
 
-/// The wire name of the member that descriptor `D` describes, computed once: every conversion
-/// looks names up, and computing them each time was a tenth of a list page's profile.
+/// The wire name of the member that descriptor `D` describes, computed once and kept: every
+/// conversion looks names up, so a name is never computed on the path of a conversion.
 template <class D>
 const std::string& wire_name() {
   static const std::string name = camel_name(D::name);
@@ -196,8 +196,8 @@ inline Result<void> from_json(const boost::json::value& v, std::optional<boost::
 
 /// Conversions first run quiet: `path` is a null string_view (`quiet_path`), no member path is
 /// built, and a failure's message names no place. Only a failed member is converted again with
-/// its path, to give the message that names it. Paths were a twentieth of a list page's profile
-/// and are read only by error messages.
+/// its path, to give the message that names it. Only error messages read paths, so a
+/// conversion that succeeds builds none.
 inline constexpr std::string_view quiet_path{};
 
 /// Set by a conversion that read JSON which to_json would not write back byte for byte: members
@@ -218,8 +218,7 @@ using members_of = boost::describe::describe_members<T, boost::describe::mod_pub
 
 /// T's members by wire name: an open-addressing table of their positions in T's description,
 /// keyed by a hash of the name's length and three of its characters, so a lookup is one or two
-/// probes and one comparison (a binary search of the sorted names, with a memcmp per step, was
-/// a quarter of a list page's profile).
+/// probes and one comparison, never a search with a comparison per step.
 struct MemberTable {
   static constexpr std::size_t size = 128;  // a power of two, over twice the largest struct
   struct Slot {
@@ -290,10 +289,10 @@ bool has_every_non_optional(const std::array<bool, N>& seen) {
 }
 
 /// Reads `obj` into `out` in the object's own order, each member sent straight to its struct
-/// member (looking struct members up in the object cost a list page a tenth of its time, most of
-/// it on optional members that were absent). False on anything unexpected (an unknown member, a
-/// value that does not convert, a required member missing), with no message: the caller then
-/// reads again member by member to word the error.
+/// member, so the work follows the members present and an absent optional member costs nothing
+/// (struct members are never looked up in the object one by one). False on anything unexpected
+/// (an unknown member, a value that does not convert, a required member missing), with no
+/// message: the caller then reads again member by member to word the error.
 template <Described T>
 bool read_members(const boost::json::object& obj, T& out) {
   constexpr std::size_t n = boost::mp11::mp_size<members_of<T>>::value;

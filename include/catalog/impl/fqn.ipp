@@ -92,7 +92,8 @@ Result<std::vector<std::string>> split(std::string_view text) {
       i = end;
     }
     if (part.empty()) return bad("empty part");
-    // Every part is a name (S15): a bad one is a bad request wherever the FQN appears.
+    // Every part is a name (docs/SEMANTICS.md §15): a bad one is a bad request wherever the FQN
+    // appears.
     if (auto valid = validate_name(part, "a part"); !valid)
       return bad(valid.error().message().c_str());
     parts.push_back(std::move(part));

@@ -175,15 +175,27 @@ Result<void> decide(std::span<const PolicyRule> rules, Kind kind,
 
 std::vector<PolicyRule> default_rules() {
   return {
-      PolicyRule{"everyone-view-follow-vote", Effect::allow, {"all"},
-                 {"ViewAll", "Follow", "EditVotes"}, std::nullopt, std::nullopt},
-      PolicyRule{"owners-all", Effect::allow, {"all"}, {"All"}, "isOwner()", std::nullopt},
-      // Data assets only (S12): claiming an ownerless team would hand its members' policies
-      // to anyone, and a user or policy is no asset to claim.
+      PolicyRule{"everyone-view-follow-vote",
+                 Effect::allow,
+                 {"all"},
+                 {"ViewAll", "Follow", "EditVotes"},
+                 std::nullopt,
+                 std::nullopt},
+      // Everything but Create: a create is judged by the owners its request names, so owners
+      // allowed Create would let anyone create anything (a team with a policy of their own
+      // among its members' policies) by naming themselves its owner.
+      PolicyRule{"owners-all-but-create",
+                 Effect::allow,
+                 {"all"},
+                 {"Delete", "ViewAll", "EditAll", "Follow", "EditFollowers", "EditVotes"},
+                 "isOwner()",
+                 std::nullopt},
+      // Data assets only (docs/SEMANTICS.md §12): claiming an ownerless team would hand its
+      // members' policies to anyone, and a user or policy is no asset to claim.
       PolicyRule{"claim-unowned",
                  Effect::allow,
-                 {"mlmodel", "mlmodelService", "glossary", "glossaryTerm", "domain",
-                  "searchIndex", "searchService"},
+                 {"mlmodel", "mlmodelService", "glossary", "glossaryTerm", "domain", "searchIndex",
+                  "searchService"},
                  {"EditOwners"},
                  "noOwner()",
                  std::nullopt},

@@ -110,7 +110,7 @@ Result<EntityHistory<E>> Store::history(const Principal& who, const Uuid& id) {
   EntityHistory<E> out;
   out.entity_type = std::move(history->entity_type);
   out.versions.reserve(history->versions.size());
-  // Stored versions nest deeper than a request may (S15).
+  // Stored versions nest deeper than a request may (docs/SEMANTICS.md §15).
   json::ParseOptions stored;
   stored.max_depth = json::max_parse_depth;
   for (const auto& text : history->versions) {

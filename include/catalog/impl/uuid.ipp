@@ -20,8 +20,7 @@ namespace catalog {
 
 namespace {
 // Hex digit values by byte, -1 for anything else. A table, not comparisons: ids are random, so
-// digit-or-letter branches mispredicted half the time, and parsing the ids of 10,000 followers
-// showed in their profile (BENCHMARKS.md section 3).
+// a digit-or-letter branch would go either way at random, and every reference parses an id.
 constexpr std::array<std::int8_t, 256> hex_values = [] {
   std::array<std::int8_t, 256> t{};
   for (auto& v : t) v = -1;
@@ -77,8 +76,8 @@ std::string to_string(const Uuid& id) {
 
 namespace detail {
 
-/// Random version 4 UUIDs from the kernel's CSPRNG, 64 per system call: one getrandom per id
-/// was 2% to 6% of a write (every write makes an event id). A forked child drops the pool
+/// Random version 4 UUIDs from the kernel's CSPRNG, 64 per system call, so that a write (every
+/// write makes an event id) rarely makes a system call for its ids. A forked child drops the pool
 /// (pthread_atfork), so parent and child never hand out the same bytes.
 class UuidPool {
 public:

@@ -1,8 +1,9 @@
 #ifndef CATALOG_REST_API_HPP
 #define CATALOG_REST_API_HPP
 
-// catalog::rest::Api: the seed's /v1 HTTP interface (REST.md) as a pure function from a request
-// to a response. No sockets: a host puts it behind any HTTP server, and tests call it directly.
+// catalog::rest::Api: the seed's /v1 HTTP interface (docs/REST.md) as a pure function from a
+// request to a response. No sockets: a host puts it behind any HTTP server, and tests call it
+// directly.
 
 #include <catalog/store.hpp>
 
@@ -28,13 +29,27 @@ struct Response {
   std::string body;
 };
 
+/// The HTTP status that answers an error of kind `k` (docs/REST.md): 400, 401, 403, 404, 409,
+/// 500. (405 is the REST surface's own: a known path with another method.)
+constexpr int http_status(ErrorKind k) noexcept {
+  switch (k) {
+  case ErrorKind::bad_request: return 400;
+  case ErrorKind::unauthorized: return 401;
+  case ErrorKind::forbidden: return 403;
+  case ErrorKind::not_found: return 404;
+  case ErrorKind::conflict: return 409;
+  case ErrorKind::internal: return 500;
+  }
+  return 500;
+}
+
 /// Options of an Api. Plain data.
 struct ApiOptions {
-  /// Largest request body accepted; a longer one is 400. Default: 8 MiB (S15).
+  /// Largest request body accepted; a longer one is 400. Default: 8 MiB (docs/SEMANTICS.md §15).
   std::size_t max_body_bytes = std::size_t{8} << 20;
 };
 
-/// The REST surface over one Store (REST.md, SEMANTICS.md S14 for the order of checks).
+/// The REST surface over one Store (docs/REST.md, docs/SEMANTICS.md §14 for the order of checks).
 ///
 /// Thread safety: `handle` may run concurrently from any number of threads (the Store is
 /// thread-safe and the Api keeps no state of its own). Lifetimes: the Store must outlive the Api.

@@ -7,6 +7,8 @@
 #include <catalog/error.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -120,15 +122,56 @@ class Transaction {
   std::string lent_;  // the default get_view's copy
 };
 
+/// What a backend kept in one memory-mapped B-tree file says of it (LMDB's mdb_env_info,
+/// mdb_env_stat, free list and reader table, as `mdb_stat -efr` prints them). Plain data.
+struct MapStats {
+  std::size_t map_size = 0;      // bytes of the memory map
+  std::size_t page_size = 0;     // bytes of a page
+  std::size_t pages_in_use = 0;  // pages of the file written so far (last page + 1)
+  std::size_t free_pages = 0;    // of those, pages on the free list (reused by writes)
+  std::size_t entries = 0;       // keys stored
+  std::size_t depth = 0;         // of the B-tree
+  std::size_t branch_pages = 0;  // B-tree pages by type
+  std::size_t leaf_pages = 0;
+  std::size_t overflow_pages = 0;      // values larger than a page take overflow pages
+  std::uint64_t last_transaction = 0;  // id of the last committed write transaction
+  unsigned max_readers = 0;            // reader slots of the environment
+  unsigned reader_slots_used = 0;      // slots taken since the lock file was created
+  unsigned readers = 0;                // read transactions open now, over every process
+};
+
 /// A store of bytes. Thread-safe: transactions may be begun from any thread. Read transactions
 /// see a snapshot (taken in `begin`) and are never blocked by a writer. Memory and LMDB run one
 /// write transaction at a time; a backend that runs them concurrently (PostgreSQL) makes them
 /// serializable and fails the ones it cannot serialize with storage_conflict.
+///
+/// Beside `begin`, what maintenance tools (catalog::admin) ask of a backend, each with a default
+/// that suits a backend which can do nothing special: a backend overrides what it does better.
 class Backend {
  public:
   virtual ~Backend() = default;
   /// Begins a transaction. Errors: storage.
   [[nodiscard]] virtual Result<std::unique_ptr<Transaction>> begin(Mode mode) = 0;
+
+  /// The figures of a memory-mapped file, for a backend that keeps one. Default: none.
+  /// Errors: storage.
+  [[nodiscard]] virtual Result<std::optional<MapStats>> map_stats() const {
+    return std::optional<MapStats>();
+  }
+  /// Writes a consistent copy of the store into the empty directory `dir` in the backend's own
+  /// way, as one read transaction sees it, and returns true; or returns false, having written
+  /// nothing, when the backend has no such way (the caller then copies key by key). Default:
+  /// false. Errors: storage.
+  [[nodiscard]] virtual Result<bool> copy_to(const std::filesystem::path& dir) const {
+    (void)dir;
+    return false;
+  }
+  /// Whether a write transaction may fail with storage_full, and succeed when run again because
+  /// the backend made room meanwhile (an LMDB map). Default: false.
+  [[nodiscard]] virtual bool grows_when_full() const noexcept { return false; }
+  /// Makes room ahead of about `bytes` more data, so that a large transaction need not fill the
+  /// store and run again. A hint: failing to is not an error. Default: nothing.
+  virtual void make_room(std::uint64_t bytes) { (void)bytes; }
 };
 
 }  // namespace catalog::storage

@@ -38,23 +38,8 @@ struct LmdbOptions {
   Durability durability = Durability::sync;
 };
 
-/// What LMDB says about an environment (mdb_env_info, mdb_env_stat, its free list and its reader
-/// table), as `mdb_stat -efr` prints it. Plain data.
-struct LmdbStats {
-  std::size_t map_size = 0;      // bytes of the memory map
-  std::size_t page_size = 0;     // bytes of a page
-  std::size_t pages_in_use = 0;  // pages of the file written so far (last page + 1)
-  std::size_t free_pages = 0;    // of those, pages on the free list (reused by writes)
-  std::size_t entries = 0;       // keys stored
-  std::size_t depth = 0;         // of the B-tree
-  std::size_t branch_pages = 0;  // B-tree pages by type
-  std::size_t leaf_pages = 0;
-  std::size_t overflow_pages = 0;      // values larger than a page take overflow pages
-  std::uint64_t last_transaction = 0;  // id of the last committed write transaction
-  unsigned max_readers = 0;            // reader slots of the environment
-  unsigned reader_slots_used = 0;      // slots taken since the lock file was created
-  unsigned readers = 0;                // read transactions open now, over every process
-};
+/// What LMDB says about an environment (the MapStats of the storage interface).
+using LmdbStats = MapStats;
 
 namespace detail {
 struct LmdbEnv;
@@ -116,14 +101,23 @@ class LmdbBackend final : public Backend {
   /// The environment's figures (see LmdbStats), read in a read transaction of their own; the
   /// free list is walked, O(its length). Errors: storage.
   [[nodiscard]] Result<LmdbStats> stats() const;
+  /// stats(), for maintenance tools that ask any backend.
+  [[nodiscard]] Result<std::optional<MapStats>> map_stats() const override;
 
   /// Writes a consistent copy of the environment into `dir`/data.mdb, compacted (free pages
-  /// left out, pages renumbered: `mdb_env_copy2` with MDB_CP_COMPACT), and flushes it to disk.
-  /// The copy is the store as one read transaction sees it: writers in this and other processes
-  /// go on meanwhile. Holds a reader slot while it runs, and the map cannot grow in this process
-  /// until it ends. REQUIRES: the calling thread holds no write transaction of this directory.
-  /// Errors: storage (`dir` missing, data.mdb already there, a failed write).
-  [[nodiscard]] Result<void> copy_to(const std::filesystem::path& dir) const;
+  /// left out, pages renumbered: `mdb_env_copy2` with MDB_CP_COMPACT), and flushes it to disk;
+  /// returns true. The copy is the store as one read transaction sees it: writers in this and
+  /// other processes go on meanwhile. Holds a reader slot while it runs, and the map cannot grow
+  /// in this process until it ends. REQUIRES: the calling thread holds no write transaction of
+  /// this directory. Errors: storage (`dir` missing, data.mdb already there, a failed write).
+  [[nodiscard]] Result<bool> copy_to(const std::filesystem::path& dir) const override;
+
+  /// True: a write that finds the map full fails with storage_full, and the next grows it.
+  [[nodiscard]] bool grows_when_full() const noexcept override { return true; }
+  /// Grows the map ahead of `bytes` more data: to the pages in use plus twice `bytes` (its
+  /// blocks are reserved as it grows), stopping at `max_map_size` or at the first growth that
+  /// fails.
+  void make_room(std::uint64_t bytes) override;
 
  private:
   explicit LmdbBackend(std::shared_ptr<detail::LmdbEnv> env);

@@ -38,9 +38,9 @@ struct PostgresOptions {
   /// conflict and none is retried. true:
   /// they run concurrently and the server fails those it cannot serialize (storage_conflict; the
   /// Store runs them again). Default: false, which is faster for the catalog as it is: every
-  /// operation appends to one event log (SEMANTICS S13: dense offsets, one counter key), so any
-  /// two concurrent writers conflict, and the server tracks reads by index page, so in a small
-  /// catalog even independent ones do (BENCHMARKS.md, "PostgreSQL").
+  /// operation appends to one event log (docs/SEMANTICS.md §13: dense offsets, one counter key), so
+  /// any two concurrent writers conflict, and the server tracks reads by index page, so in a small
+  /// catalog even independent ones do.
   bool concurrent_writers = false;
   /// With concurrent_writers: a thread whose write transactions failed with storage_conflict
   /// this many times in a row runs its next one alone (as when writers take turns), so that one

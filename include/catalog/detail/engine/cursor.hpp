@@ -1,9 +1,9 @@
 #ifndef CATALOG_DETAIL_ENGINE_CURSOR_HPP
 #define CATALOG_DETAIL_ENGINE_CURSOR_HPP
 
-// The one list cursor codec (S8): base64url, with padding, of `{"name": ..., "id": ...}`.
-// A cursor is a position, not a reference: any well-formed cursor is valid, even when no
-// entity stands there any more.
+// The one list cursor codec (docs/SEMANTICS.md §8): base64url, with padding, of `{"name": ...,
+// "id": ...}`. A cursor is a position, not a reference: any well-formed cursor is valid, even when
+// no entity stands there any more.
 
 #include <catalog/error.hpp>
 #include <catalog/uuid.hpp>

@@ -47,7 +47,8 @@ struct FieldSet {
   static FieldSet everything() { return FieldSet{true, {}}; }
 };
 
-/// Checks `fields` against the kind's extras (S8 grammar). Errors: bad_request (invalid_field).
+/// Checks `fields` against the kind's extras (docs/SEMANTICS.md §8 grammar). Errors: bad_request
+/// (invalid_field).
 Result<FieldSet> parse_fields(Kind kind, const std::vector<std::string>& fields);
 
 /// Everything an operation needs beside the transaction.
@@ -217,8 +218,9 @@ class RecordResource final : public Resource {
   std::string target_;
 };
 
-/// The one authorization call of every operation (S14 step 7): admins pass; everyone else is
-/// judged by the configured Authorizer. A refusal's message ends with the entity it concerns.
+/// The one authorization call of every operation (docs/SEMANTICS.md §14 step 7): admins pass;
+/// everyone else is judged by the configured Authorizer. A refusal's message ends with the entity
+/// it concerns.
 Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> ops,
                        const RecordResource& what);
 
@@ -262,7 +264,7 @@ Result<std::uint64_t> stored_key_schema(Tx& tx);
 /// a newer schema).
 Result<void> upgrade_key_schema(Tx& tx);
 
-/// Creates or promotes an admin user (S11), without authorization.
+/// Creates or promotes an admin user (docs/SEMANTICS.md §11), without authorization.
 Result<void> ensure_admin(Tx& tx, std::string_view name);
 
 // ---- stored values (values.ipp) ----
@@ -290,12 +292,12 @@ Result<boost::json::object> decode_snapshot(std::string_view bytes);
 /// Errors: storage ("corrupt change event").
 Result<boost::json::object> decode_event(std::uint64_t offset, std::string_view bytes);
 
-/// An event's stored text (S13) up to its offset, written member by member: id, eventType,
-/// entityType, entityId, entityFullyQualifiedName, previousVersion, currentVersion, userName,
-/// timestamp, then `change` (JSON text) as the changeDescription, or when empty the record's own
-/// change description (not for entityCreated). append_event adds the offset and closes it.
-/// `previous` defaults to the record's version (a created entity has no earlier one: S13's
-/// previousVersion repeats it).
+/// An event's stored text (docs/SEMANTICS.md §13) up to its offset, written member by member: id,
+/// eventType, entityType, entityId, entityFullyQualifiedName, previousVersion, currentVersion,
+/// userName, timestamp, then `change` (JSON text) as the changeDescription, or when empty the
+/// record's own change description (not for entityCreated). append_event adds the offset and closes
+/// it. `previous` defaults to the record's version (a created entity has no earlier one:
+/// docs/SEMANTICS.md §13's previousVersion repeats it).
 EventText event_text(std::string_view type, const Record& r, std::optional<Version> previous,
                      const Principal& who, std::int64_t now, std::string_view change = {});
 

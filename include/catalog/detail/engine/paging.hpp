@@ -1,8 +1,9 @@
 #ifndef CATALOG_DETAIL_ENGINE_PAGING_HPP
 #define CATALOG_DETAIL_ENGINE_PAGING_HPP
 
-// Paged reads: lists with cursors (S8) and change events (S13). Each page costs O(limit +
-// log n): a seek in the ordered index, then `limit + 1` keys; totals come from counters.
+// Paged reads: lists with cursors (docs/SEMANTICS.md §8) and change events (docs/SEMANTICS.md §13).
+// Each page costs O(limit + log n): a seek in the ordered index, then `limit + 1` keys; totals come
+// from counters.
 
 #include <catalog/detail/engine/cursor.hpp>
 #include <catalog/detail/engine/engine.hpp>
@@ -16,13 +17,13 @@
 
 namespace catalog::engine {
 
-/// Largest `limit` of a list or events page (S8, S15).
+/// Largest `limit` of a list or events page (docs/SEMANTICS.md §8, §15).
 inline constexpr std::int64_t max_limit = 1'000'000;
 
 /// Checks a page size: 0 to `max_limit`. Errors: bad_request (invalid_parameter).
 Result<void> check_limit(std::int64_t limit);
 
-/// A list request checked on its own (S14 step 3), before any transaction.
+/// A list request checked on its own (docs/SEMANTICS.md §14 step 3), before any transaction.
 struct ListQuery {
   Kind kind = Kind::user;
   std::int64_t limit = 10;

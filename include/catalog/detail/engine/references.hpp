@@ -3,9 +3,9 @@
 
 // Entity references read straight from stored records.
 //
-// An entity with many followers (or voters) renders one reference per follower, and decoding
-// each follower's whole record (a JSON DOM of every field) was nearly all of the time of a
-// follow, vote or get on a popular entity (BENCHMARKS.md section 3). A reference shows five
+// An entity with many followers (or voters) renders one reference per follower, so the cost of
+// a follow, vote or get on a popular entity is the cost of a reference, and a reference must not
+// decode the follower's whole record (a JSON DOM of every field). A reference shows five
 // fields, so `scan_reference` reads just those from the stored text, without building a DOM;
 // whatever it does not expect sends the caller back to the full decode, so both agree.
 

@@ -1,8 +1,9 @@
 #ifndef CATALOG_DETAIL_ENGINE_SOCIAL_HPP
 #define CATALOG_DETAIL_ENGINE_SOCIAL_HPP
 
-// Followers (S4) and votes (S5): edges from users to entities. They never make a version; each
-// effective change appends one entityFieldsChanged event, and a repeat changes nothing.
+// Followers (docs/SEMANTICS.md §4) and votes (docs/SEMANTICS.md §5): edges from users to entities.
+// They never make a version; each effective change appends one entityFieldsChanged event, and a
+// repeat changes nothing.
 
 #include <catalog/detail/engine/engine.hpp>
 

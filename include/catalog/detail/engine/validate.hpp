@@ -1,8 +1,8 @@
 #ifndef CATALOG_DETAIL_ENGINE_VALIDATE_HPP
 #define CATALOG_DETAIL_ENGINE_VALIDATE_HPP
 
-// Value rules of S2 shared by create and patch: emails, tags, search index fields, servers,
-// and resolution of references to live entities.
+// Value rules of docs/SEMANTICS.md §2 shared by create and patch: emails, tags, search index
+// fields, servers, and resolution of references to live entities.
 
 #include <catalog/detail/engine/engine.hpp>
 
@@ -10,16 +10,15 @@
 
 namespace catalog::engine {
 
-/// S15 limits on a JSON value the engine is given or is about to store: nesting at most
-/// `max_depth`, serialized size at most `max_bytes`. `what` names it in the message. Measures
-/// without recursion and stops at the limit. Errors: bad_request (too_deep, too_large).
+/// docs/SEMANTICS.md §15 limits on a JSON value the engine is given or is about to store: nesting
+/// at most `max_depth`, serialized size at most `max_bytes`. `what` names it in the message.
+/// Measures without recursion and stops at the limit. Errors: bad_request (too_deep, too_large).
 Result<void> check_limits(const boost::json::value& v, std::size_t max_depth,
                           std::size_t max_bytes, std::string_view what);
 
 /// The member of `o` named `key`, looked for first at position `hint` (where a document with
 /// the same members in the same order has it), then by name; nullptr when `o` has none. A
-/// patched document keeps its entity's order: looking its members up by name in the entity
-/// was a twentieth of a patch.
+/// patched document keeps its entity's order, so the first probe almost always finds it.
 inline const boost::json::value* find_aligned(const boost::json::object& o, std::size_t hint,
                                               std::string_view key) {
   if (hint < o.size())
@@ -60,15 +59,20 @@ Result<std::vector<Record>> resolve_ids(Tx& tx, Kind kind, const std::vector<Uui
 /// Live entities of `kind` by FQN (user names for users). Errors: bad_request, not_found.
 Result<std::vector<Record>> resolve_fqns(Tx& tx, Kind kind, const std::vector<std::string>& fqns);
 
-/// The value rules of S2 that create and patch apply to an entity's own fields, checked on its
-/// struct as stored: the name, emails, a service's type, a model's server, tags (valid, and
-/// normalized as the engine stores them: defaults filled, sorted by tagFQN, each once), synonyms,
-/// index fields and source hash, policy rules. What needs other entities (references, team type
-/// rules) is not among them. Errors: bad_request with create's and patch's messages.
+/// The value rules of docs/SEMANTICS.md §2 on an entity's own fields, checked on its struct: the
+/// name, emails, a service's type, a model's server, tags, synonyms, index fields and source
+/// hash, policy rules. Create checks each new entity with it, import each entity it reads. What
+/// needs other entities (references, team type rules) is not among them. Errors: bad_request.
 Result<void> check_entity_values(const Record& r);
+/// check_entity_values of an entity struct.
+Result<void> check_entity_values(const AnyEntity& entity);
 
-/// S9 team type rules for a team of `type` with `parents` and (when it exists) `children`.
-/// Errors: bad_request (team_rule).
+/// Tags as the engine stores them (normalized_tags: defaults filled, sorted by tagFQN, each
+/// once), for entities that were not written by the engine (import). Errors: bad_request.
+Result<void> check_stored_tags(const Record& r);
+
+/// docs/SEMANTICS.md §9 team type rules for a team of `type` with `parents` and (when it exists)
+/// `children`. Errors: bad_request (team_rule).
 Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
                               const std::vector<Record>& children);
 
@@ -82,8 +86,9 @@ Result<std::vector<Uuid>> containment_path(Tx& tx, const Uuid& top, const Uuid& 
 /// `path` is a containment_path whose last entity contains its first. Errors: storage.
 Result<std::string> cycle_text(Tx& tx, const std::vector<Uuid>& path);
 
-/// S9: a team is never its own ancestor. The containment cycle that making `parents` the
-/// parents of `team` would close, by names; nullopt when there is none. Errors: storage.
+/// docs/SEMANTICS.md §9: a team is never its own ancestor. The containment cycle that making
+/// `parents` the parents of `team` would close, by names; nullopt when there is none. Errors:
+/// storage.
 Result<std::optional<std::string>> team_cycle(Tx& tx, const Uuid& team,
                                               const std::vector<Uuid>& parents);
 

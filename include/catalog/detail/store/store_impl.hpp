@@ -21,7 +21,7 @@ struct Store::Impl {
   std::unique_ptr<storage::Backend> backend;
   StoreOptions options;
 
-  // Subscriptions (S13): called after commit with the events the commit appended.
+  // Subscriptions (docs/SEMANTICS.md §13): called after commit with the events the commit appended.
   std::mutex listeners_mutex;
   std::uint64_t next_listener = 1;
   std::map<std::uint64_t, std::function<void(const ChangeEvent&)>> listeners;

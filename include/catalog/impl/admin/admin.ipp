@@ -25,8 +25,7 @@ namespace keys = engine::keys;
 Result<std::vector<IntegrityProblem>> verify(Store& store, const ProgressFn& progress) {
   // The estimate counts keys: LMDB knows how many it holds; other backends do not say.
   std::uint64_t total = 0;
-  if (auto* lmdb = dynamic_cast<storage::LmdbBackend*>(&store.backend()))
-    if (auto s = lmdb->stats()) total = s->entries;
+  if (auto s = store.backend().map_stats(); s && *s) total = (*s)->entries;
   // A read-only transaction can still conflict with writers on PostgreSQL: run it again.
   for (int attempt = 1;; ++attempt) {
     auto txn = store.backend().begin(storage::Mode::read_only);
@@ -107,11 +106,12 @@ Result<BackupInfo> backup(Store& store, const fs::path& dest) {
     }
   };
   BackupInfo info;
-  if (auto* lmdb = dynamic_cast<storage::LmdbBackend*>(&store.backend())) {
-    if (auto c = lmdb->copy_to(dest); !c) {
-      discard();
-      return c.error();
-    }
+  auto native = store.backend().copy_to(dest);
+  if (!native) {
+    discard();
+    return native.error();
+  }
+  if (*native) {
     info.lmdb_copy = true;
     info.bytes = fs::file_size(dest / "data.mdb", ec);
   } else {
@@ -148,11 +148,9 @@ std::string_view family_name(char tag) {
 
 Result<StoreStats> stats(Store& store) {
   StoreStats out;
-  if (auto* lmdb = dynamic_cast<storage::LmdbBackend*>(&store.backend())) {
-    auto s = lmdb->stats();
-    if (!s) return s.error();
-    out.lmdb = *s;
-  }
+  auto map = store.backend().map_stats();
+  if (!map) return map.error();
+  out.lmdb = *map;
   auto txn = store.backend().begin(storage::Mode::read_only);
   if (!txn) return txn.error();
   const engine::Env env{detail::plain_options(), 0};

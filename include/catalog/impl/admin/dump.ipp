@@ -15,10 +15,9 @@
 #include <catalog/detail/engine/validate.hpp>
 #include <catalog/detail/engine/verify.hpp>
 
-#include <catalog/detail/json_mapping.hpp>
 #include <catalog/change_event.hpp>
+#include <catalog/detail/json_mapping.hpp>
 #include <catalog/json.hpp>
-#include <catalog/storage/lmdb_backend.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -328,30 +327,41 @@ class LineBuffer {
   LineBuffer(const LineBuffer&) = delete;
   LineBuffer& operator=(const LineBuffer&) = delete;
 
-  // REQUIRES: size() + n <= the limit. Errors: storage (no address space for the mapping).
-  Result<void> append(const char* bytes, std::size_t n) {
-    if (n == 0) return {};
-    if (data_ == nullptr) {
+  // REQUIRES: size() + n <= the limit. Where no mapping of the limit can be had (a limit past
+  // the address space, memory overcommit disabled), the bytes go into a string instead.
+  void append(const char* bytes, std::size_t n) {
+    if (n == 0) return;
+    if (data_ == nullptr && !unmappable_) {
       void* map = ::mmap(nullptr, max_, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (map == MAP_FAILED)
-        return fail(Errc::storage, "cannot map " + std::to_string(max_) +
-                                       " bytes for a line: " + std::strerror(errno));
-      data_ = static_cast<char*>(map);
+        unmappable_ = true;
+      else
+        data_ = static_cast<char*>(map);
+    }
+    if (data_ == nullptr) {
+      fallback_.append(bytes, n);
+      return;
     }
     std::memcpy(data_ + size_, bytes, n);
     size_ += n;
-    return {};
   }
-  void clear() noexcept { size_ = 0; }
-  bool empty() const noexcept { return size_ == 0; }
-  std::size_t size() const noexcept { return size_; }
-  std::string_view view() const noexcept { return {data_ == nullptr ? "" : data_, size_}; }
+  void clear() noexcept {
+    size_ = 0;
+    fallback_.clear();
+  }
+  bool empty() const noexcept { return size() == 0; }
+  std::size_t size() const noexcept { return data_ == nullptr ? fallback_.size() : size_; }
+  std::string_view view() const noexcept {
+    return data_ == nullptr ? std::string_view(fallback_) : std::string_view(data_, size_);
+  }
 
  private:
   std::size_t max_;
   char* data_ = nullptr;
   std::size_t size_ = 0;
+  bool unmappable_ = false;
+  std::string fallback_;
 };
 
 // The lines of a stream, each at most `max` bytes, read in large blocks.
@@ -387,7 +397,7 @@ class LineReader {
         ++number_;
         return std::optional<std::string_view>(std::string_view(from, n));  // no copy
       }
-      if (auto a = line_.append(from, n); !a) return a.error();
+      line_.append(from, n);
       if (nl) {
         ++number_;
         return std::optional<std::string_view>(line_.view());
@@ -502,6 +512,25 @@ class Importer {
     return {};
   }
 
+  // The S15 limits of a create or patch on a stored document: its members but the change
+  // description, which holds the old value of each changed field beside the new one.
+  static Result<void> document_limits(const bj::object& doc, const StoreOptions& options) {
+    const auto max_bytes = options.max_document_bytes;
+    std::size_t bytes = 2, depth = 1;
+    for (const auto& m : doc) {
+      if (m.key() == "changeDescription") continue;
+      const auto extent = catalog::json::measure(m.value(), max_bytes);
+      bytes += extent.bytes + m.key().size() + 4;  // the quoted name, its colon and a comma
+      depth = std::max(depth, 1 + extent.depth);
+    }
+    if (bytes > max_bytes)
+      return fail(Errc::too_large, "the doc is larger than " + std::to_string(max_bytes) + " bytes");
+    if (depth > catalog::json::max_document_depth)
+      return fail(Errc::too_deep, "the doc nests deeper than " +
+                                      std::to_string(catalog::json::max_document_depth));
+    return {};
+  }
+
   // Checks that `o` has no members but `allowed`.
   static Result<void> only(const bj::object& o, std::string_view what,
                            std::initializer_list<std::string_view> allowed) {
@@ -548,14 +577,12 @@ class Importer {
     if (auto c = close_entity(); !c) return c.error();
     auto r = entity_record(o);
     if (!r) return r.error();
-    // What create and patch refuse is refused here too: a document past the S15 limits, and
-    // values the S2 rules do not allow.
-    const auto& options = tx_.env().options;
-    if (auto l = engine::check_limits(o.at("doc"), catalog::json::max_document_depth,
-                                      options.max_document_bytes, "the doc");
-        !l)
+    // What create and patch refuse is refused here too: a document past the docs/SEMANTICS.md §15
+    // limits, and values the docs/SEMANTICS.md §2 rules do not allow.
+    if (auto l = document_limits(o.at("doc").get_object(), tx_.env().options); !l)
       return bad(l.error().message());
     if (auto v = engine::check_entity_values(*r); !v) return bad(v.error().message());
+    if (auto v = engine::check_stored_tags(*r); !v) return bad(v.error().message());
     if (r->deleted_by > max_deleted_by_) {
       max_deleted_by_ = r->deleted_by;
       max_deleted_by_line_ = line_;
@@ -711,7 +738,7 @@ class Importer {
     if (!o) return bad("the event is not an object");
     ChangeEvent typed;
     if (auto e = catalog::detail::from_json(v, typed, "event"); !e)
-      return bad("the event is not a change event (S13): " + e.error().message());
+      return bad("the event is not a change event (docs/SEMANTICS.md §13): " + e.error().message());
     const auto* offset = o->if_contains("offset");
     const auto expected = counts_.events + 1;
     if (!offset || !offset->is_int64() || offset->get_int64() < 0 ||
@@ -841,23 +868,12 @@ Result<DumpCounts> import_once(storage::Backend& backend, std::istream& in,
   return importer.counts();
 }
 
-// Grows an LMDB map ahead of an import of `input_bytes`: the store takes about what the export
-// does, plus its indexes and half-full pages; room for 4 times as much (the map is address
-// space, and the file is sparse) spares restarting the import after the map filled.
-void make_room(storage::LmdbBackend& lmdb, std::uint64_t input_bytes) {
-  auto stats = lmdb.stats();
-  if (!stats) return;
-  const std::uint64_t wanted = stats->pages_in_use * stats->page_size + 4 * input_bytes;
-  while (lmdb.map_size() < wanted)
-    if (!lmdb.grow()) return;  // at its maximum: the import will tell
-}
-
 }  // namespace
 
 Result<DumpCounts> import_store(Store& store, std::istream& in, const ImportOptions& options) {
   auto& backend = store.backend();
-  auto* lmdb = dynamic_cast<storage::LmdbBackend*>(&backend);
-  if (lmdb && options.input_bytes > 0) make_room(*lmdb, options.input_bytes);
+  // The store takes about what the export does, plus its indexes and half-full pages.
+  if (options.input_bytes > 0) backend.make_room(options.input_bytes);
   const auto start = in.tellg();
   // A full map ends the transaction; the backend grows the map when the next one begins.
   constexpr int max_attempts = 40;

@@ -1,8 +1,9 @@
 #ifndef CATALOG_IMPL_ENGINE_CREATE_IPP
 #define CATALOG_IMPL_ENGINE_CREATE_IPP
 
-// Create (S10): validate the request, resolve containers and references, authorize, then write
-// the entity, its name, list indexes, counters, edges, first snapshot and event.
+// Create (docs/SEMANTICS.md §10): validate the request, resolve containers and references,
+// authorize, then write the entity, its name, list indexes, counters, edges, first snapshot and
+// event.
 
 #include <catalog/detail/engine/engine.hpp>
 #include <catalog/detail/engine/validate.hpp>
@@ -35,7 +36,7 @@ struct Draft {
   std::optional<Record> parent;  // the container record, for owner inheritance
   std::vector<Link> links;       // `record.id` is filled in before they are written
   std::vector<OwnerRef> owners;  // as the request names them: isOwner() before they resolve
-  bool admin_only = false;       // only an admin may create it (an admin user, S11)
+  bool admin_only = false;  // only an admin may create it (an admin user, docs/SEMANTICS.md §11)
 };
 
 // Placeholder for the new entity's id in links, replaced once the id is known.
@@ -85,10 +86,8 @@ void add_links(Draft& d, Rel rel, const std::vector<Record>& targets) {
   for (const auto& t : targets) d.links.push_back({self, rel, t.id});
 }
 
-Result<void> check_name(std::string_view name) { return fqn::validate_name(name); }
-
-// The new entity lives under `container` (S1): its FQN starts with the container's, and it
-// inherits the container's owners until it has its own.
+// The new entity lives under `container` (docs/SEMANTICS.md §1): its FQN starts with the
+// container's, and it inherits the container's owners until it has its own.
 void place_under(Draft& d, Record container) {
   d.record.container = container.id;
   d.parent_fqn = std::string(container.fqn());
@@ -125,7 +124,8 @@ Result<void> link_owners_and_domains(Tx& tx, Draft& d, const std::vector<EntityR
   return link_fqns(tx, d, Kind::domain, Rel::domain, domains);
 }
 
-// An ML model or a search index lives in the live service its request names by FQN (S1).
+// An ML model or a search index lives in the live service its request names by FQN
+// (docs/SEMANTICS.md §1).
 Result<void> place_in_service(Tx& tx, Draft& d, Kind kind, std::string_view service) {
   auto found = tx.live_by_fqn(*service_kind(kind), service);
   if (!found) return found.error();
@@ -154,13 +154,12 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
                      Prepared& p) {
   Draft& d = p.draft;
   auto& e = d.record.as<User>();
-  if (auto c = check_name(r.name); !c) return c.error();
-  if (auto v = validate_email(r.email); !v) return v.error();
   set_base(e, r.name, r.display_name, r.description);
   e.email = r.email;
   e.is_admin = r.is_admin.value_or(false);
   d.admin_only = e.is_admin;
   e.is_bot = r.is_bot.value_or(false);
+  if (auto v = check_entity_values(d.record); !v) return v.error();
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     auto teams = resolve_ids(tx, Kind::team, req.teams);
     if (!teams) return teams.error();
@@ -174,14 +173,12 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
                      Prepared& p) {
   Draft& d = p.draft;
   auto& e = d.record.as<Team>();
-  if (auto c = check_name(r.name); !c) return c.error();
-  if (r.email)
-    if (auto v = validate_email(*r.email); !v) return v.error();
   set_base(e, r.name, r.display_name, r.description);
   auto type = r.team_type.value_or(TeamType::group);
   e.team_type = type;
   e.email = r.email;
   e.is_joinable = r.is_joinable.value_or(true);
+  if (auto v = check_entity_values(d.record); !v) return v.error();
   p.resolve = [req = r, type](Tx& tx, Draft& d) -> Result<void> {
     auto parents = resolve_ids(tx, Kind::team, req.parents);
     if (!parents) return parents.error();
@@ -198,11 +195,10 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
                      Prepared& p) {
   Draft& d = p.draft;
   auto& e = d.record.as<Policy>();
-  if (auto c = check_name(r.name); !c) return c.error();
-  if (auto v = policy::validate_rules(r.rules); !v) return v.error();
   set_base(e, r.name, r.display_name, r.description);
   e.rules = r.rules;
   e.enabled = r.enabled.value_or(true);
+  if (auto v = check_entity_values(d.record); !v) return v.error();
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
     return {};
@@ -214,14 +210,11 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
                      Prepared& p) {
   Draft& d = p.draft;
   auto& e = service_of(d.record);
-  if (auto c = check_name(r.name); !c) return c.error();
-  if (r.service_type.empty())
-    return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
-  auto tags = normalized_tags(r.tags);
-  if (!tags) return tags.error();
   set_base(e, r.name, r.display_name, r.description);
   e.service_type = r.service_type;
-  e.tags = std::move(*tags);
+  e.tags = r.tags;
+  if (auto v = check_entity_values(d.record); !v) return v.error();
+  e.tags = normalized_tags(e.tags).value();
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     return link_owners_and_domains(tx, d, req.owners, req.domains);
   };
@@ -231,19 +224,16 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
 Result<void> prepare(Tx& tx, Kind kind, const CreateMlModel& r, Prepared& p) {
   Draft& d = p.draft;
   auto& e = d.record.as<MlModel>();
-  if (auto c = check_name(r.name); !c) return c.error();
-  if (r.server)
-    if (auto u = validate_uri(*r.server, "server"); !u) return u.error();
-  auto tags = normalized_tags(r.tags);
-  if (!tags) return tags.error();
   set_base(e, r.name, r.display_name, r.description);
   e.algorithm = r.algorithm;
   e.target = r.target;
   e.server = r.server;
   e.ml_features = r.ml_features;
   e.ml_hyper_parameters = r.ml_hyper_parameters;
-  e.tags = std::move(*tags);
+  e.tags = r.tags;
   e.extension = r.extension;
+  if (auto v = check_entity_values(d.record); !v) return v.error();
+  e.tags = normalized_tags(e.tags).value();
   if (auto in = place_in_service(tx, d, kind, r.service); !in) return in.error();
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     return link_owners_and_domains(tx, d, req.owners, req.domains);
@@ -255,12 +245,11 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
                      Prepared& p) {
   Draft& d = p.draft;
   auto& e = d.record.as<Glossary>();
-  if (auto c = check_name(r.name); !c) return c.error();
-  auto tags = normalized_tags(r.tags);
-  if (!tags) return tags.error();
   set_base(e, r.name, r.display_name, r.description);
   e.mutually_exclusive = r.mutually_exclusive.value_or(false);
-  e.tags = std::move(*tags);
+  e.tags = r.tags;
+  if (auto v = check_entity_values(d.record); !v) return v.error();
+  e.tags = normalized_tags(e.tags).value();
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
     return link_owners_and_domains(tx, d, req.owners, req.domains);
@@ -271,14 +260,15 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
 Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossaryTerm& r, Prepared& p) {
   Draft& d = p.draft;
   auto& e = d.record.as<GlossaryTerm>();
-  if (auto c = check_name(r.name); !c) return c.error();
+  set_base(e, r.name, r.display_name, r.description);
+  e.synonyms = r.synonyms;
+  e.mutually_exclusive = r.mutually_exclusive.value_or(false);
+  e.tags = r.tags;
+  if (auto v = check_entity_values(d.record); !v) return v.error();
+  e.tags = normalized_tags(e.tags).value();
   if (auto f = fqn::canonical(r.glossary); !f) return f.error();
   if (r.parent)
     if (auto f = fqn::canonical(*r.parent); !f) return f.error();
-  for (const auto& s : r.synonyms)
-    if (s.empty()) return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
-  auto tags = normalized_tags(r.tags);
-  if (!tags) return tags.error();
   auto glossary = tx.live_by_fqn(Kind::glossary, r.glossary);
   if (!glossary) return glossary.error();
   d.record.glossary = glossary->id;
@@ -294,12 +284,8 @@ Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossaryTer
   }
   auto glossary_reviewers = tx.edges(glossary->id, Rel::reviews, false);
   if (!glossary_reviewers) return glossary_reviewers.error();
-  set_base(e, r.name, r.display_name, r.description);
-  e.synonyms = r.synonyms;
   bool reviewed = !glossary_reviewers->empty() || !r.reviewers.empty();
   e.status = reviewed ? TermStatus::draft : TermStatus::approved;
-  e.mutually_exclusive = r.mutually_exclusive.value_or(false);
-  e.tags = std::move(*tags);
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     if (auto l = link_users(tx, d, Rel::reviews, req.reviewers, "reviewer"); !l) return l.error();
     if (auto o = link_owners(tx, d, req.owners); !o) return o.error();
@@ -313,15 +299,15 @@ Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossaryTer
 Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateDomain& r, Prepared& p) {
   Draft& d = p.draft;
   auto& e = d.record.as<Domain>();
-  if (auto c = check_name(r.name); !c) return c.error();
+  set_base(e, r.name, r.display_name, r.description);
+  e.domain_type = r.domain_type;
+  if (auto v = check_entity_values(d.record); !v) return v.error();
   if (r.parent) {
     if (auto f = fqn::canonical(*r.parent); !f) return f.error();
     auto parent = tx.live_by_fqn(Kind::domain, *r.parent);
     if (!parent) return parent.error();
     place_under(d, std::move(*parent));
   }
-  set_base(e, r.name, r.display_name, r.description);
-  e.domain_type = r.domain_type;
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     // Experts are user names, not FQNs: a name with a dot is one part ("john.doe").
     std::vector<std::string> expert_fqns;
@@ -336,18 +322,14 @@ Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateDomain& r, 
 Result<void> prepare(Tx& tx, Kind kind, const CreateSearchIndex& r, Prepared& p) {
   Draft& d = p.draft;
   auto& e = d.record.as<SearchIndex>();
-  if (auto c = check_name(r.name); !c) return c.error();
-  if (auto v = validate_index_fields(r.fields); !v) return v.error();
-  if (r.source_hash)
-    if (auto v = validate_source_hash(*r.source_hash); !v) return v.error();
-  auto tags = normalized_tags(r.tags);
-  if (!tags) return tags.error();
   set_base(e, r.name, r.display_name, r.description);
   e.fields = r.fields;
   e.index_type = r.index_type.value_or(IndexType::index);
-  e.tags = std::move(*tags);
+  e.tags = r.tags;
   e.extension = r.extension;
   e.source_hash = r.source_hash;
+  if (auto v = check_entity_values(d.record); !v) return v.error();
+  e.tags = normalized_tags(e.tags).value();
   if (auto in = place_in_service(tx, d, kind, r.service); !in) return in.error();
   p.resolve = [req = r](Tx& tx, Draft& d) -> Result<void> {
     return link_owners_and_domains(tx, d, req.owners, req.domains);
@@ -373,9 +355,30 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
 template <class Answer = json::object>
 Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d);
 
+namespace {
+
+// An admin's email (docs/SEMANTICS.md §11): <name>@example.com, with what an email cannot hold
+// (whitespace, a second @) made a dot, and no longer than an email may be (cut between UTF-8
+// sequences).
+std::string admin_email(std::string_view name) {
+  constexpr std::string_view domain = "@example.com";
+  std::string local(name);
+  for (auto& c : local)
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '@')
+      c = '.';
+  std::size_t cut = std::min(local.size(), 127 - domain.size());
+  while (cut > 0 && cut < local.size() && (static_cast<unsigned char>(local[cut]) & 0xC0) == 0x80)
+    --cut;
+  local.resize(cut);
+  return local + std::string(domain);
+}
+
+}  // namespace
+
 template <class Answer>
 Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const json::value& body) {
-  // C++ callers hand over values the REST parser never saw: the same S15 limits bind them.
+  // C++ callers hand over values the REST parser never saw: the same docs/SEMANTICS.md §15 limits
+  // bind them.
   if (auto l = check_limits(body, catalog::json::max_body_depth,
                             tx.env().options.max_document_bytes, "The create request");
       !l)
@@ -444,8 +447,8 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
     auto& r = **existing;
     auto& user = r.as<User>();
     if (user.is_admin) return {};
-    // S11: an existing admin principal is made admin: a change like any other, so it gets its
-    // own version, history snapshot and event (S3, S13).
+    // docs/SEMANTICS.md §11: an existing admin principal is made admin: a change like any other, so
+    // it gets its own version, history snapshot and event (docs/SEMANTICS.md §3, §13).
     user.is_admin = true;
     r.keep("isAdmin");
     ChangeDescription change;
@@ -458,7 +461,7 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
   d.record = Record(Kind::user);
   auto& user = d.record.as<User>();
   user.name = name;
-  user.email = std::string(name) + "@example.com";
+  user.email = admin_email(name);
   user.is_admin = true;
   user.is_bot = false;
   auto made = write_new(tx, system, d);

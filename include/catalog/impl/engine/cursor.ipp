@@ -1,7 +1,7 @@
 #ifndef CATALOG_IMPL_ENGINE_CURSOR_IPP
 #define CATALOG_IMPL_ENGINE_CURSOR_IPP
 
-// List cursors (S8): encode and decode in one place.
+// List cursors (docs/SEMANTICS.md §8): encode and decode in one place.
 
 #include <catalog/detail/engine/cursor.hpp>
 

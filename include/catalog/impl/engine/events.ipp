@@ -1,10 +1,14 @@
 #ifndef CATALOG_IMPL_ENGINE_EVENTS_IPP
 #define CATALOG_IMPL_ENGINE_EVENTS_IPP
 
-// Reading change events (S13). Offsets are dense from 1, so the last offset is the total and
-// `after` is a plain offset rather than a cursor.
+// Change events (docs/SEMANTICS.md §13): the text an event is stored as, and reading them.
+// Offsets are dense from 1, so the last offset is the total and `after` is a plain offset rather
+// than a cursor.
 
 #include <catalog/detail/engine/paging.hpp>
+
+#include <catalog/detail/json_text.hpp>
+#include <catalog/json.hpp>
 
 namespace catalog::engine {
 
@@ -41,6 +45,41 @@ Result<JsonEventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit) {
     if (auto n = c->next(); !n) return n.error();
   }
   return page;
+}
+
+// Written as text, not built as a JSON object and serialized: every write makes an event, so an
+// event allocates no object and no strings beyond its own text.
+EventText event_text(std::string_view type, const Record& r, std::optional<Version> previous,
+                     const Principal& who, std::int64_t now, std::string_view change) {
+  using catalog::json::serialize_string_to;
+  EventText event;
+  auto& out = event.text;
+  out.reserve(320);
+  out += R"({"id":)";
+  detail::write_text(out, random_uuid());
+  out += R"(,"eventType":)";
+  serialize_string_to(out, type);
+  out += R"(,"entityType":)";
+  serialize_string_to(out, type_name(r.kind));
+  out += R"(,"entityId":)";
+  detail::write_text(out, r.id);
+  out += R"(,"entityFullyQualifiedName":)";
+  serialize_string_to(out, r.fqn());
+  out += R"(,"previousVersion":)";
+  detail::write_text(out, previous.value_or(r.version()));
+  out += R"(,"currentVersion":)";
+  detail::write_text(out, r.version());
+  out += R"(,"userName":)";
+  serialize_string_to(out, who.name);
+  out += R"(,"timestamp":)";
+  detail::write_text(out, now);
+  const auto before_change = out.size();
+  out += R"(,"changeDescription":)";
+  if (!change.empty())
+    out += change;
+  else if (type == "entityCreated" || !r.write_member("changeDescription", out))
+    out.resize(before_change);
+  return event;
 }
 
 }  // namespace catalog::engine

@@ -1,12 +1,13 @@
 #ifndef CATALOG_IMPL_ENGINE_LIFECYCLE_IPP
 #define CATALOG_IMPL_ENGINE_LIFECYCLE_IPP
 
-// Delete (S6), restore (S7) and history (S3). Trees are walked with cursors and a stack as deep
-// as the tree, never as wide: a recursive delete of 100,000 terms holds a batch, not the tree.
+// Delete (docs/SEMANTICS.md §6), restore (docs/SEMANTICS.md §7) and history (docs/SEMANTICS.md §3).
+// Trees are walked with cursors and a stack as deep as the tree, never as wide: a recursive delete
+// of 100,000 terms holds a batch, not the tree.
 
 #include <catalog/detail/engine/engine.hpp>
-#include <catalog/detail/engine/validate.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include <catalog/json.hpp>
@@ -122,10 +123,18 @@ Result<Record> must_find(Tx& tx, const Uuid& id) {
   return std::move(**r);
 }
 
+/// Whether entities of `kind` name their containers in a relation field (a team's parents):
+/// then they may have several, found by their containment edges.
+bool has_container_edges(Kind kind) {
+  const auto fields = relation_fields(kind);
+  return std::any_of(fields.begin(), fields.end(),
+                     [](const RelField& rf) { return rf.rel == Rel::contains && rf.reverse; });
+}
+
 /// Pre-order walk below `root` over children for which `enter(child)` says to descend; the
 /// stack holds one position per level. A child already on the stack (a containment cycle a
-/// store may hold from before S9 refused them, or from its bytes) is not entered again, so the
-/// walk ends whatever is stored.
+/// store may hold from before docs/SEMANTICS.md §9 refused them, or from its bytes) is not entered
+/// again, so the walk ends whatever is stored.
 template <class Enter>
 Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
   struct Level {
@@ -208,7 +217,8 @@ template Result<AnyEntity> write_version(Tx&, const Principal&, Record&, bool, C
 
 namespace {
 
-/// Whether `id` has a child that is not soft-deleted (S6: a non-recursive delete needs none).
+/// Whether `id` has a child that is not soft-deleted (docs/SEMANTICS.md §6: a non-recursive delete
+/// needs none).
 Result<bool> has_live_child(Tx& tx, const Uuid& id) {
   bool live_child = false;
   auto check = walk(tx, id, [&](const Uuid& child) -> Result<bool> {
@@ -221,8 +231,8 @@ Result<bool> has_live_child(Tx& tx, const Uuid& id) {
   return live_child;
 }
 
-/// Soft delete (S6): `r` and its live descendants, all under one event offset; the entity as it
-/// is now.
+/// Soft delete (docs/SEMANTICS.md §6): `r` and its live descendants, all under one event offset;
+/// the entity as it is now.
 template <class Answer>
 Result<Answer> soft_remove(Tx& tx, const Principal& who, Kind kind, Record& r, bool recursive) {
   if (r.deleted()) return render_as<Answer>(tx, std::move(r));  // nothing changes
@@ -246,13 +256,13 @@ Result<Answer> soft_remove(Tx& tx, const Principal& who, Kind kind, Record& r, b
   return render_as<Answer>(tx, std::move(r));
 }
 
-/// Hard delete (S6): `r` and, when recursive, its whole tree, leaf by leaf.
+/// Hard delete (docs/SEMANTICS.md §6): `r` and, when recursive, its whole tree, leaf by leaf.
 Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& r, bool recursive) {
   auto first = next_child(tx, r.id, std::nullopt);
   if (!first) return first.error();
   if (*first && !recursive) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
-  // The named entity's event comes first (S13); then the tree goes leaf by leaf, so no list of
-  // descendants is ever held: find a leaf under the root, delete it, repeat.
+  // The named entity's event comes first (docs/SEMANTICS.md §13); then the tree goes leaf by leaf,
+  // so no list of descendants is ever held: find a leaf under the root, delete it, repeat.
   if (auto e = tx.append_event(event_text("entityDeleted", r, r.version(), who, tx.env().now_ms));
       !e)
     return e.error();
@@ -305,30 +315,56 @@ Result<Answer> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id) 
   Operation op = Operation::edit_all;
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
   if (r->deleted()) {
-    // Containers (S7): service, glossary, parent term or domain; and the entities a relation
-    // field names by containment edges to it (every parent team of a team).
+    auto refused = [&](const Record& c) {
+      return fail(Errc::container_deleted, "Can't restore " + kind_text(kind) + " " +
+                                               std::string(r->fqn()) + ": restore " +
+                                               kind_text(c.kind) + " " + std::string(c.fqn()) +
+                                               " first");
+    };
+    // What this restore brings back: `r`, and the descendants the same delete took. Found
+    // first only for a kind whose entities may have several containers (teams), so that none
+    // of them comes back under a container that delete took and this restore does not bring
+    // back; a stored containment cycle's other members are among them.
+    std::set<Uuid> returning{r->id};
+    const bool many_containers = has_container_edges(kind);
+    if (many_containers && r->deleted_by != 0) {
+      auto w = walk(tx, r->id, [&](const Uuid& child) -> Result<bool> {
+        if (returning.contains(child)) return false;
+        auto c = must_find(tx, child);
+        if (!c) return c.error();
+        if (!c->deleted() || c->deleted_by != r->deleted_by) return false;
+        returning.insert(child);
+        return true;
+      });
+      if (!w) return w.error();
+      for (const auto& id : returning) {
+        if (id == r->id) continue;
+        auto parents = tx.edges(id, Rel::contains, true);
+        if (!parents) return parents.error();
+        for (const auto& p : *parents) {
+          if (returning.contains(p.other)) continue;
+          auto c = must_find(tx, p.other);
+          if (!c) return c.error();
+          if (c->deleted() && c->deleted_by == r->deleted_by) return refused(*c);
+        }
+      }
+    }
+    // The containers of `r` itself (docs/SEMANTICS.md §7): service, glossary, parent term or
+    // domain; and the entities a relation field names by containment edges to it (every parent
+    // team of a team). One that this restore brings back (a cycle) is no obstacle.
     std::vector<Uuid> containers;
     for (const auto& c : {r->container, r->glossary})
       if (c) containers.push_back(*c);
-    for (const auto& rf : relation_fields(kind)) {
-      if (rf.rel != Rel::contains || !rf.reverse) continue;
-      auto parents = tx.edges(r->id, rf.rel, true);
+    if (many_containers) {
+      auto parents = tx.edges(r->id, Rel::contains, true);
       if (!parents) return parents.error();
       for (const auto& p : *parents) containers.push_back(p.other);
     }
     for (const auto& container : containers) {
+      if (returning.contains(container)) continue;
       auto c = must_find(tx, container);
       if (!c) return c.error();
-      if (c->deleted() && r->deleted_by != 0 && c->deleted_by == r->deleted_by) {
-        // A container below `r` too (a stored containment cycle) comes back with it.
-        auto below = containment_path(tx, r->id, c->id);
-        if (!below) return below.error();
-        if (!below->empty()) continue;
-      }
-      if (c->deleted())
-        return fail(Errc::container_deleted,
-                    "Can't restore " + kind_text(kind) + " " + std::string(r->fqn()) +
-                        ": restore " + kind_text(c->kind) + " " + std::string(c->fqn()) + " first");
+      if (c->deleted()) return refused(*c);
     }
     auto op_id = r->deleted_by;
     if (auto s = restore_one(tx, who, *r); !s) return s.error();

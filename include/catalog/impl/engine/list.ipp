@@ -1,9 +1,10 @@
 #ifndef CATALOG_IMPL_ENGINE_LIST_IPP
 #define CATALOG_IMPL_ENGINE_LIST_IPP
 
-// Lists with cursors (S8). Live and soft-deleted entities have separate list indexes ordered by
-// name then id, so every `include` is one or two range scans: a page seeks to its cursor in
-// each, merges them, and stops after `limit + 1` keys (the extra key says whether more follow).
+// Lists with cursors (docs/SEMANTICS.md §8). Live and soft-deleted entities have separate list
+// indexes ordered by name then id, so every `include` is one or two range scans: a page seeks to
+// its cursor in each, merges them, and stops after `limit + 1` keys (the extra key says whether
+// more follow).
 
 #include <catalog/detail/engine/paging.hpp>
 
@@ -124,7 +125,8 @@ Result<ListQuery> parse_list_query(Kind kind, const ListOptions& options) {
 namespace {
 
 // The list prefixes `q` walks (live, deleted or both, in the scope of its service) and their
-// total in `page`; nullopt when the service is unknown (S8: an empty page, not 404).
+// total in `page`; nullopt when the service is unknown (docs/SEMANTICS.md §8: an empty page, not
+// 404).
 Result<std::optional<std::vector<std::string>>> list_prefixes(Tx& tx, const ListQuery& q,
                                                               std::int64_t& total) {
   Uuid scope = keys::all_scope;
@@ -188,8 +190,8 @@ Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::stri
   return {};
 }
 
-// The page's cursors (S8): `before` and `after` where there is more that way, and the
-// client's own cursor handed back when nothing lies beyond it, so it can turn around.
+// The page's cursors (docs/SEMANTICS.md §8): `before` and `after` where there is more that way, and
+// the client's own cursor handed back when nothing lies beyond it, so it can turn around.
 template <class Page>
 void set_cursors(const ListQuery& q, const std::vector<std::string>& positions, bool more,
                  Page& page) {
@@ -212,7 +214,8 @@ void set_cursors(const ListQuery& q, const std::vector<std::string>& positions, 
   }
 }
 
-// S8: authorize, total from the counters, then at most limit+1 index keys from the cursor.
+// docs/SEMANTICS.md §8: authorize, total from the counters, then at most limit+1 index keys from
+// the cursor.
 template <class Page, class Append>
 Result<Page> list_page(Tx& tx, const Principal& who, const ListQuery& q, Page page, Append append) {
   Operation op =
@@ -267,8 +270,8 @@ struct SinkPage {
 
 Result<detail::PageCursors> list_entities(Tx& tx, const Principal& who, const ListQuery& q,
                                           detail::EntitySink sink) {
-  // Each struct is rendered where it was decoded and moved once, into the caller's page:
-  // moving whole entities from page to page cost a twentieth of a page.
+  // Each struct is rendered where it was decoded and moved once, into the caller's page; no
+  // intermediate page of whole entities is built.
   sink.restart(sink.target, 0);  // a retried read starts over
   auto page =
       list_page<SinkPage>(tx, who, q, SinkPage{{sink}, {}, {}, 0},

@@ -1,15 +1,16 @@
 #ifndef CATALOG_IMPL_ENGINE_PATCH_IPP
 #define CATALOG_IMPL_ENGINE_PATCH_IPP
 
-// Patch (S9): apply a merge patch or JSON Patch to the entity's full JSON, find what changed,
-// authorize by the changed fields, refuse read-only changes, validate the result as an entity
-// of its kind, then write own fields and edge differences as one new version.
+// Patch (docs/SEMANTICS.md §9): apply a merge patch or JSON Patch to the entity's full JSON, find
+// what changed, authorize by the changed fields, refuse read-only changes, validate the result as
+// an entity of its kind, then write own fields and edge differences as one new version.
 
 #include <catalog/detail/engine/engine.hpp>
 #include <catalog/detail/engine/validate.hpp>
 
 #include <catalog/entities.hpp>
 #include <catalog/json.hpp>
+#include <catalog/json_patch.hpp>
 #include <catalog/kind_traits.hpp>
 #include <catalog/policy.hpp>
 
@@ -21,9 +22,9 @@ namespace catalog::engine {
 
 namespace json = boost::json;
 
-/// A patch body read and checked alone (S14 step 3): its format, and a team's `domain` member
-/// taken out, to be resolved once the entity is read. Outside the unnamed namespace: the
-/// templated operations below capture it.
+/// A patch body read and checked alone (docs/SEMANTICS.md §14 step 3): its format, and a team's
+/// `domain` member taken out, to be resolved once the entity is read. Outside the unnamed
+/// namespace: the templated operations below capture it.
 struct PatchBody {
   PatchFormat format = PatchFormat::merge;
   json::value body;
@@ -71,7 +72,7 @@ bool is_reference_array(Kind kind, std::string_view field) {
 }
 
 /// Whether `field` differs between the two documents, comparing reference arrays and tags as
-/// sets (S2).
+/// sets (docs/SEMANTICS.md §2).
 bool differs(Kind kind, std::string_view field, const json::value* a, const json::value* b) {
   if (!a || !b) return (a == nullptr) != (b == nullptr);
   if (is_reference_array(kind, field) && a->is_array() && b->is_array()) {
@@ -97,17 +98,6 @@ const json::value* member(const json::object& o, std::string_view k) {
   return it == o.end() ? nullptr : &it->value();
 }
 
-Operation operation_for(std::string_view field) {
-  if (field == "description") return Operation::edit_description;
-  if (field == "displayName") return Operation::edit_display_name;
-  if (field == "owners") return Operation::edit_owners;
-  if (field == "tags") return Operation::edit_tags;
-  if (field == "experts" || field == "reviewers") return Operation::edit_reviewers;
-  if (field == "users") return Operation::edit_users;
-  if (field == "policies") return Operation::edit_policy;
-  return Operation::edit_all;
-}
-
 /// Reads the patched document as the kind's struct: types, enumerations, unknown members.
 Result<void> check_shape(Kind kind, const json::value& doc) {
   return visit_kind(kind, [&]<class E>(std::type_identity<E>) -> Result<void> {
@@ -117,40 +107,20 @@ Result<void> check_shape(Kind kind, const json::value& doc) {
   });
 }
 
-/// Values rules for changed own fields (S2). The shape check before has tied each field to
-/// the kind's struct, so a field name is enough to pick its rule.
-Result<void> check_value(Kind kind, std::string_view field, const json::value* v) {
-  if (!v || v->is_null()) {  // removed, or an explicit null: a required member may be neither
-    if (listed(info(kind).required, field))
-      return fail(Errc::invalid_request, "Missing required member " + std::string(field));
-    return {};
-  }
-  if (field == "email") return validate_email(v->as_string());
-  if (field == "serviceType" && v->as_string().empty())
-    return fail(Errc::invalid_value, "Invalid serviceType: must not be empty");
-  if (field == "server") return validate_uri(v->as_string(), "server");
-  if (field == "sourceHash") return validate_source_hash(v->as_string());
-  if (field == "fields") {
-    auto f = from_json<std::vector<SearchIndexField>>(*v);
-    if (!f) return f.error();
-    return validate_index_fields(*f);
-  }
-  if (field == "rules") {
-    auto rules = from_json<std::vector<PolicyRule>>(*v);
-    if (!rules) return rules.error();
-    return policy::validate_rules(*rules);
-  }
-  if (field == "tags") {
-    auto tags = from_json<std::vector<TagLabel>>(*v);
-    if (!tags) return tags.error();
-    auto n = normalize_tags(*tags);
-    if (!n) return n.error();
-  }
-  if (field == "synonyms")
-    for (const auto& s : v->as_array())
-      if (s.as_string().empty())
-        return fail(Errc::invalid_value, "Invalid synonym: must not be empty");
+/// A changed own field the kind requires may be neither removed nor null.
+Result<void> check_required(Kind kind, std::string_view field, const json::value* v) {
+  if ((!v || v->is_null()) && listed(info(kind).required, field))
+    return fail(Errc::invalid_request, "Missing required member " + std::string(field));
   return {};
+}
+
+/// The value rules of the patched entity (check_entity_values), read as the kind's struct.
+Result<void> check_patched_values(Kind kind, const json::value& patched) {
+  return visit_kind(kind, [&]<class E>(std::type_identity<E>) -> Result<void> {
+    auto e = from_json<E>(patched);
+    if (!e) return e.error();
+    return check_entity_values(AnyEntity(std::move(*e)));
+  });
 }
 
 /// Live records a relation field names. Errors: bad_request (wrong type), not_found.
@@ -206,7 +176,8 @@ Result<PatchBody> read_body(Kind kind, const json::value& body, PatchFormat form
     return fail(Errc::invalid_patch, "Invalid merge patch: expected a JSON object");
   if (format == PatchFormat::json_patch && !body.is_array())
     return fail(Errc::invalid_patch, "Invalid JSON Patch: expected an array of operations");
-  // C++ callers hand over values the REST parser never saw: the same S15 limits bind them.
+  // C++ callers hand over values the REST parser never saw: the same docs/SEMANTICS.md §15 limits
+  // bind them.
   if (auto l = check_limits(body, catalog::json::max_body_depth, max_bytes, "The patch"); !l)
     return l.error();
   PatchBody out{format, body, std::nullopt};
@@ -225,8 +196,8 @@ Result<PatchBody> read_body(Kind kind, const json::value& body, PatchFormat form
   return out;
 }
 
-/// The entity a patch applies to: it exists, is live, and is at the expected version (S14
-/// steps 4 and 5).
+/// The entity a patch applies to: it exists, is live, and is at the expected version
+/// (docs/SEMANTICS.md §14 steps 4 and 5).
 Result<Record> load_patchable(Tx& tx, Kind kind, const EntityKey& key,
                               const PatchOptions& options) {
   auto r = tx.load(kind, key, Include::all);
@@ -241,7 +212,8 @@ Result<Record> load_patchable(Tx& tx, Kind kind, const EntityKey& key,
   return r;
 }
 
-/// The document the body makes of `current` (S14 step 6), within the S15 limits.
+/// The document the body makes of `current` (docs/SEMANTICS.md §14 step 6), within the
+/// docs/SEMANTICS.md §15 limits.
 Result<json::value> apply_body(Tx& tx, Kind kind, const json::object& current, PatchBody& p) {
   const auto max_bytes = tx.env().options.max_document_bytes;
   if (p.team_domain) {
@@ -257,8 +229,8 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const json::object& current, P
   if (p.format == PatchFormat::merge) {
     patched = catalog::json::merge_patch(current, p.body);
   } else {
-    // What the operations may build is bounded too (S15), so a patch's cost is a small multiple
-    // of the body limit whoever sends it, even before authorization decides.
+    // What the operations may build is bounded too (docs/SEMANTICS.md §15), so a patch's cost is a
+    // small multiple of the body limit whoever sends it, even before authorization decides.
     auto applied = catalog::json::apply_json_patch(
         current, p.body, {catalog::json::max_document_depth, 3 * max_bytes});
     if (!applied) return applied.error();
@@ -273,7 +245,8 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const json::object& current, P
   return patched;
 }
 
-/// The top-level fields whose values differ (S2: reference arrays and tags as sets).
+/// The top-level fields whose values differ (docs/SEMANTICS.md §2: reference arrays and tags as
+/// sets).
 std::vector<std::string> changed_fields(Kind kind, const json::object& before,
                                         const json::object& after) {
   std::vector<std::string> changed;
@@ -287,20 +260,20 @@ std::vector<std::string> changed_fields(Kind kind, const json::object& before,
   return changed;
 }
 
-/// Authorization by the operations of the changed fields (S9, S14 step 7).
+/// Authorization by the operations of the changed fields (docs/SEMANTICS.md §9, §14 step 7).
 Result<void> authorize_changes(Tx& tx, const Principal& who, Kind kind, const Record& r,
                                const std::vector<std::string>& changed) {
   std::vector<Operation> ops;
   for (const auto& f : changed) {
-    auto op = operation_for(f);
+    auto op = edit_operation(f);
     if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
   }
   RecordResource resource(tx, kind, &r);
   return authorize(tx, who, ops, resource);
 }
 
-/// The rules the changed document must keep (S9, S14 step 8): read-only fields, the kind's
-/// shape and values, admin-only flags.
+/// The rules the changed document must keep (docs/SEMANTICS.md §9, §14 step 8): read-only fields,
+/// the kind's shape and values, admin-only flags.
 Result<void> check_changes(Kind kind, const Principal& who, const json::object& before,
                            const json::value& patched, const std::vector<std::string>& changed) {
   const auto& after = patched.as_object();
@@ -308,13 +281,17 @@ Result<void> check_changes(Kind kind, const Principal& who, const json::object& 
     if (read_only(kind, f))
       return fail(Errc::read_only_field,
                   std::string(type_name(kind)) + " attribute " + f + " can't be modified");
-  // The members the patch touched are read alone first: reading the whole document as the
-  // kind's struct was a tenth of a patch. Only when they do not tell is it read whole.
+  // The members the patch touched are read alone first, so that a patch of one member does not
+  // read the whole document; only when they do not tell is it read whole.
   if (!patched_members_read(kind, before, after))
     if (auto shape = check_shape(kind, patched); !shape) return shape.error();
   for (const auto& f : changed)
     if (!relation(kind, f))
-      if (auto v = check_value(kind, f, member(after, f)); !v) return v.error();
+      if (auto v = check_required(kind, f, member(after, f)); !v) return v.error();
+  const auto checked = info(kind).checked_fields;
+  if (std::any_of(changed.begin(), changed.end(),
+                  [&](const std::string& f) { return listed(checked, f); }))
+    if (auto v = check_patched_values(kind, patched); !v) return v.error();
   const auto admin_only = info(kind).admin_only;
   if (!who.is_admin && std::any_of(changed.begin(), changed.end(),
                                    [&](const std::string& f) { return listed(admin_only, f); })) {
@@ -333,7 +310,7 @@ Result<void> check_rules(std::type_identity<E>, Tx&, const Record&, const json::
   return {};
 }
 
-/// Team type rules for the type and parents the patch leaves (S9).
+/// Team type rules for the type and parents the patch leaves (docs/SEMANTICS.md §9).
 Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
                          const json::object& before, const json::object& after) {
   auto old_type = team_type_of(member(before, "teamType"));
@@ -354,6 +331,31 @@ Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
     return fail(Errc::team_rule, "Team with child teams can't become a Group");
   if (auto rules = check_team_rules(new_type, *parents, child_records); !rules)
     return rules.error();
+  if (new_type != old_type) {
+    // Each child team keeps its own rules with this team's new type among its parents.
+    Record changed = r;
+    if (auto* team = std::get_if<Team>(&changed.value)) team->team_type = new_type;
+    for (const auto& child : child_records) {
+      const auto* child_team = std::get_if<Team>(&child.value);
+      if (!child_team) continue;
+      auto edges = tx.edges(child.id, Rel::contains, true);
+      if (!edges) return edges.error();
+      std::vector<Record> its_parents;
+      for (const auto& e : *edges) {
+        if (e.other == r.id) {
+          its_parents.push_back(changed);
+          continue;
+        }
+        auto p = tx.find(e.other);
+        if (!p) return p.error();
+        if (*p) its_parents.push_back(std::move(**p));
+      }
+      if (auto rules = check_team_rules(child_team->team_type, its_parents, {}); !rules)
+        return fail(Errc::team_rule, "Team " + std::string(r.name()) + " can't change its type: " +
+                                         "for its child team " + std::string(child.name()) +
+                                         ", " + rules.error().message());
+    }
+  }
   std::vector<Uuid> parent_ids;
   for (const auto& p : *parents) parent_ids.push_back(p.id);
   auto cycle = team_cycle(tx, r.id, parent_ids);
@@ -365,8 +367,8 @@ Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
   return {};
 }
 
-/// Every rule the patched document must keep (S14 step 8): check_changes, and the kind's
-/// structural rules when a field they depend on changed.
+/// Every rule the patched document must keep (docs/SEMANTICS.md §14 step 8): check_changes, and the
+/// kind's structural rules when a field they depend on changed.
 Result<void> check_patched(Tx& tx, const Principal& who, Kind kind, const Record& r,
                            const json::object& before, const json::value& patched,
                            const std::vector<std::string>& changed) {
@@ -446,8 +448,8 @@ Result<void> write_tags(Record& r, const json::value* old_value, const json::val
   return r.set_member("tags", &now);
 }
 
-/// Writes the changed fields into `r` and their edges (S14 step 9 for references); what
-/// changed, for the new version's change description.
+/// Writes the changed fields into `r` and their edges (docs/SEMANTICS.md §14 step 9 for
+/// references); what changed, for the new version's change description.
 Result<Changes> write_fields(Tx& tx, Kind kind, Record& r, const json::object& before,
                              const json::object& after, const std::vector<std::string>& changed) {
   // References resolve before anything is written, so a missing one (404) changes nothing.
@@ -494,7 +496,7 @@ bool lists_itself(Kind kind, const json::object& rendered, const Uuid& id) {
   return false;
 }
 
-/// S9 once the body is validated: read, change, authorize, check, write, record.
+/// docs/SEMANTICS.md §9 once the body is validated: read, change, authorize, check, write, record.
 template <class Answer>
 Result<Answer> patch_entity(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                             const PatchOptions& options,
@@ -512,6 +514,10 @@ Result<Answer> patch_entity(Tx& tx, const Principal& who, Kind kind, const Entit
   const auto& after = patched->as_object();
   auto changed = changed_fields(kind, *current, after);
   if (changed.empty()) {  // no version for a patch that changes nothing
+    // It answers the entity with all its fields, as a get asking for them all would.
+    Operation view = Operation::view_all;
+    RecordResource resource(tx, kind, &*r);
+    if (auto a = authorize(tx, who, {&view, 1}, resource); !a) return a.error();
     if constexpr (std::is_same_v<Answer, AnyEntity>)
       return render_as<Answer>(tx, std::move(*r));
     else
@@ -537,7 +543,8 @@ Result<Answer> patch_entity(Tx& tx, const Principal& who, Kind kind, const Entit
 
 }  // namespace
 
-/// S9: validate the body alone, then read, change, authorize, check, write and record.
+/// docs/SEMANTICS.md §9: validate the body alone, then read, change, authorize, check, write and
+/// record.
 template <class Answer>
 Result<Answer> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                      const json::value& body, const PatchOptions& options) {

@@ -4,6 +4,7 @@
 // Entity references read straight from stored records, and the sorted reference arrays of
 // relationship fields (followers, voters, owners, ...).
 
+#include <catalog/detail/engine/reference_sort.hpp>
 #include <catalog/detail/engine/references.hpp>
 
 #include <catalog/detail/engine/engine.hpp>
@@ -193,8 +194,8 @@ bool scan_doc(Scanner& s, StoredReference& out) {
 
 bool scan_reference(std::string_view stored, StoredReference& out) {
   // The record is read from start to end: ask for all its cache lines at once, so that their
-  // misses overlap instead of stalling the scan one line at a time (most of the time of an
-  // entity with 10,000 followers was spent waiting on those lines, BENCHMARKS.md section 3).
+  // misses overlap instead of stalling the scan one line at a time. An entity with many
+  // followers scans one record per follower, and few of those records are in cache.
   for (std::size_t at = 64; at < stored.size() && at < 1024; at += 64)
     __builtin_prefetch(stored.data() + at);
   Scanner s(stored);
@@ -282,71 +283,6 @@ Result<std::optional<Uuid>> Tx::find_id(Kind kind, std::string_view canonical_fq
 
 namespace {
 
-// The first 16 bytes of `name` as two big-endian integers, zero-padded: comparing heads orders
-// names as comparing the names does, except that equal heads need the names compared.
-std::array<std::uint64_t, 2> name_head(std::string_view name) {
-  std::array<std::uint64_t, 2> head{};
-  for (std::size_t i = 0; i < 16; ++i) {
-    const std::uint64_t byte = i < name.size() ? static_cast<unsigned char>(name[i]) : 0;
-    head[i / 8] |= byte << (8 * (7 - i % 8));
-  }
-  return head;
-}
-
-// What the sort of references moves: 24 bytes a reference. Names and ids are looked up by
-// index only when the heads tie.
-struct HeadKey {
-  std::array<std::uint64_t, 2> head;  // the name's first 16 bytes, big-endian, zero-padded
-  std::size_t index;                  // into the references
-};
-
-// Sorts by head, a byte at a time from the last (a stable radix sort), skipping the bytes every
-// head has alike (names with a common prefix, short names' padding). The comparison sort it
-// replaced was a tenth of the time of an entity with 10,000 followers, most of it mispredicted
-// branches (BENCHMARKS.md section 3).
-void radix_sort_by_head(std::vector<HeadKey>& keys) {
-  if (keys.size() < 2) return;
-  auto byte = [](const HeadKey& k, unsigned b) {
-    return static_cast<unsigned>(k.head[b / 8] >> (8 * (7 - b % 8))) & 0xffu;
-  };
-  std::array<std::uint64_t, 2> differs{};  // the bits where some head differs from the first
-  for (const auto& k : keys)
-    for (std::size_t i = 0; i < 2; ++i) differs[i] |= k.head[i] ^ keys[0].head[i];
-  std::vector<HeadKey> other(keys.size());
-  for (unsigned b = 16; b-- > 0;) {
-    if (((differs[b / 8] >> (8 * (7 - b % 8))) & 0xffu) == 0) continue;
-    std::array<std::size_t, 256> at{};
-    for (const auto& k : keys) ++at[byte(k, b)];
-    std::size_t sum = 0;
-    for (auto& a : at) sum += std::exchange(a, sum);
-    for (const auto& k : keys) other[at[byte(k, b)]++] = k;
-    keys.swap(other);
-  }
-}
-
-// Sorts by head (a comparison sort below 64 keys, where the radix sort's passes cost more), then
-// each run of equal heads by `less` (whole names, then ids).
-template <class Less>
-void sort_references(std::vector<HeadKey>& keys, Less less) {
-  if (keys.size() < 64)
-    std::sort(keys.begin(), keys.end(), [](const HeadKey& a, const HeadKey& b) {
-      return a.head[0] != b.head[0] ? a.head[0] < b.head[0] : a.head[1] < b.head[1];
-    });
-  else
-    radix_sort_by_head(keys);
-  for (std::size_t at = 0; at < keys.size();) {
-    std::size_t end = at + 1;
-    // Not std::array's ==, which calls memcmp (a tenth of the time at 10,000 followers).
-    while (end < keys.size() && keys[end].head[0] == keys[at].head[0] &&
-           keys[end].head[1] == keys[at].head[1])
-      ++end;
-    if (end - at > 1)
-      std::sort(keys.begin() + static_cast<std::ptrdiff_t>(at),
-                keys.begin() + static_cast<std::ptrdiff_t>(end), less);
-    at = end;
-  }
-}
-
 // References gathered in edge order, and the order they are shown in.
 template <class Ref>
 struct Gathered {
@@ -357,9 +293,8 @@ struct Gathered {
 // The reference of every edge's other end as `from_scan` builds it from the fields
 // scan_reference read, or `from_record` from the decoded record when the scan gave up, and
 // their order by name (`name_of`), then id. Each reference is read from the stored record
-// without decoding it, and sorted by keys taken out once: decoding whole records and comparing
-// through JSON objects were nearly all of the time of an entity with 10,000 followers
-// (BENCHMARKS.md section 3).
+// without decoding it, and sorted by keys taken out once, so a reference costs neither the
+// decode of a whole record nor a JSON object lookup per comparison.
 template <class Ref, class FromScan, class FromRecord, class NameOf>
 Result<Gathered<Ref>> gather_references(Tx& tx, const std::vector<Edge>& edges, FromScan from_scan,
                                         FromRecord from_record, NameOf name_of) {
@@ -369,9 +304,9 @@ Result<Gathered<Ref>> gather_references(Tx& tx, const std::vector<Edge>& edges, 
   std::vector<Uuid> ids;
   ids.reserve(edges.size());
   // Edges come in the order of the other end's id, which is the order of its record's key: read
-  // in one pass, the records cost a search of a leaf page each instead of a descent of the tree
+  // in one pass, each record is a search of one leaf page instead of a descent of the tree
   // (LMDB; PostgreSQL reads them in batches). The keys are made a batch at a time: memory a call
-  // holds is memory it maps and faults in (BENCHMARKS.md section 3).
+  // holds is memory it maps and faults in.
   StoredReference scanned;
   const auto add = [&](std::size_t, std::optional<std::string_view> bytes) -> Result<void> {
     if (!bytes) return {};
@@ -415,31 +350,6 @@ Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
   for (auto i : g->order) out.emplace_back(std::move(g->refs[i]));
   return out;
 }
-
-namespace {
-
-// Puts refs in `order` (indexes into refs) in place, cycle by cycle: a second array of 10,000
-// structs cost a fifth of the time, most of it in page faults.
-template <class Ref>
-void reorder(std::vector<Ref>& refs, const std::vector<std::size_t>& order) {
-  std::vector<bool> placed(refs.size());
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    if (placed[i]) continue;
-    Ref held = std::move(refs[i]);
-    for (std::size_t at = i;;) {
-      placed[at] = true;
-      const std::size_t from = order[at];
-      if (from == i) {
-        refs[at] = std::move(held);
-        break;
-      }
-      refs[at] = std::move(refs[from]);
-      at = from;
-    }
-  }
-}
-
-}  // namespace
 
 Result<std::vector<EntityReference>> typed_references(Tx& tx, const std::vector<Edge>& edges) {
   auto g = gather_references<EntityReference>(

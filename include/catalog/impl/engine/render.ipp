@@ -220,7 +220,7 @@ Result<void> render_container(Tx& tx, const Uuid& id, std::string_view field,
   };
   if (copied.empty()) {
     // Only the reference is shown: read from the stored text, as followers are, rather than by
-    // decoding the whole record (a twentieth of a patch of a glossary term).
+    // decoding the whole record; the full decode is the fallback when the scan gives up.
     auto bytes = tx.raw().get_view(keys::entity(id));
     if (!bytes) return bytes.error();
     if (!*bytes) return {};
@@ -492,6 +492,23 @@ template Result<json::object> render_as(Tx&, Record);
 template Result<AnyEntity> render_as(Tx&, Record);
 template Result<json::object> snapshot_answer(Tx&, Record&, const RenderFrom&);
 template Result<AnyEntity> snapshot_answer(Tx&, Record&, const RenderFrom&);
+
+// ---- the `fields` parameter ----
+
+Result<FieldSet> parse_fields(Kind kind, const std::vector<std::string>& fields) {
+  FieldSet set;
+  const auto& extras = info(kind).extra_fields;
+  for (const auto& f : fields) {
+    if (f == "*") {
+      set.all = true;
+      continue;
+    }
+    if (std::find(extras.begin(), extras.end(), f) == extras.end())
+      return fail(Errc::invalid_field, "Invalid field name " + f);
+    set.names.insert(f);
+  }
+  return set;
+}
 
 }  // namespace catalog::engine
 

@@ -1,9 +1,10 @@
 #ifndef CATALOG_IMPL_ENGINE_SOCIAL_IPP
 #define CATALOG_IMPL_ENGINE_SOCIAL_IPP
 
-// Followers (S4) and votes (S5). Each is one edge from the user to the entity (votes carry "u"
-// or "d"), so a change is O(1) writes whatever the number of followers or voters. The entity's
-// own document, version and history are never touched; the event alone records the change.
+// Followers (docs/SEMANTICS.md §4) and votes (docs/SEMANTICS.md §5). Each is one edge from the user
+// to the entity (votes carry "u" or "d"), so a change is O(1) writes whatever the number of
+// followers or voters. The entity's own document, version and history are never touched; the event
+// alone records the change.
 
 #include <catalog/detail/engine/social.hpp>
 
@@ -15,22 +16,22 @@ namespace json = boost::json;
 
 namespace {
 
-// The routes exist only for the kinds whose S2 row lists the field.
+// The routes exist only for the kinds whose docs/SEMANTICS.md §2 row lists the field.
 Result<void> require_route(Kind kind, bool exists, std::string_view field) {
   if (exists) return {};
   return fail(Errc::not_found, std::string(type_name(kind)) + " has no " + std::string(field));
 }
 
-// One field's change (S3), as JSON texts: `list` is fieldsAdded, fieldsUpdated or
+// One field's change (docs/SEMANTICS.md §3), as JSON texts: `list` is fieldsAdded, fieldsUpdated or
 // fieldsDeleted; an empty old or new value is left out.
 struct FieldChange {
   std::string_view list, name, old_value, new_value;
 };
 
 // Appends the entityFieldsChanged event of one field's change. The change description lives
-// only in the event: the entity keeps the one of its last version (S3). It is written as text,
-// as serializing {previousVersion, fieldsAdded, fieldsUpdated, fieldsDeleted} wrote it: the
-// objects and arrays were a tenth of a follow (BENCHMARKS.md section 1).
+// only in the event: the entity keeps the one of its last version (docs/SEMANTICS.md §3). It is
+// written as text, byte for byte as serializing {previousVersion, fieldsAdded, fieldsUpdated,
+// fieldsDeleted} writes it, without building those objects and arrays on every follow or vote.
 Result<void> record(Tx& tx, const Principal& who, const Record& r, const FieldChange& c) {
   std::string change = R"({"previousVersion":)";
   detail::write_text(change, r.version());

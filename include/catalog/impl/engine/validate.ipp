@@ -268,14 +268,7 @@ Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
 namespace {
 
 Result<void> check_tags(const std::vector<TagLabel>& tags) {
-  auto normalized = normalize_tags(tags);
-  if (!normalized) return normalized.error();
-  json::array given;
-  for (const auto& t : tags) given.push_back(detail::to_json(t));
-  if (given != *normalized)
-    return fail(Errc::invalid_value,
-                "Invalid tags: not as the catalog stores them (each tagFQN once, in order, with "
-                "source, labelType and state)");
+  if (auto n = normalized_tags(tags); !n) return n.error();
   return {};
 }
 
@@ -319,14 +312,34 @@ Result<void> check_values(const SearchIndex& e) {
 
 }  // namespace
 
-Result<void> check_entity_values(const Record& r) {
+Result<void> check_stored_tags(const Record& r) {
+  return std::visit(
+      [](const auto& e) -> Result<void> {
+        if constexpr (requires { e.tags; }) {
+          auto normalized = normalize_tags(e.tags);
+          if (!normalized) return normalized.error();
+          json::array given;
+          for (const auto& t : e.tags) given.push_back(detail::to_json(t));
+          if (given != *normalized)
+            return fail(Errc::invalid_value,
+                        "Invalid tags: not as the catalog stores them (each tagFQN once, in "
+                        "order, with source, labelType and state)");
+        }
+        return {};
+      },
+      r.value);
+}
+
+Result<void> check_entity_values(const AnyEntity& entity) {
   return std::visit(
       [](const auto& e) -> Result<void> {
         if (auto n = fqn::validate_name(e.name); !n) return n.error();
         return check_values(e);
       },
-      r.value);
+      entity);
 }
+
+Result<void> check_entity_values(const Record& r) { return check_entity_values(r.value); }
 
 Result<std::vector<Uuid>> containment_path(Tx& tx, const Uuid& top, const Uuid& bottom) {
   // Breadth first up from `bottom`; `below[x]` is the entity x was reached from.

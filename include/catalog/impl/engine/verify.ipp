@@ -333,8 +333,8 @@ class Verifier {
     return check_entity_history(r);
   }
 
-  // S9: a team keeps the team type rules with its parents and children, and is never its own
-  // ancestor.
+  // docs/SEMANTICS.md §9: a team keeps the team type rules with its parents and children, and is
+  // never its own ancestor.
   Result<void> check_entity_ancestry(std::string_view key, const Record& r) {
     const auto* team = std::get_if<Team>(&r.value);
     if (!team) return {};

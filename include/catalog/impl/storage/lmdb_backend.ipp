@@ -9,6 +9,7 @@
 #include <lmdb.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -102,6 +103,7 @@ struct LmdbEnv {
   // "No space left on device").
   Result<void> reserve_map();
   // Reserves the map unless that is done: what a write transaction must have before it begins.
+  // Holds `reserve_mutex` and the map lock, not the gate.
   Result<void> ensure_reserved();
 
   MDB_env* env = nullptr;
@@ -114,7 +116,12 @@ struct LmdbEnv {
   // The blocks of the whole map are reserved on disk (reserve_map), so writes cannot meet a
   // full disk. False after a reservation failed: write transactions are refused until one
   // succeeds.
+  // Only false -> true while a transaction of this process is open: growth (under the exclusive
+  // gate) is what turns it false.
   std::atomic<bool> reserved{false};
+  // Serializes reservations and growth within this process (the map lock serializes processes;
+  // flock does not serialize threads sharing its descriptor).
+  std::mutex reserve_mutex;
   TxnGate gate;
   // `map.lock` beside the data: held (flock) by whichever process sizes its map, see MapLock.
   int map_lock_fd = -1;
@@ -123,7 +130,7 @@ struct LmdbEnv {
 // With MDB_WRITEMAP, LMDB ftruncates data.mdb to the map size whenever a process maps it (open,
 // growth, adopting another process's growth), and opening adopts the size asked for, not the
 // file's. So a process could cut the file below a map another process is already writing into,
-// which then dies of SIGBUS (seen in concurrency_test during growth). Every sizing therefore
+// which then dies of SIGBUS. Every sizing therefore
 // happens under this cross-process lock and never asks for less than the file's current size.
 class MapLock {
  public:
@@ -234,9 +241,12 @@ Result<void> LmdbEnv::grow_locked() {
                                         std::to_string(max_map_size) +
                                         " bytes (LmdbOptions::max_map_size)");
   }
+  std::lock_guard reserving(reserve_mutex);
   MapLock sizing(map_lock_fd);
   // Another process may have grown the file further than our map: never cut it.
   const std::size_t file = data_file_size(path);
+  const bool was_reserved = reserved.load();
+  reserved.store(false);  // until the grown map is
   const std::size_t next =
       std::max(current > max_map_size / 2 ? max_map_size : current * 2, file);
   if (int rc = mdb_env_set_mapsize(env, next); rc != MDB_SUCCESS) {
@@ -248,30 +258,55 @@ Result<void> LmdbEnv::grow_locked() {
     // and no transaction of this process is open), so the map may shrink to it again.
     if (file <= current && mdb_env_set_mapsize(env, current) == MDB_SUCCESS) {
       refresh_map_size();
-      reserved.store(true);
+      reserved.store(was_reserved);
     }
     return r.error();
   }
   return {};
 }
 
+Result<void> reserve_blocks(int fd, std::size_t size, int mode, const std::filesystem::path& file) {
+  auto refused = [&](int err, std::size_t missing) {
+    return fail(Errc::storage, "LMDB cannot reserve " + std::to_string(missing) +
+                                   " more bytes of disk for " + file.string() + ": " +
+                                   std::strerror(err) +
+                                   "; nothing was written (free disk space and try again)");
+  };
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    return refused(errno, size);
+  }
+  const auto allocated = static_cast<std::size_t>(st.st_blocks) * 512;
+  if (allocated >= size) {
+    return {};
+  }
+  // A disk that cannot hold what is missing is found before anything is allocated: a failed
+  // fallocate may keep the blocks it got (ext4, XFS), which would leave the disk full for every
+  // other writer too.
+  struct statvfs vfs {};
+  if (::fstatvfs(fd, &vfs) == 0 &&
+      size - allocated > static_cast<std::size_t>(vfs.f_bavail) * vfs.f_frsize) {
+    return refused(ENOSPC, size - allocated);
+  }
+  int rc = 0;
+  do {
+    rc = ::fallocate(fd, mode, 0, static_cast<off_t>(size)) == 0 ? 0 : errno;
+  } while (rc == EINTR);
+  // A file system that cannot reserve blocks leaves the file as LMDB has it (not glibc's
+  // posix_fallocate emulation, which writes into the file while others map it).
+  if (rc != 0 && rc != EOPNOTSUPP) {
+    return refused(rc, size - allocated);
+  }
+  return {};
+}
+
 Result<void> LmdbEnv::reserve_map() {
-  reserved.store(false);
   int fd = -1;
   if (int rc = mdb_env_get_fd(env, &fd); rc != MDB_SUCCESS) {
     return lmdb_error(rc, "get the data file");
   }
-  const std::size_t size = map_size.load();
-  int rc = 0;
-  do {
-    rc = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
-  } while (rc == EINTR);
-  // A file system that cannot reserve (EOPNOTSUPP, EINVAL) leaves the map as LMDB has it.
-  if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
-    return fail(Errc::storage, "LMDB cannot reserve " + std::to_string(size) +
-                                   " bytes of disk for the map of " + (path / "data.mdb").string() +
-                                   ": " + std::strerror(rc) +
-                                   "; nothing was written (free disk space and try again)");
+  if (auto r = reserve_blocks(fd, map_size.load(), 0, path / "data.mdb"); !r) {
+    return r.error();
   }
   reserved.store(true);
   return {};
@@ -281,7 +316,8 @@ Result<void> LmdbEnv::ensure_reserved() {
   if (reserved.load()) {
     return {};
   }
-  ExclusiveGate exclusive(gate);
+  // Not the gate: reserving blocks changes no page, so readers and writers go on meanwhile.
+  std::lock_guard lock(reserve_mutex);
   if (reserved.load()) {
     return {};
   }
@@ -454,6 +490,14 @@ class LmdbTransaction final : public Transaction,
       return txn.error();
     }
     txn_ = *txn;
+    // A growth by another thread between the reservation and this begin may have left the map
+    // unreserved (the disk was full for the grown part): no write goes into it then.
+    if (mode_ == Mode::read_write && !env_->reserved.load()) {
+      end();
+      return fail(Errc::storage, "LMDB map of " + env_->path.string() +
+                                     " is not reserved on disk (the disk was full when it grew); "
+                                     "nothing was written (free disk space and try again)");
+    }
     return {};
   }
 
@@ -681,10 +725,11 @@ unsigned env_flags(Durability durability) noexcept {
   // threads and keep several on one thread.
   // MDB_WRITEMAP: a write transaction changes pages in the map itself instead of keeping a
   // malloc'd copy of every page it dirties until commit. Without it a single transaction that
-  // touches a large tree (a recursive delete of 100,000 terms, which S6 requires in one call)
-  // holds hundreds of MiB of heap; with it the heap stays flat (BENCHMARKS.md). The costs, from
-  // lmdb.h: a stray write through a wild pointer in the host could reach the map (the map is
-  // read-only to readers either way), and data.mdb is extended to the map size as a sparse file.
+  // touches a large tree (a recursive delete of 100,000 terms, which docs/SEMANTICS.md §6
+  // requires in one call) would hold a heap copy of every page it changes; with it the heap
+  // stays flat. The costs, from lmdb.h: a stray write through a wild pointer in the host could
+  // reach the map (the map is read-only to readers either way), and data.mdb is extended to the
+  // map size (whose blocks reserve_map reserves).
   unsigned flags = MDB_NOTLS | MDB_WRITEMAP;
   switch (durability) {
   case Durability::sync: break;
@@ -692,6 +737,26 @@ unsigned env_flags(Durability durability) noexcept {
   case Durability::no_sync: flags |= MDB_NOSYNC; break;
   }
   return flags;
+}
+
+// LMDB keeps its reader table in lock.mdb, a shared mapping it writes through: a new lock file
+// on a full disk would take SIGBUS at its first write. So a new one is made here first, with the
+// blocks of the table LMDB will lay out reserved (beyond its end, which LMDB then sets).
+Result<void> reserve_lock_file(const std::filesystem::path& dir, unsigned max_readers) {
+  const auto file = dir / "lock.mdb";
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return {};  // there already (LMDB checks it), or not ours to make: LMDB says why
+  }
+  // The table's header and one 64-byte slot per reader, a page more for slack.
+  const std::size_t size = (std::size_t{max_readers} + 2) * 64 + 2 * page_size();
+  auto reserved = detail::reserve_blocks(fd, size, FALLOC_FL_KEEP_SIZE, file);
+  ::close(fd);
+  if (!reserved) {
+    std::error_code ignored;
+    std::filesystem::remove(file, ignored);
+  }
+  return reserved;
 }
 
 // Opens `map.lock` beside the data, which every sizing of the map holds (MapLock).
@@ -779,6 +844,9 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
     return lmdb_error(rc, "set max readers");
   }
   if (auto l = open_map_lock(*env, dir); !l) {
+    return l.error();
+  }
+  if (auto l = reserve_lock_file(dir, options.max_readers); !l) {
     return l.error();
   }
   if (auto m = map_env(*env, dir, options, map_size, page); !m) {
@@ -949,7 +1017,23 @@ Result<LmdbStats> LmdbBackend::stats() const {
   return out;
 }
 
-Result<void> LmdbBackend::copy_to(const std::filesystem::path& dir) const {
+Result<std::optional<MapStats>> LmdbBackend::map_stats() const {
+  auto s = stats();
+  if (!s) return s.error();
+  return std::optional<MapStats>(*s);
+}
+
+void LmdbBackend::make_room(std::uint64_t bytes) {
+  auto s = stats();
+  if (!s) return;
+  // The data takes about what its export does, plus indexes and half-full pages. Room for twice
+  // that: the map's blocks are reserved as it grows, so room made is disk taken.
+  const std::uint64_t wanted = s->pages_in_use * s->page_size + 2 * bytes;
+  while (map_size() < wanted)
+    if (!grow()) return;  // at its maximum, or the disk is full: the writes will tell
+}
+
+Result<bool> LmdbBackend::copy_to(const std::filesystem::path& dir) const {
   {
     // Inside the gate, like a transaction: the map must not be resized under the copy's reader.
     env_->gate.enter();
@@ -959,7 +1043,8 @@ Result<void> LmdbBackend::copy_to(const std::filesystem::path& dir) const {
   }
   // mdb_env_copy2 writes the file but does not flush it: a backup should survive a crash.
   if (auto s = sync_path(dir / "data.mdb", false); !s) return s.error();
-  return sync_path(dir, true);
+  if (auto s = sync_path(dir, true); !s) return s.error();
+  return true;
 }
 
 }  // namespace catalog::storage

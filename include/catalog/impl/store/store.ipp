@@ -21,7 +21,7 @@ namespace catalog {
 namespace bj = boost::json;
 
 namespace {
-/// The default Authenticator: JWT verification with the store's options (S11).
+/// The default Authenticator: JWT verification with the store's options (docs/SEMANTICS.md §11).
 class JwtAuthenticator final : public Authenticator {
  public:
   explicit JwtAuthenticator(auth::JwtVerifier v) : verifier_(std::move(v)) {}
@@ -166,7 +166,8 @@ Result<AnyEntity> Store::create_entity(const Principal& who, Kind kind, const bj
 
 namespace {
 
-// S14 for a read of one entity: fields checked alone, then load, authorize and `render` it.
+// docs/SEMANTICS.md §14 for a read of one entity: fields checked alone, then load, authorize and
+// `render` it.
 template <class T, class Render>
 Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const EntityKey& key,
                       const GetOptions& options, Render render) {

@@ -1,7 +1,7 @@
 #ifndef CATALOG_IMPL_STORE_STORE_EVENTS_IPP
 #define CATALOG_IMPL_STORE_STORE_EVENTS_IPP
 
-// Store: reading change events and in-process subscriptions (S13).
+// Store: reading change events and in-process subscriptions (docs/SEMANTICS.md §13).
 
 #include <catalog/detail/engine/paging.hpp>
 #include <catalog/detail/store/store_impl.hpp>

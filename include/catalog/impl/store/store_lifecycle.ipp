@@ -57,7 +57,7 @@ Result<AnyEntity> Store::update_entity(const Principal& who, Kind kind, const En
 }
 
 Result<History> Store::history_json(const Principal&, Kind kind, const Uuid& id) {
-  // Version reads need only authentication (S12): the principal is proof of it.
+  // Version reads need only authentication (docs/SEMANTICS.md §12): the principal is proof of it.
   return impl_->read([&](engine::Tx& tx) { return engine::history(tx, kind, id); });
 }
 

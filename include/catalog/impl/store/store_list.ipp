@@ -1,7 +1,8 @@
 #ifndef CATALOG_IMPL_STORE_STORE_LIST_IPP
 #define CATALOG_IMPL_STORE_STORE_LIST_IPP
 
-// Store::list_json (S8): the request is checked on its own, then read in one read transaction.
+// Store::list_json (docs/SEMANTICS.md §8): the request is checked on its own, then read in one read
+// transaction.
 
 #include <catalog/detail/engine/paging.hpp>
 #include <catalog/detail/store/store_impl.hpp>

@@ -1,7 +1,7 @@
 #ifndef CATALOG_IMPL_STORE_STORE_SOCIAL_IPP
 #define CATALOG_IMPL_STORE_STORE_SOCIAL_IPP
 
-// Store: follow, unfollow and vote (S4, S5), each one write transaction.
+// Store: follow, unfollow and vote (docs/SEMANTICS.md §4, §5), each one write transaction.
 
 #include <catalog/detail/engine/social.hpp>
 #include <catalog/detail/store/store_impl.hpp>

@@ -1,0 +1,44 @@
+#ifndef CATALOG_JSON_PATCH_HPP
+#define CATALOG_JSON_PATCH_HPP
+
+// The two patch formats of docs/SEMANTICS.md §9 on JSON values: RFC 7396 JSON Merge Patch and
+// RFC 6902 JSON Patch (with RFC 6901 JSON Pointers), bounded by the limits of §15.
+
+#include <catalog/error.hpp>
+#include <catalog/json.hpp>
+
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+
+namespace catalog::json {
+
+/// Applies an RFC 7396 JSON Merge Patch to `target`. Errors: none (every patch applies).
+boost::json::value merge_patch(boost::json::value target, const boost::json::value& patch);
+
+/// What a JSON Patch may build (docs/SEMANTICS.md §15): `copy` and `add` can double a document per
+/// operation, and `move` can push a subtree deeper each time, so limits bind every operation, not
+/// the result.
+struct PatchLimits {
+  /// The deepest the document may become. Default: max_document_depth.
+  std::size_t max_depth = max_document_depth;
+  /// The total serialized size of the values the operations insert (add, replace, copy, and
+  /// move when it takes a value deeper). Bounds the work and memory of a whole patch to a small
+  /// multiple of this. Default: 24 MiB (three times the default body limit).
+  std::size_t max_bytes = std::size_t{24} << 20;
+};
+
+/// Applies an RFC 6902 JSON Patch (an array of operations) to `document` (which is within
+/// `limits.max_depth`). Stops at the first operation that would pass a limit; nothing it builds
+/// ever exceeds them. Errors (bad_request): invalid_patch for not an array, an operation that is
+/// malformed (missing or wrong-typed `op`/`path`/`from`/`value`, unknown op), a path that does
+/// not resolve, a `test` that does not match, moving a value into one of its own children;
+/// too_deep for an operation that would nest the document deeper than `limits.max_depth`;
+/// too_large when the operations together would build more than `limits.max_bytes`.
+[[nodiscard]] Result<boost::json::value> apply_json_patch(boost::json::value document,
+                                                          const boost::json::value& patch,
+                                                          PatchLimits limits = {});
+
+}  // namespace catalog::json
+
+#endif  // CATALOG_JSON_PATCH_HPP
