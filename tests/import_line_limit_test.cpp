@@ -5,11 +5,11 @@
 #include <catalog/admin.hpp>
 #include <catalog/store.hpp>
 
+#include "child_process.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <istream>
@@ -50,35 +50,23 @@ long peak_kib() {
 TEST_CASE("a line over the import limit is refused holding at most the limit",
           "[admin][import][hardening]") {
   constexpr std::size_t limit = std::size_t{48} << 20;
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::close(fds[0]);
-    std::string report;
-    {
-      auto target = catalog::Store::in_memory().value();
-      EndlessLine source;
-      std::istream in(&source);
-      catalog::admin::ImportOptions options;
-      options.max_line_bytes = limit;
-      const long before = peak_kib();
-      auto refused = catalog::admin::import_store(target, in, options);
-      const long rise = peak_kib() - before;
-      report = std::to_string(rise) + "\n" +
-               (refused ? std::string("imported") : refused.error().message()) + "\n";
-    }
-    (void)!::write(fds[1], report.data(), report.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
+  std::vector<int> fds;
+  auto child = test::spawn(fds, [&](int fd) {
+    auto target = catalog::Store::in_memory().value();
+    EndlessLine source;
+    std::istream in(&source);
+    catalog::admin::ImportOptions options;
+    options.max_line_bytes = limit;
+    const long before = peak_kib();
+    auto refused = catalog::admin::import_store(target, in, options);
+    test::say(fd, std::to_string(peak_kib() - before));
+    test::say(fd, refused ? std::string("imported") : refused.error().message());
+    return 0;
+  });
   std::string report;
-  char chunk[256];
-  for (ssize_t n; (n = ::read(fds[0], chunk, sizeof chunk)) > 0;) report.append(chunk, n);
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  for (bool open = true; open;)
+    for (auto& line : test::pump(child, open)) report += line + "\n";
+  const int status = test::reap(child, fds);
   REQUIRE(WIFEXITED(status));
   const auto newline = report.find('\n');
   REQUIRE(newline != std::string::npos);

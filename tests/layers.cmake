@@ -40,8 +40,9 @@ forbid_includes("the engine includes a layer above it"
 
 file(GLOB_RECURSE public_headers "${SOURCE_DIR}/include/catalog/*.hpp")
 list(FILTER public_headers EXCLUDE REGEX "/src\\.hpp$")
-forbid_includes("a public header includes LMDB or OpenSSL" "<lmdb\\.h>|<openssl/"
-  "public headers include neither LMDB nor OpenSSL" ${public_headers})
+forbid_includes("a public header includes LMDB, OpenSSL, utf8proc or libstemmer"
+  "<lmdb\\.h>|<openssl/|<utf8proc\\.h>|<libstemmer\\.h>"
+  "public headers include none of LMDB, OpenSSL, utf8proc, libstemmer" ${public_headers})
 
 # The core knows nothing of the layers it does not link: no core header (outside rest/ and the
 # PostgreSQL entry points) includes a REST or PostgreSQL header, and none gives an HTTP status.

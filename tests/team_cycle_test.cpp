@@ -54,6 +54,14 @@ void write_containment(Store& s, const Uuid& parent, const Uuid& child) {
   txn->commit().value();
 }
 
+// A user `name` made by the admin, as a principal.
+Principal user(Store& s, const std::string& name) {
+  s.create_json(s.principal("admin").value(), Kind::user,
+                parse(R"({"name":")" + name + R"(","email":")" + name + R"(@example.com"})"))
+      .value();
+  return s.principal(name).value();
+}
+
 std::vector<std::string> problems_of(Store& s) {
   std::vector<std::string> out;
   for (const auto& p : s.verify().value()) out.push_back(p.message);
@@ -186,12 +194,8 @@ TEST_CASE("the default policy lets nobody claim an ownerless team, user or polic
           "[authorization][hardening]") {
   auto s = Store::in_memory(test::test_options()).value();
   auto admin = s.principal("admin").value();
-  s.create_json(admin, Kind::user, parse(R"({"name":"mallory","email":"mallory@example.com"})"))
-      .value();
-  s.create_json(admin, Kind::user, parse(R"({"name":"victim","email":"victim@example.com"})"))
-      .value();
-  auto mallory = s.principal("mallory").value();
-  auto victim = s.principal("victim").value();
+  auto mallory = user(s, "mallory");
+  auto victim = user(s, "victim");
   auto everything = s.create_json(admin, Kind::policy,
                                   parse(R"({"name":"everything","rules":[{"name":"all",
                                   "effect":"allow","resources":["all"],"operations":["All"]}]})"))
@@ -230,9 +234,7 @@ TEST_CASE("the default policy lets nobody claim an ownerless team, user or polic
 TEST_CASE("naming oneself owner of what one creates grants no Create", "[authorization][hardening]") {
   auto s = Store::in_memory(test::test_options()).value();
   auto admin = s.principal("admin").value();
-  s.create_json(admin, Kind::user, parse(R"({"name":"mallory","email":"mallory@example.com"})"))
-      .value();
-  auto mallory = s.principal("mallory").value();
+  auto mallory = user(s, "mallory");
   auto glossary = s.create_json(admin, Kind::glossary,
                                 parse(R"({"name":"Theirs","description":"d","owners":[{"id":")" +
                                       to_string(mallory.id) + R"(","type":"user"}]})"))
@@ -264,9 +266,7 @@ TEST_CASE("a patch that changes nothing answers only those who may view the enti
           "[authorization][hardening]") {
   auto s = Store::in_memory(test::test_options()).value();
   auto admin = s.principal("admin").value();
-  s.create_json(admin, Kind::user, parse(R"({"name":"mallory","email":"mallory@example.com"})"))
-      .value();
-  auto mallory = s.principal("mallory").value();
+  auto mallory = user(s, "mallory");
   auto blind = s.create_json(admin, Kind::policy,
                              parse(R"({"name":"blind","rules":[{"name":"no","effect":"deny",
                              "resources":["all"],"operations":["ViewAll","ViewBasic"]}]})"))

@@ -31,6 +31,7 @@
 #include <catalog/impl/engine/validate.ipp>
 #include <catalog/impl/engine/values.ipp>
 #include <catalog/impl/engine/verify.ipp>
+#include <catalog/impl/search/analyzer.ipp>
 #include <catalog/impl/fqn.ipp>
 #include <catalog/impl/json.ipp>
 #include <catalog/impl/json_mapping.ipp>

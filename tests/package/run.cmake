@@ -113,7 +113,7 @@ step("run the pkg-config consumer" ${WORK_DIR}/consumer-pc)
 step("compile and link the header-only consumer"
      ${CXX_COMPILER} ${extra_flags} -std=c++20 -I${prefix}/include
      ${CONSUMER_DIR}/main.cpp ${CONSUMER_DIR}/header_only.cpp
-     -llmdb -lcrypto -lboost_json -pthread -o ${WORK_DIR}/consumer-header-only)
+     -llmdb -lcrypto -lutf8proc -lstemmer -lboost_json -pthread -o ${WORK_DIR}/consumer-header-only)
 step("run the header-only consumer" ${WORK_DIR}/consumer-header-only)
 
 file(REMOVE_RECURSE ${WORK_DIR})

@@ -1,0 +1,62 @@
+#ifndef CATALOG_DETAIL_SEARCH_ANALYZER_HPP
+#define CATALOG_DETAIL_SEARCH_ANALYZER_HPP
+
+// The analysis of docs/SEMANTICS.md §16 "Words": text and queries become words the same way, so
+// that what is typed finds what was written. One component, with no catalog state: a function of
+// its input and of `analyzer_version`, which the index records (a store indexed by another
+// version is reindexed when it opens).
+//
+//   1. Unicode: NFKC (compatibility forms: the `ﬁ` ligature, full-width letters), marks removed
+//      (`café` is `cafe`), then case folded (`Straße` is `strasse`), through utf8proc.
+//   2. Words: runs of letters and digits; every other character separates. A word also splits
+//      where a lower-case letter meets an upper-case one, before the last capital of a run of
+//      capitals followed by a lower-case letter, and between letters and digits; its parts are
+//      words too, and the whole word stays (`getHTTPResponse2`: `get`, `http`, `response`, `2`,
+//      and `gethttpresponse2`).
+//   3. Han, Hiragana, Katakana and Hangul: a run of them is a word of its own, indexed as its
+//      overlapping pairs of characters (`東京都`: `東京`, `京都`).
+//   4. A word is cut at 64 bytes, between characters.
+//   5. English stemming (Snowball, through libstemmer) for the fields that use it.
+//
+// utf8proc and libstemmer stay out of this header: a host including catalog headers needs
+// neither.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace catalog::search {
+
+/// The version of the analysis below. A change that makes any text analyse differently bumps it.
+inline constexpr std::uint32_t analyzer_version = 1;
+
+/// The longest word, in bytes (a longer one is cut between characters).
+inline constexpr std::size_t max_word_bytes = 64;
+
+/// One word of a text, as typed between separators, analysed.
+struct Word {
+  /// The whole word: folded, cut at max_word_bytes. A run of Han, Kana or Hangul as it stands.
+  std::string whole;
+  /// Its parts where it splits (case changes, letters and digits), or a CJK run's overlapping
+  /// pairs; empty when it does not split (the whole is its only word).
+  std::vector<std::string> parts;
+  /// Its place among the words of the text, from 0: phrases match consecutive places.
+  std::uint32_t position = 0;
+};
+
+/// The words of `text`, in order. Bytes that are not UTF-8 separate words (they are never part
+/// of one). Errors: none.
+std::vector<Word> words(std::string_view text);
+
+/// `text` normalized as words are (NFKC, marks removed, case folded) but not split: what exact
+/// name matches and typeahead prefixes compare. Bytes that are not UTF-8 are dropped.
+std::string fold(std::string_view text);
+
+/// The English Snowball stem of a folded word (`orders` is `order`, `running` is `run`); a word
+/// the stemmer does not change is returned as it is. Thread-safe.
+std::string stem(std::string_view folded_word);
+
+}  // namespace catalog::search
+
+#endif  // CATALOG_DETAIL_SEARCH_ANALYZER_HPP

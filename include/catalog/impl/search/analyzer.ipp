@@ -1,0 +1,197 @@
+#ifndef CATALOG_IMPL_SEARCH_ANALYZER_IPP
+#define CATALOG_IMPL_SEARCH_ANALYZER_IPP
+
+#include <catalog/detail/search/analyzer.hpp>
+
+#include <libstemmer.h>
+#include <utf8proc.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace catalog::search {
+
+namespace {
+
+// `text` with every byte that does not start or continue a valid UTF-8 sequence replaced by a
+// space (so it separates words), as utf8proc refuses such text whole.
+std::string valid_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  auto left = static_cast<utf8proc_ssize_t>(text.size());
+  while (left > 0) {
+    utf8proc_int32_t cp = 0;
+    const auto n = utf8proc_iterate(p, left, &cp);
+    if (n <= 0) {
+      out += ' ';
+      ++p;
+      --left;
+      continue;
+    }
+    out.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
+    p += n;
+    left -= n;
+  }
+  return out;
+}
+
+// utf8proc_map of valid UTF-8 with `options`.
+std::string mapped(std::string_view valid, int options) {
+  if (valid.empty()) return {};
+  utf8proc_uint8_t* out = nullptr;
+  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(valid.data()),
+                              static_cast<utf8proc_ssize_t>(valid.size()), &out,
+                              static_cast<utf8proc_option_t>(options));
+  std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owned(out, &std::free);
+  if (n < 0) return {};  // cannot happen on valid UTF-8; nothing rather than a wrong word
+  return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
+}
+
+constexpr int normalize = UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_STRIPMARK;
+constexpr int case_fold = UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD;
+
+// `word` cut to at most max_word_bytes, between characters.
+std::string cut(std::string word) {
+  if (word.size() <= max_word_bytes) return word;
+  std::size_t at = max_word_bytes;
+  while (at > 0 && (static_cast<unsigned char>(word[at]) & 0xC0) == 0x80) --at;
+  word.resize(at);
+  return word;
+}
+
+enum class Class { separator, lower, upper, other_letter, digit, cjk };
+
+bool is_cjk(utf8proc_int32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||    // Han
+         (c >= 0x20000 && c <= 0x2FA1F) || (c >= 0xF900 && c <= 0xFAFF) ||  // Han
+         (c >= 0x3040 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF) ||    // Kana
+         (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0x1100 && c <= 0x11FF) ||    // Hangul
+         (c >= 0x3130 && c <= 0x318F);
+}
+
+Class class_of(utf8proc_int32_t c) {
+  if (is_cjk(c)) return Class::cjk;
+  switch (utf8proc_category(c)) {
+  case UTF8PROC_CATEGORY_LU:
+  case UTF8PROC_CATEGORY_LT: return Class::upper;
+  case UTF8PROC_CATEGORY_LL: return Class::lower;
+  case UTF8PROC_CATEGORY_LM:
+  case UTF8PROC_CATEGORY_LO: return Class::other_letter;
+  case UTF8PROC_CATEGORY_ND:
+  case UTF8PROC_CATEGORY_NL:
+  case UTF8PROC_CATEGORY_NO: return Class::digit;
+  default: return Class::separator;
+  }
+}
+
+struct Char {
+  std::size_t begin, end;  // bytes of the normalized text
+  Class cls;
+};
+
+// Where a run of letters and digits splits: before character i.
+bool splits_before(const std::vector<Char>& run, std::size_t i) {
+  const Class prev = run[i - 1].cls, cur = run[i].cls;
+  if ((prev == Class::digit) != (cur == Class::digit)) return true;  // letters and digits
+  if (prev == Class::lower && cur == Class::upper) return true;      // camelCase
+  // The last capital of a run of capitals begins the next part: HTTPResponse is HTTP Response.
+  return prev == Class::upper && cur == Class::upper && i + 1 < run.size() &&
+         run[i + 1].cls == Class::lower;
+}
+
+}  // namespace
+
+std::string fold(std::string_view text) {
+  return mapped(mapped(valid_text(text), normalize), case_fold);
+}
+
+std::vector<Word> words(std::string_view text) {
+  const std::string normal = mapped(valid_text(text), normalize);
+  std::vector<Char> chars;
+  {
+    const auto* base = reinterpret_cast<const utf8proc_uint8_t*>(normal.data());
+    std::size_t at = 0;
+    while (at < normal.size()) {
+      utf8proc_int32_t cp = 0;
+      const auto n =
+          utf8proc_iterate(base + at, static_cast<utf8proc_ssize_t>(normal.size() - at), &cp);
+      const std::size_t len = n > 0 ? static_cast<std::size_t>(n) : 1;
+      chars.push_back({at, at + len, n > 0 ? class_of(cp) : Class::separator});
+      at += len;
+    }
+  }
+  std::vector<Word> out;
+  auto text_of = [&](const Char& first, const Char& last) {
+    return std::string_view(normal).substr(first.begin, last.end - first.begin);
+  };
+  for (std::size_t i = 0; i < chars.size();) {
+    const Class cls = chars[i].cls;
+    if (cls == Class::separator) {
+      ++i;
+      continue;
+    }
+    const bool cjk = cls == Class::cjk;
+    std::size_t end = i + 1;
+    while (end < chars.size() && chars[end].cls != Class::separator &&
+           (chars[end].cls == Class::cjk) == cjk)
+      ++end;
+    const std::vector<Char> run(chars.begin() + static_cast<std::ptrdiff_t>(i),
+                                chars.begin() + static_cast<std::ptrdiff_t>(end));
+    Word word;
+    word.position = static_cast<std::uint32_t>(out.size());
+    word.whole = cut(mapped(text_of(run.front(), run.back()), case_fold));
+    if (cjk) {
+      for (std::size_t k = 0; k + 1 < run.size(); ++k)
+        word.parts.push_back(mapped(text_of(run[k], run[k + 1]), case_fold));
+      if (word.parts.size() == 1) word.parts.clear();  // two characters: the pair is the whole
+    } else {
+      std::size_t from = 0;
+      for (std::size_t k = 1; k <= run.size(); ++k) {
+        if (k < run.size() && !splits_before(run, k)) continue;
+        word.parts.push_back(cut(mapped(text_of(run[from], run[k - 1]), case_fold)));
+        from = k;
+      }
+      if (word.parts.size() == 1) word.parts.clear();
+    }
+    if (!word.whole.empty()) out.push_back(std::move(word));
+    i = end;
+  }
+  return out;
+}
+
+namespace {
+
+// One English stemmer per thread: a Snowball stemmer keeps state between calls.
+class Stemmer {
+ public:
+  Stemmer() : stemmer_(sb_stemmer_new("english", "UTF_8")) {}
+  ~Stemmer() {
+    if (stemmer_ != nullptr) sb_stemmer_delete(stemmer_);
+  }
+  Stemmer(const Stemmer&) = delete;
+  Stemmer& operator=(const Stemmer&) = delete;
+
+  std::string stem(std::string_view word) {
+    if (stemmer_ == nullptr || word.empty()) return std::string(word);
+    const sb_symbol* s = sb_stemmer_stem(stemmer_, reinterpret_cast<const sb_symbol*>(word.data()),
+                                         static_cast<int>(word.size()));
+    if (s == nullptr) return std::string(word);  // out of memory: the word unstemmed
+    return std::string(reinterpret_cast<const char*>(s),
+                       static_cast<std::size_t>(sb_stemmer_length(stemmer_)));
+  }
+
+ private:
+  sb_stemmer* stemmer_;
+};
+
+}  // namespace
+
+std::string stem(std::string_view folded_word) {
+  thread_local Stemmer stemmer;
+  return stemmer.stem(folded_word);
+}
+
+}  // namespace catalog::search
+
+#endif  // CATALOG_IMPL_SEARCH_ANALYZER_IPP

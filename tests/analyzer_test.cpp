@@ -1,0 +1,102 @@
+// The analysis of search (docs/SEMANTICS.md §16 "Words"), case by case: Unicode normalization,
+// case folding and marks, splitting at separators, case changes and letter-digit boundaries with
+// the whole word kept, CJK pairs, the 64-byte cut, bytes that are not UTF-8, and stemming.
+#include <catalog/detail/search/analyzer.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace catalog::search;
+
+namespace {
+
+// Every word of `text` as the index keeps it: each whole, then its parts.
+std::vector<std::string> indexed(std::string_view text) {
+  std::vector<std::string> out;
+  for (const auto& w : words(text)) {
+    out.push_back(w.whole);
+    out.insert(out.end(), w.parts.begin(), w.parts.end());
+  }
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("words split at separators, case changes and digits, keeping the whole word",
+          "[search][analyzer]") {
+  CHECK(indexed("customerOrders") == Strings{"customerorders", "customer", "orders"});
+  CHECK(indexed("customer_orders") == Strings{"customer", "orders"});
+  CHECK(indexed("customer orders") == Strings{"customer", "orders"});
+  CHECK(indexed("getHTTPResponse2") ==
+        Strings{"gethttpresponse2", "get", "http", "response", "2"});
+  CHECK(indexed("python3") == Strings{"python3", "python", "3"});
+  CHECK(indexed("python-3") == Strings{"python", "3"});
+  CHECK(indexed("dim.customer.\"v1.0\"") == Strings{"dim", "customer", "v1", "v", "1", "0"});
+  CHECK(indexed("HTTP") == Strings{"http"});
+  CHECK(indexed("A") == Strings{"a"});
+  CHECK(indexed("  --  ").empty());
+  CHECK(indexed("").empty());
+  CHECK(indexed("g++ & [x]") == Strings{"g", "x"});
+}
+
+TEST_CASE("positions count the words as typed", "[search][analyzer]") {
+  const auto w = words("Churn model, v2churn");
+  REQUIRE(w.size() == 3);
+  CHECK(w[0].position == 0);
+  CHECK(w[1].position == 1);
+  CHECK(w[2].position == 2);
+  CHECK(w[2].whole == "v2churn");
+  CHECK(w[2].parts == Strings{"v", "2", "churn"});
+}
+
+TEST_CASE("Unicode: NFKC, marks removed, case folded", "[search][analyzer]") {
+  CHECK(indexed("Café") == Strings{"cafe"});
+  CHECK(indexed("STRASSE Straße") == Strings{"strasse", "strasse"});
+  CHECK(indexed("\xef\xac\x81le") == Strings{"file"});                   // the fi ligature
+  CHECK(indexed("\xef\xbc\xa6\xef\xbd\x95\xef\xbd\x8c\xef\xbd\x8c") == Strings{"full"});  // Ｆｕｌｌ
+  CHECK(indexed("ÉTÉ été") == Strings{"ete", "ete"});
+  CHECK(fold("Ünïcode Name") == "unicode name");
+  CHECK(fold("g++") == "g++");
+}
+
+TEST_CASE("Han, Kana and Hangul runs are overlapping pairs", "[search][analyzer]") {
+  CHECK(indexed("東京都庁") == Strings{"東京都庁", "東京", "京都", "都庁"});
+  CHECK(indexed("東") == Strings{"東"});
+  // Marks go everywhere, the voicing marks of Kana too (デ is テ), in text and queries alike.
+  CHECK(indexed("データ分析") == Strings{"テータ分析", "テー", "ータ", "タ分", "分析"});
+  CHECK(indexed("한국어") == Strings{"한국어", "한국", "국어"});
+  // A CJK run and Latin letters are separate words.
+  CHECK(indexed("mlflow模型") == Strings{"mlflow", "模型"});
+}
+
+TEST_CASE("a word is cut at 64 bytes, between characters", "[search][analyzer]") {
+  const auto w = words(std::string(100, 'a'));
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].whole == std::string(64, 'a'));
+  std::string accented;
+  for (int i = 0; i < 40; ++i) accented += "\xc3\xa6";  // æ: two bytes, no mark to strip
+  const auto v = words(accented);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].whole.size() == 64);
+  CHECK(words(std::string(30, 'x') + "1" + std::string(80, 'y'))[0].parts.back().size() == 64);
+}
+
+TEST_CASE("bytes that are not UTF-8 separate words", "[search][analyzer]") {
+  CHECK(indexed("abc\xff" "def") == Strings{"abc", "def"});
+  CHECK(indexed("\xc3") == Strings{});
+  CHECK(indexed("x\xed\xa0\x80y") == Strings{"x", "y"});  // an encoded surrogate
+  CHECK(fold("a\xff" "b") == "a b");
+}
+
+TEST_CASE("English stemming", "[search][analyzer]") {
+  CHECK(stem("orders") == "order");
+  CHECK(stem("running") == "run");
+  CHECK(stem("customers") == "custom");
+  CHECK(stem("churn") == "churn");
+  CHECK(stem("") == "");
+  CHECK(stem("東京") == "東京");
+}
