@@ -216,9 +216,14 @@ void print_problems(const std::vector<catalog::IntegrityProblem>& problems) {
 // not what it should be, or a record that does not decode), rather than that it cannot be
 // reached (permissions, a newer release, memory).
 bool says_corrupt(std::string_view message) {
-  for (std::string_view word : {"MDB_INVALID", "MDB_CORRUPTED", "MDB_PAGE_NOTFOUND",
-                                "MDB_BAD_TXN", "MDB_BAD_VALSIZE", "does not decode", "corrupt"})
-    if (message.find(word) != std::string_view::npos) return true;
+  // Phrases of LMDB's codes and of the catalog's own decoders, never a bare word that a path
+  // could hold.
+  for (std::string_view phrase :
+       {"MDB_INVALID", "MDB_CORRUPTED", "MDB_PAGE_NOTFOUND", "MDB_BAD_TXN", "MDB_BAD_VALSIZE",
+        "MDB_CURSOR_FULL", "MDB_VERSION_MISMATCH", "does not decode", "the store is corrupt:",
+        "corrupt entity record", "corrupt edge key", "corrupt snapshot", "corrupt change event",
+        "corrupt event key", "dangling containment edge"})
+    if (message.find(phrase) != std::string_view::npos) return true;
   return false;
 }
 
@@ -290,8 +295,9 @@ int verify(const Args& args) {
       report(r);
       status = r.status;
     } catch (const std::exception& e) {
-      std::cerr << "catalog-admin: " << e.what() << '\n';
-      status = exit_usage;
+      // Thrown while reading (a length from a damaged page, say): what it read did it.
+      std::cerr << "catalog-admin: cannot read the store, it is corrupt: " << e.what() << '\n';
+      status = exit_corrupt;
     }
     std::cout.flush();
     std::cerr.flush();

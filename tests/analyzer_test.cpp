@@ -100,3 +100,9 @@ TEST_CASE("English stemming", "[search][analyzer]") {
   CHECK(stem("") == "");
   CHECK(stem("東京") == "東京");
 }
+
+TEST_CASE("ignorable characters join, Kana punctuation separates", "[search][analyzer]") {
+  CHECK(indexed("cus\xc2\xad" "tomer") == Strings{"customer"});  // a soft hyphen
+  CHECK(indexed("データ・分析") == Strings{"テータ", "テー", "ータ", "分析"});
+  CHECK(indexed("人々") == Strings{"人々"});
+}

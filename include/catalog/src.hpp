@@ -3,8 +3,8 @@
 
 // The whole of catalog::catalog, for a host that uses the library header-only (the way
 // <boost/json/src.hpp> works): include this file in exactly one translation unit of the program,
-// and link what catalog::catalog links: LMDB (liblmdb), OpenSSL's libcrypto, Boost.JSON and
-// Boost.System. Every other translation unit includes the public headers as usual. A host that
+// and link what catalog::catalog links: LMDB (liblmdb), OpenSSL's libcrypto, utf8proc, libstemmer,
+// Boost.JSON and Boost.System. Every other translation unit includes the public headers as usual. A host that
 // links catalog::catalog must not include this file: each function would be defined twice.
 //
 // catalog::rest (the HTTP surface, with Boost.URL) and catalog::postgres (libpq) stay compiled

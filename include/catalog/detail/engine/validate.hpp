@@ -66,6 +66,10 @@ Result<std::vector<Record>> resolve_fqns(Tx& tx, Kind kind, const std::vector<st
 Result<void> check_entity_values(const Record& r);
 /// check_entity_values of an entity struct.
 Result<void> check_entity_values(const AnyEntity& entity);
+/// Its two halves: the name, then the other fields (a create that checks its request's own
+/// values between the two keeps the order of its messages).
+Result<void> check_entity_name(const AnyEntity& entity);
+Result<void> check_field_values(const AnyEntity& entity);
 
 /// Tags as the engine stores them (normalized_tags: defaults filled, sorted by tagFQN, each
 /// once), for entities that were not written by the engine (import). Errors: bad_request.

@@ -7,7 +7,8 @@
 // version is reindexed when it opens).
 //
 //   1. Unicode: NFKC (compatibility forms: the `ﬁ` ligature, full-width letters), marks removed
-//      (`café` is `cafe`), then case folded (`Straße` is `strasse`), through utf8proc.
+//      (`café` is `cafe`), default-ignorable characters dropped (a soft hyphen joins), then case
+//      folded (`Straße` is `strasse`), through utf8proc.
 //   2. Words: runs of letters and digits; every other character separates. A word also splits
 //      where a lower-case letter meets an upper-case one, before the last capital of a run of
 //      capitals followed by a lower-case letter, and between letters and digits; its parts are
@@ -50,7 +51,7 @@ struct Word {
 std::vector<Word> words(std::string_view text);
 
 /// `text` normalized as words are (NFKC, marks removed, case folded) but not split: what exact
-/// name matches and typeahead prefixes compare. Bytes that are not UTF-8 are dropped.
+/// name matches and typeahead prefixes compare. Bytes that are not UTF-8 become spaces.
 std::string fold(std::string_view text);
 
 /// The English Snowball stem of a folded word (`orders` is `order`, `running` is `run`); a word

@@ -516,12 +516,15 @@ class Importer {
   // description, which holds the old value of each changed field beside the new one.
   static Result<void> document_limits(const bj::object& doc, const StoreOptions& options) {
     const auto max_bytes = options.max_document_bytes;
-    std::size_t bytes = 2, depth = 1;
+    std::size_t bytes = 2, depth = 1;  // the braces
+    bool first = true;
     for (const auto& m : doc) {
       if (m.key() == "changeDescription") continue;
       const auto extent = catalog::json::measure(m.value(), max_bytes);
-      bytes += extent.bytes + m.key().size() + 4;  // the quoted name, its colon and a comma
+      const auto name = catalog::json::measure(bj::value(m.key()), max_bytes);
+      bytes += (first ? 0 : 1) + name.bytes + 1 + extent.bytes;  // comma, "name", colon, value
       depth = std::max(depth, 1 + extent.depth);
+      first = false;
     }
     if (bytes > max_bytes)
       return fail(Errc::too_large, "the doc is larger than " + std::to_string(max_bytes) + " bytes");

@@ -264,11 +264,12 @@ Result<void> prepare(Tx& tx, [[maybe_unused]] Kind kind, const CreateGlossaryTer
   e.synonyms = r.synonyms;
   e.mutually_exclusive = r.mutually_exclusive.value_or(false);
   e.tags = r.tags;
-  if (auto v = check_entity_values(d.record); !v) return v.error();
-  e.tags = normalized_tags(e.tags).value();
+  if (auto n = check_entity_name(d.record.value); !n) return n.error();
   if (auto f = fqn::canonical(r.glossary); !f) return f.error();
   if (r.parent)
     if (auto f = fqn::canonical(*r.parent); !f) return f.error();
+  if (auto v = check_field_values(d.record.value); !v) return v.error();
+  e.tags = normalized_tags(e.tags).value();
   auto glossary = tx.live_by_fqn(Kind::glossary, r.glossary);
   if (!glossary) return glossary.error();
   d.record.glossary = glossary->id;

@@ -330,13 +330,17 @@ Result<void> check_stored_tags(const Record& r) {
       r.value);
 }
 
+Result<void> check_entity_name(const AnyEntity& entity) {
+  return std::visit([](const auto& e) { return fqn::validate_name(e.name); }, entity);
+}
+
+Result<void> check_field_values(const AnyEntity& entity) {
+  return std::visit([](const auto& e) { return check_values(e); }, entity);
+}
+
 Result<void> check_entity_values(const AnyEntity& entity) {
-  return std::visit(
-      [](const auto& e) -> Result<void> {
-        if (auto n = fqn::validate_name(e.name); !n) return n.error();
-        return check_values(e);
-      },
-      entity);
+  if (auto n = check_entity_name(entity); !n) return n.error();
+  return check_field_values(entity);
 }
 
 Result<void> check_entity_values(const Record& r) { return check_entity_values(r.value); }

@@ -48,7 +48,9 @@ std::string mapped(std::string_view valid, int options) {
   return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
 }
 
-constexpr int normalize = UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_STRIPMARK;
+// IGNORE drops the default-ignorable characters (soft hyphen, joiners): they join, not split.
+constexpr int normalize =
+    UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_STRIPMARK | UTF8PROC_IGNORE;
 constexpr int case_fold = UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD;
 
 // `word` cut to at most max_word_bytes, between characters.
@@ -63,11 +65,14 @@ std::string cut(std::string word) {
 enum class Class { separator, lower, upper, other_letter, digit, cjk };
 
 bool is_cjk(utf8proc_int32_t c) {
+  if (c == 0x30A0 || c == 0x30FB) return false;  // Kana punctuation: ゠ and the middle dot
   return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||    // Han
-         (c >= 0x20000 && c <= 0x2FA1F) || (c >= 0xF900 && c <= 0xFAFF) ||  // Han
+         (c >= 0x20000 && c <= 0x323AF) || (c >= 0xF900 && c <= 0xFAFF) ||  // Han, ext. B-H
+         (c >= 0x3005 && c <= 0x3007) ||                                    // 々 〆 〇
          (c >= 0x3040 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF) ||    // Kana
-         (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0x1100 && c <= 0x11FF) ||    // Hangul
-         (c >= 0x3130 && c <= 0x318F);
+         (c >= 0x1B000 && c <= 0x1B16F) ||                                  // Kana supplement
+         (c >= 0xAC00 && c <= 0xD7FF) || (c >= 0x1100 && c <= 0x11FF) ||    // Hangul
+         (c >= 0x3130 && c <= 0x318F) || (c >= 0xA960 && c <= 0xA97F);      // Hangul jamo
 }
 
 Class class_of(utf8proc_int32_t c) {

@@ -103,7 +103,7 @@ struct LmdbEnv {
   // "No space left on device").
   Result<void> reserve_map();
   // Reserves the map unless that is done: what a write transaction must have before it begins.
-  // Holds `reserve_mutex` and the map lock, not the gate.
+  // Holds the map lock, not the gate.
   Result<void> ensure_reserved();
 
   MDB_env* env = nullptr;
@@ -119,9 +119,8 @@ struct LmdbEnv {
   // Only false -> true while a transaction of this process is open: growth (under the exclusive
   // gate) is what turns it false.
   std::atomic<bool> reserved{false};
-  // Serializes reservations and growth within this process (the map lock serializes processes;
-  // flock does not serialize threads sharing its descriptor).
-  std::mutex reserve_mutex;
+  // Taken by MapLock before its flock: the threads of this process size the map one at a time.
+  std::mutex sizing_mutex;
   TxnGate gate;
   // `map.lock` beside the data: held (flock) by whichever process sizes its map, see MapLock.
   int map_lock_fd = -1;
@@ -130,19 +129,25 @@ struct LmdbEnv {
 // With MDB_WRITEMAP, LMDB ftruncates data.mdb to the map size whenever a process maps it (open,
 // growth, adopting another process's growth), and opening adopts the size asked for, not the
 // file's. So a process could cut the file below a map another process is already writing into,
-// which then dies of SIGBUS. Every sizing therefore
-// happens under this cross-process lock and never asks for less than the file's current size.
+// which then dies of SIGBUS. Every sizing and reservation therefore happens under this lock and
+// never asks for less than the file's current size. flock serializes processes, not the threads
+// sharing its descriptor, so a mutex of the environment comes first.
 class MapLock {
  public:
-  explicit MapLock(int fd) : fd_(fd) {
+  MapLock(std::mutex& threads, int fd) : threads_(threads), fd_(fd) {
+    threads_.lock();
     while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
     }
   }
-  ~MapLock() { ::flock(fd_, LOCK_UN); }
+  ~MapLock() {
+    ::flock(fd_, LOCK_UN);
+    threads_.unlock();
+  }
   MapLock(const MapLock&) = delete;
   MapLock& operator=(const MapLock&) = delete;
 
  private:
+  std::mutex& threads_;
   int fd_;
 };
 
@@ -209,15 +214,21 @@ Result<MDB_txn*> LmdbEnv::begin_txn(unsigned flags) {
       return lmdb_error(rc, "begin transaction");
     }
     ExclusiveGate exclusive(gate);
-    MapLock sizing(map_lock_fd);
+    MapLock sizing(sizing_mutex, map_lock_fd);
     // The file is at least the committed map size (growth extends it before committing), and
     // may be larger if another process is growing it right now: never map less than it.
+    const std::size_t before = map_size.load();
     const std::size_t file = data_file_size(path);
-    rc = mdb_env_set_mapsize(env, file > map_size.load() ? file : 0);
+    rc = mdb_env_set_mapsize(env, file > before ? file : 0);
     if (rc != MDB_SUCCESS) {
       return lmdb_error(rc, "adopt the map size of another process");
     }
     refresh_map_size();
+    // The process that grew it reserved it before committing; a writer that does not (another
+    // program) is covered by reserving here. If that fails, writes wait for space (start()).
+    if (map_size.load() > before && !reserve_map()) {
+      reserved.store(false);
+    }
   }
 }
 
@@ -241,8 +252,7 @@ Result<void> LmdbEnv::grow_locked() {
                                         std::to_string(max_map_size) +
                                         " bytes (LmdbOptions::max_map_size)");
   }
-  std::lock_guard reserving(reserve_mutex);
-  MapLock sizing(map_lock_fd);
+  MapLock sizing(sizing_mutex, map_lock_fd);
   // Another process may have grown the file further than our map: never cut it.
   const std::size_t file = data_file_size(path);
   const bool was_reserved = reserved.load();
@@ -250,6 +260,7 @@ Result<void> LmdbEnv::grow_locked() {
   const std::size_t next =
       std::max(current > max_map_size / 2 ? max_map_size : current * 2, file);
   if (int rc = mdb_env_set_mapsize(env, next); rc != MDB_SUCCESS) {
+    reserved.store(was_reserved);
     return lmdb_error(rc, "grow the map to " + std::to_string(next) + " bytes");
   }
   refresh_map_size();
@@ -280,21 +291,33 @@ Result<void> reserve_blocks(int fd, std::size_t size, int mode, const std::files
   if (allocated >= size) {
     return {};
   }
+  auto allocate = [&](int how, off_t length) {
+    int rc = 0;
+    do {
+      rc = ::fallocate(fd, how, 0, length) == 0 ? 0 : errno;
+    } while (rc == EINTR);
+    return rc;
+  };
+  // A file system that cannot reserve blocks (no fallocate: NFS, older ZFS, some FUSE mounts;
+  // or a sandbox that forbids it) leaves the file as LMDB has it, as before reservations were
+  // made; not glibc's posix_fallocate emulation, which writes into a file others map. Asked
+  // first with one byte that changes nothing, so that its free-space figures are not trusted
+  // where they may not apply (compression).
+  if (const int probe = allocate(FALLOC_FL_KEEP_SIZE, 1);
+      probe == EOPNOTSUPP || probe == ENOSYS || probe == EINVAL || probe == EPERM) {
+    return {};
+  }
   // A disk that cannot hold what is missing is found before anything is allocated: a failed
   // fallocate may keep the blocks it got (ext4, XFS), which would leave the disk full for every
-  // other writer too.
+  // other writer too. Root may use the blocks kept for it.
   struct statvfs vfs {};
-  if (::fstatvfs(fd, &vfs) == 0 &&
-      size - allocated > static_cast<std::size_t>(vfs.f_bavail) * vfs.f_frsize) {
-    return refused(ENOSPC, size - allocated);
+  if (::fstatvfs(fd, &vfs) == 0) {
+    const auto free_blocks = ::geteuid() == 0 ? vfs.f_bfree : vfs.f_bavail;
+    if (size - allocated > static_cast<std::size_t>(free_blocks) * vfs.f_frsize) {
+      return refused(ENOSPC, size - allocated);
+    }
   }
-  int rc = 0;
-  do {
-    rc = ::fallocate(fd, mode, 0, static_cast<off_t>(size)) == 0 ? 0 : errno;
-  } while (rc == EINTR);
-  // A file system that cannot reserve blocks leaves the file as LMDB has it (not glibc's
-  // posix_fallocate emulation, which writes into the file while others map it).
-  if (rc != 0 && rc != EOPNOTSUPP) {
+  if (const int rc = allocate(mode, static_cast<off_t>(size)); rc != 0 && rc != EOPNOTSUPP) {
     return refused(rc, size - allocated);
   }
   return {};
@@ -317,11 +340,10 @@ Result<void> LmdbEnv::ensure_reserved() {
     return {};
   }
   // Not the gate: reserving blocks changes no page, so readers and writers go on meanwhile.
-  std::lock_guard lock(reserve_mutex);
+  MapLock sizing(sizing_mutex, map_lock_fd);
   if (reserved.load()) {
     return {};
   }
-  MapLock sizing(map_lock_fd);
   return reserve_map();
 }
 
@@ -742,7 +764,12 @@ unsigned env_flags(Durability durability) noexcept {
 // LMDB keeps its reader table in lock.mdb, a shared mapping it writes through: a new lock file
 // on a full disk would take SIGBUS at its first write. So a new one is made here first, with the
 // blocks of the table LMDB will lay out reserved (beyond its end, which LMDB then sets).
-Result<void> reserve_lock_file(const std::filesystem::path& dir, unsigned max_readers) {
+// Under the map lock: another process opening the store at once waits, and finds the file with
+// its blocks. A file whose blocks cannot be had is left (empty: LMDB lays it out) and the open
+// fails, saying why.
+Result<void> reserve_lock_file(LmdbEnv& env, const std::filesystem::path& dir,
+                               unsigned max_readers) {
+  detail::MapLock sizing(env.sizing_mutex, env.map_lock_fd);
   const auto file = dir / "lock.mdb";
   const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -752,10 +779,6 @@ Result<void> reserve_lock_file(const std::filesystem::path& dir, unsigned max_re
   const std::size_t size = (std::size_t{max_readers} + 2) * 64 + 2 * page_size();
   auto reserved = detail::reserve_blocks(fd, size, FALLOC_FL_KEEP_SIZE, file);
   ::close(fd);
-  if (!reserved) {
-    std::error_code ignored;
-    std::filesystem::remove(file, ignored);
-  }
   return reserved;
 }
 
@@ -789,7 +812,7 @@ Result<void> grow_past_data(LmdbEnv& env, std::size_t map_size) {
 // Maps and opens the environment under the map lock, at no less than the data file's size.
 Result<void> map_env(LmdbEnv& env, const std::filesystem::path& dir, const LmdbOptions& options,
                      std::size_t map_size, std::size_t page) {
-  detail::MapLock sizing(env.map_lock_fd);
+  detail::MapLock sizing(env.sizing_mutex, env.map_lock_fd);
   // Opening maps the size asked for and cuts the file to it: ask for no less than the file is,
   // which another process may have grown (the doubling below keeps room for writes).
   map_size = std::max(map_size, detail::data_file_size(dir) / page * page);
@@ -846,7 +869,7 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
   if (auto l = open_map_lock(*env, dir); !l) {
     return l.error();
   }
-  if (auto l = reserve_lock_file(dir, options.max_readers); !l) {
+  if (auto l = reserve_lock_file(*env, dir, options.max_readers); !l) {
     return l.error();
   }
   if (auto m = map_env(*env, dir, options, map_size, page); !m) {
@@ -856,7 +879,7 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
   {
     // A disk too full for the map still lets the store be read (verify, export); write
     // transactions try again and are refused until the reservation succeeds.
-    detail::MapLock sizing(env->map_lock_fd);
+    detail::MapLock sizing(env->sizing_mutex, env->map_lock_fd);
     (void)env->reserve_map();
   }
   if (auto d = open_main_db(*env); !d) {
