@@ -9,7 +9,9 @@
 //   8.   following and voting on an ML model;
 //   9.   paging through the search indexes of one service, two at a time;
 //   10.  a user refused by policy (403) and the owner allowed;
-//   11.  counting what the catalog holds.
+//   11.  searching: a ranked query with facets and highlights, a typeahead, and a soft delete
+//        that the next search no longer finds (docs/SEMANTICS.md §16);
+//   12.  counting what the catalog holds.
 // Every operation returns a catalog::Result<T>: a value, or an Error with a kind (the HTTP
 // class: NOT_FOUND, CONFLICT, ...) and a message. Run it twice: the second run finds the data.
 
@@ -424,7 +426,44 @@ int run(catalog_examples::Options o) {
   need(store.remove<GlossaryTerm>(bob_p, owned.id, for_good), "bob deleting his own term");
   std::cout << "  bob (its owner) deletes it: done, it is gone\n";
 
-  heading("11. Summary");
+  heading("11. Search");
+  // The index is written by the same transaction as every write: nothing to refresh.
+  SearchRequest query;
+  query.q = "churn";
+  auto hits = need(store.search(admin, query), "searching for churn");
+  std::cout << "  q=churn: " << hits.total << " hits\n";
+  for (const auto& h : hits.hits) {
+    std::cout << "    " << h.index << ' '
+              << std::visit([](const auto& e) { return e.fully_qualified_name; }, h.entity)
+              << " score " << h.score;
+    for (const auto& [field, texts] : h.highlight) std::cout << "  " << field << ": " << texts[0];
+    std::cout << '\n';
+  }
+  for (const auto& facet : hits.aggregations)
+    if (facet.field == "entityType")
+      for (const auto& b : facet.buckets)
+        std::cout << "    facet entityType " << b.key << ": " << b.doc_count << '\n';
+  auto typed = need(store.suggest(admin, "cust"), "typeahead for cust");
+  std::cout << "  typeahead \"cust\":";
+  for (const auto& s : typed) std::cout << ' ' << s.text << " (" << s.index << ')';
+  std::cout << '\n';
+  CreateGlossaryTerm fleeting_req;
+  fleeting_req.glossary = "Business";
+  fleeting_req.name = "Fleeting";
+  fleeting_req.description = "An ephemeral term, soft-deleted each run";
+  auto fleeting = need(ensure<GlossaryTerm>(store, admin, fleeting_req, "Business.Fleeting"),
+                       "ensuring Business.Fleeting");
+  SearchRequest ephemeral;
+  ephemeral.q = "ephemeral";
+  std::cout << "  q=ephemeral: " << need(store.search(admin, ephemeral), "searching").total
+            << " hit before the soft delete, ";
+  need(store.remove<GlossaryTerm>(admin, fleeting.id), "soft-deleting Business.Fleeting");
+  std::cout << need(store.search(admin, ephemeral), "searching again").total << " after it";
+  ephemeral.deleted = true;
+  std::cout << " (" << need(store.search(admin, ephemeral), "searching deleted").total
+            << " with deleted=true)\n";
+
+  heading("12. Summary");
   std::cout << "  users " << total<User>(store, admin) << ", teams " << total<Team>(store, admin)
             << ", ML model services " << total<MlModelService>(store, admin) << ", ML models "
             << total<MlModel>(store, admin) << ", search services "

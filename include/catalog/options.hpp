@@ -106,6 +106,10 @@ struct StoreOptions {
   /// The largest entity document (serialized bytes) a create or patch may produce; larger is
   /// bad_request (docs/SEMANTICS.md §15). Default: 8 MiB, the REST body limit.
   std::size_t max_document_bytes = std::size_t{8} << 20;
+  /// Whether writes keep the search index (docs/SEMANTICS.md §16). Default: on. Off exists only
+  /// to measure what the index costs a write: a store written with it off searches stale until
+  /// `Store::reindex` runs.
+  bool search_index = true;
 };
 
 }  // namespace catalog

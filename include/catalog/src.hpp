@@ -32,6 +32,9 @@
 #include <catalog/impl/engine/values.ipp>
 #include <catalog/impl/engine/verify.ipp>
 #include <catalog/impl/search/analyzer.ipp>
+#include <catalog/impl/search/check.ipp>
+#include <catalog/impl/search/index.ipp>
+#include <catalog/impl/search/query.ipp>
 #include <catalog/impl/fqn.ipp>
 #include <catalog/impl/json.ipp>
 #include <catalog/impl/json_mapping.ipp>
@@ -46,6 +49,7 @@
 #include <catalog/impl/store/store_events.ipp>
 #include <catalog/impl/store/store_lifecycle.ipp>
 #include <catalog/impl/store/store_list.ipp>
+#include <catalog/impl/store/store_search.ipp>
 #include <catalog/impl/store/store_social.ipp>
 #include <catalog/impl/store/store_verify.ipp>
 #include <catalog/impl/uuid.ipp>

@@ -13,6 +13,7 @@
 #include <catalog/options.hpp>
 #include <catalog/principal.hpp>
 #include <catalog/results.hpp>
+#include <catalog/search.hpp>
 #include <catalog/storage/backend.hpp>
 #include <catalog/storage/lmdb_backend.hpp>
 #include <catalog/uuid.hpp>
@@ -184,6 +185,34 @@ class Store {
                                             const Uuid& user);
   Result<boost::json::object> vote_json(const Principal& who, Kind kind, const Uuid& id,
                                         VoteType vote);
+
+  // ---- search (docs/SEMANTICS.md §16) ----
+
+  /// The entities that match a query, ranked, with facets; never stale (the index is written by
+  /// the transaction of every write). Errors: bad_request (invalid_parameter: limits, index,
+  /// sort, filter, search_after), storage.
+  Result<SearchResult> search(const Principal& who, const SearchRequest& request);
+  /// search() over the index of one kind (request.index is replaced by it), with typed hits.
+  template <class E>
+  Result<SearchPage<E>> search(const Principal& who, SearchRequest request);
+  /// Typeahead: up to `size` (at most 100) live entities whose name or displayName starts with
+  /// `q`, then those with a word of it that does; an exact name first. Errors: bad_request.
+  Result<std::vector<Suggestion>> suggest(const Principal& who, std::string_view q,
+                                          std::string_view index = "all", std::int64_t size = 10);
+  /// One facet's buckets over a query's matches. Errors: bad_request.
+  Result<Facet> aggregate(const Principal& who, const AggregateRequest& request);
+  /// The REST answers: `{took, hits: {total, max_score, hits}, aggregations}`,
+  /// `{suggest: {"metadata-suggest": [...]}}`, `{aggregations: {<field>: {buckets}}}`.
+  Result<boost::json::object> search_json(const Principal& who, const SearchRequest& request);
+  Result<boost::json::object> suggest_json(const Principal& who, std::string_view q,
+                                           std::string_view index = "all",
+                                           std::int64_t size = 10);
+  Result<boost::json::object> aggregate_json(const Principal& who,
+                                             const AggregateRequest& request);
+  /// Builds the search index again from the entities, in transactions of `batch` entities
+  /// (resumable: an interrupted reindex goes on at the next). Returns the entities indexed.
+  /// Admins only. Errors: forbidden, storage.
+  Result<std::uint64_t> reindex(const Principal& who, std::size_t batch = 1000);
 
   /// The integrity check (like SQLite's `PRAGMA integrity_check`): reads the whole store in one
   /// read transaction and checks every invariant of the key schema (names, list indexes and

@@ -7,6 +7,7 @@
 #include "request.hpp"
 
 #include <catalog/fqn.hpp>
+#include <catalog/json.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -230,6 +231,130 @@ Result<Response> events(const Context& c) {
   return json_response(200, body);
 }
 
+// search_after: the JSON array of a hit's `sort`.
+Result<std::vector<SortValue>> sort_values(const std::string& text) {
+  auto bad = [] {
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter search_after: expected the JSON array of a hit's sort values");
+  };
+  auto v = catalog::json::parse(text);
+  if (!v || !v->is_array()) return bad();
+  std::vector<SortValue> out;
+  for (const auto& e : v->get_array()) {
+    if (e.is_int64())
+      out.emplace_back(e.get_int64());
+    else if (e.is_uint64() && e.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+      out.emplace_back(static_cast<std::int64_t>(e.get_uint64()));
+    else if (e.is_double())
+      out.emplace_back(e.get_double());
+    else if (e.is_string())
+      out.emplace_back(std::string(e.get_string()));
+    else
+      return bad();
+  }
+  return out;
+}
+
+Result<std::int64_t> count_parameter(const Context& c, std::string_view name,
+                                     std::int64_t fallback) {
+  auto n = c.query.integer(name);
+  if (!n) return n.error();
+  return n->has_value() ? static_cast<std::int64_t>(**n) : fallback;
+}
+
+Result<Response> search(const Context& c) {
+  SearchRequest r;
+  auto q = c.query.text_or_empty("q");
+  if (!q) return q.error();
+  r.q = q->value_or("");
+  auto index = c.query.text("index");
+  if (!index) return index.error();
+  if (*index) r.index = **index;
+  auto from = count_parameter(c, "from", 0);
+  if (!from) return from.error();
+  r.from = *from;
+  auto size = count_parameter(c, "size", 10);
+  if (!size) return size.error();
+  r.size = *size;
+  auto deleted = c.query.boolean("deleted", false);
+  if (!deleted) return deleted.error();
+  r.deleted = *deleted;
+  auto filter = c.query.text("query_filter");
+  if (!filter) return filter.error();
+  if (*filter) {
+    auto f = parse_search_filter(**filter);
+    if (!f) return f.error();
+    r.filter = std::move(*f);
+  }
+  for (auto [name, out] : {std::pair{"sort_field", &r.sort_field}, {"sort_order", &r.sort_order}}) {
+    auto v = c.query.text(name);
+    if (!v) return v.error();
+    if (*v) *out = **v;
+  }
+  auto after = c.query.text("search_after");
+  if (!after) return after.error();
+  if (*after) {
+    auto values = sort_values(**after);
+    if (!values) return values.error();
+    r.search_after = std::move(*values);
+  }
+  auto track = c.query.boolean("track_total_hits", false);
+  if (!track) return track.error();
+  r.track_total_hits = *track;
+  auto source = c.query.text("include_source_fields");
+  if (!source) return source.error();
+  if (*source) {
+    std::string_view rest = **source;
+    while (!rest.empty()) {
+      auto comma = rest.find(',');
+      if (auto f = rest.substr(0, comma); !f.empty()) r.include_source_fields.emplace_back(f);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  auto found = c.store.search_json(c.who, r);
+  if (!found) return found.error();
+  return json_response(200, bj::value(std::move(*found)));
+}
+
+Result<Response> suggest(const Context& c) {
+  auto q = c.query.text_or_empty("q");
+  if (!q) return q.error();
+  auto index = c.query.text("index");
+  if (!index) return index.error();
+  auto size = count_parameter(c, "size", 10);
+  if (!size) return size.error();
+  auto found = c.store.suggest_json(c.who, q->value_or(""), index->value_or("all"), *size);
+  if (!found) return found.error();
+  return json_response(200, bj::value(std::move(*found)));
+}
+
+Result<Response> aggregate(const Context& c) {
+  AggregateRequest r;
+  auto index = c.query.text("index");
+  if (!index) return index.error();
+  if (*index) r.index = **index;
+  auto field = c.query.text("field");
+  if (!field) return field.error();
+  if (!*field) return fail(Errc::invalid_parameter, "Query parameter field is required");
+  r.field = **field;
+  auto value = c.query.text_or_empty("value");
+  if (!value) return value.error();
+  r.value = value->value_or("");
+  auto q = c.query.text_or_empty("q");
+  if (!q) return q.error();
+  r.q = q->value_or("");
+  auto size = count_parameter(c, "size", 10);
+  if (!size) return size.error();
+  r.size = *size;
+  auto deleted = c.query.boolean("deleted", false);
+  if (!deleted) return deleted.error();
+  r.deleted = *deleted;
+  auto found = c.store.aggregate_json(c.who, r);
+  if (!found) return found.error();
+  return json_response(200, bj::value(std::move(*found)));
+}
+
 }  // namespace
 
 Result<Response> dispatch(const Context& c) {
@@ -248,6 +373,9 @@ Result<Response> dispatch(const Context& c) {
   case RouteKind::follower: return unfollow(c);
   case RouteKind::vote: return vote(c);
   case RouteKind::events: return events(c);
+  case RouteKind::search: return search(c);
+  case RouteKind::suggest: return suggest(c);
+  case RouteKind::aggregate: return aggregate(c);
   }
   return fail(Errc::internal, "Unhandled route");
 }

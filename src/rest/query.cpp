@@ -31,6 +31,17 @@ Result<std::optional<std::string>> Query::text(std::string_view name) const {
   return **found;
 }
 
+Result<std::optional<std::string>> Query::text_or_empty(std::string_view name) const {
+  const std::optional<std::string>* found = nullptr;
+  for (const auto& [key, value] : params_) {
+    if (key != name) continue;
+    if (found) return invalid("Query parameter " + std::string(name) + " given more than once");
+    found = &value;
+  }
+  if (!found) return std::optional<std::string>();
+  return found->value_or(std::string());
+}
+
 Result<std::optional<std::uint64_t>> Query::integer(std::string_view name) const {
   auto text = this->text(name);
   if (!text) return text.error();

@@ -27,6 +27,8 @@ class Query {
   /// The value of `name`, if given. Errors: bad_request (invalid_parameter) when it is given
   /// more than once or with an empty (or no) value.
   Result<std::optional<std::string>> text(std::string_view name) const;
+  /// text() where an empty value is a value (search's `q`). Errors: given more than once.
+  Result<std::optional<std::string>> text_or_empty(std::string_view name) const;
 
   /// A non-negative decimal integer ([0-9]+). Values too large for int64 saturate at its
   /// maximum, so that range checks refuse them. Errors: as text; not [0-9]+.

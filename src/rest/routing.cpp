@@ -93,6 +93,18 @@ std::optional<Route> match_route(const std::vector<std::string>& segments) {
     events.kind = RouteKind::events;
     return events;
   }
+  if (segments.size() == 3 && segments[1] == "search") {
+    Route search;
+    if (segments[2] == "query")
+      search.kind = RouteKind::search;
+    else if (segments[2] == "suggest")
+      search.kind = RouteKind::suggest;
+    else if (segments[2] == "aggregate")
+      search.kind = RouteKind::aggregate;
+    else
+      return std::nullopt;
+    return search;
+  }
   auto collection = match_collection(segments);
   if (!collection) return std::nullopt;
   // The segments after `v1` and the collection.
@@ -111,7 +123,10 @@ std::string_view allowed_methods(RouteKind kind) noexcept {
   case RouteKind::follower: return "DELETE";
   case RouteKind::versions:
   case RouteKind::version:
-  case RouteKind::events: return "GET";
+  case RouteKind::events:
+  case RouteKind::search:
+  case RouteKind::suggest:
+  case RouteKind::aggregate: return "GET";
   }
   return "";
 }

@@ -26,6 +26,9 @@ enum class RouteKind {
   follower,    // /v1/<c>/{id}/followers/{userId}       DELETE (kinds with followers)
   vote,        // /v1/<c>/{id}/vote                     PUT (kinds with votes)
   events,      // /v1/events                            GET
+  search,      // /v1/search/query                      GET (docs/SEMANTICS.md §16)
+  suggest,     // /v1/search/suggest                    GET
+  aggregate,   // /v1/search/aggregate                  GET
 };
 
 /// A matched path: the route, its collection's kind, and its variable segments, percent-decoded

@@ -22,6 +22,23 @@ Result<Page<E>> Store::list(const Principal& who, const ListOptions& options) {
   return list_into<E>(who, E::kind, options);
 }
 
+template <class E>
+Result<SearchPage<E>> Store::search(const Principal& who, SearchRequest request) {
+  request.index = std::string(search_index_name(E::kind));
+  auto found = search(who, request);
+  if (!found) return found.error();
+  SearchPage<E> out;
+  out.total = found->total;
+  out.total_exact = found->total_exact;
+  out.max_score = found->max_score;
+  out.aggregations = std::move(found->aggregations);
+  out.hits.reserve(found->hits.size());
+  for (auto& h : found->hits)
+    out.hits.push_back(SearchHitOf<E>{std::get<E>(std::move(h.entity)), std::move(h.index),
+                                      h.score, std::move(h.highlight), std::move(h.sort)});
+  return out;
+}
+
 template <class T>
 Result<Page<T>> Store::list_into(const Principal& who, Kind kind, const ListOptions& options) {
   // Generic over the kinds without an instantiation per kind in the library (adding a kind

@@ -85,6 +85,20 @@ class Tx {
   /// A live entity of one of `kinds` by id. Errors: not_found.
   Result<Record> live_by_id(Kind kind, const Uuid& id);
   Result<void> put(const Record& r);
+  /// Erases the record of `r` (a hard delete; its other keys are the caller's).
+  Result<void> erase(const Record& r);
+  /// Entities whose record or edges this transaction wrote: the search index follows them
+  /// before the transaction commits (search_index::update). put, erase, link and unlink note
+  /// theirs; a write through raw() notes its own.
+  void touch(const Uuid& id) { touched_.push_back(id); }
+  std::vector<Uuid> take_touched() { return std::move(touched_); }
+  /// touch() of the ends of an edge whose search documents show it: both, but for a follow
+  /// (followers are not searched).
+  void touch_edge(const Uuid& from, Rel rel, const Uuid& to) {
+    if (rel == Rel::follows) return;
+    touch(from);
+    touch(to);
+  }
   /// Reads the stored records of `count` entities, `id_of(i)` for i < count, with one get_each
   /// (ascending ids read fastest): `f(i, bytes)` with the record's stored bytes or nullopt, each
   /// valid during its call only; `f` may not use this Tx. The first error `f` returns ends the
@@ -130,6 +144,7 @@ class Tx {
   const Env& env_;
   std::uint64_t first_event_ = 1;
   std::uint64_t last_event_ = 0;
+  std::vector<Uuid> touched_;
 };
 
 // ---- rendering ----

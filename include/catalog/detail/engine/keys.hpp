@@ -15,7 +15,19 @@
 //   R from rel to                          -> edge data (vote type, ...)
 //   Q to rel from                          -> same data (the reverse index)
 //   V offset(u64 BE)                       -> change event (JSON)
-//   M name                                 -> metadata (last event offset, key schema)
+//   M name                                 -> metadata (last event offset, key schema,
+//                                             search analyzer)
+//
+// The search index (docs/SEARCH_INDEX.md), derived from the above and written by the same
+// transactions:
+//
+//   X word 0x00 id                         -> posting: (field, count) pairs of `word` in id's
+//                                             document (search_index.hpp)
+//   W word 0x00 shard(u8)                  -> documents holding `word` whose id is in the shard
+//   G field(u8) shard(u8)                  -> documents with the field and their total length
+//   Y id                                   -> the entity's search document (search_index.hpp)
+//   K folded-name 0x00 id                  -> "" (exact names and typeahead by name)
+//   J word 0x00 id                         -> "" (typeahead by a word of a name)
 //
 // Names contain no control characters, so 0x00 after the name orders by name, then id.
 //
@@ -83,6 +95,45 @@ std::string reverse_edge_prefix(const Uuid& to);
 std::string event(std::uint64_t offset);
 std::string event_prefix();
 std::string meta(std::string_view name);
+
+// ---- the search index ----
+
+/// Shards of the search statistics (W, G): a write changes the shard of its entity's id.
+inline constexpr unsigned search_shards = 16;
+unsigned search_shard(const Uuid& id);
+/// Words and names are cut to this many bytes in keys (words are at most 64 already).
+inline constexpr std::size_t search_text_bytes = 400;
+std::string posting(std::string_view word, const Uuid& id);
+std::string posting_prefix(std::string_view word);
+std::string word_count(std::string_view word, unsigned shard);
+std::string word_count_prefix(std::string_view word);
+std::string field_stats(unsigned field, unsigned shard);
+std::string search_doc(const Uuid& id);
+std::string name_entry(std::string_view folded_name, const Uuid& id);
+std::string name_entry_prefix(std::string_view folded_prefix);
+std::string name_word(std::string_view word, const Uuid& id);
+std::string name_word_prefix(std::string_view word_prefix);
+
+/// `X word 0x00 id`, `K name 0x00 id`, `J word 0x00 id`: the text and the id.
+struct TextIdKey {
+  std::string_view text;
+  Uuid id;
+};
+std::optional<TextIdKey> decode_text_id(char tag, std::string_view key);
+/// `W word 0x00 shard`.
+struct WordCountKey {
+  std::string_view word;
+  unsigned shard;
+};
+std::optional<WordCountKey> decode_word_count(std::string_view key);
+/// `G field shard`.
+struct FieldStatsKey {
+  unsigned field;
+  unsigned shard;
+};
+std::optional<FieldStatsKey> decode_field_stats(std::string_view key);
+/// `Y id`.
+std::optional<Uuid> decode_search_doc(std::string_view key);
 
 /// Stored bytes (a key, or edge data) for a message: printable ASCII as is, every other byte and
 /// the backslash as \xNN.

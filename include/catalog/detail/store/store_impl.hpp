@@ -6,6 +6,7 @@
 // store_list.ipp, ...), one per group of operations.
 
 #include <catalog/detail/engine/engine.hpp>
+#include <catalog/detail/search/index.hpp>
 
 #include <catalog/auth/jwt.hpp>
 #include <catalog/store.hpp>
@@ -55,6 +56,8 @@ struct Store::Impl {
       engine::Env env{options, now()};
       engine::Tx tx(**txn, env);
       auto result = fn(tx);
+      if (result && options.search_index)
+        if (auto s = engine::search_index::update(tx); !s) result = s.error();
       if (!result) {
         if (attempts.again(result.error())) continue;
         return attempts.final(result.error());
@@ -68,6 +71,11 @@ struct Store::Impl {
       return result;
     }
   }
+
+  /// Builds the search index from the entities in transactions of `batch` entities; goes on
+  /// with a reindex under way unless `from_scratch`. Returns the entities indexed. Errors:
+  /// storage.
+  Result<std::uint64_t> reindex(std::size_t batch, bool from_scratch);
 
   /// Calls every listener with each event of offsets [first, last], in order, reading them back
   /// in batches so that a large operation's events are never all in memory.

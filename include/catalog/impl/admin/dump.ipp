@@ -14,6 +14,7 @@
 
 #include <catalog/detail/engine/validate.hpp>
 #include <catalog/detail/engine/verify.hpp>
+#include <catalog/detail/search/index.hpp>
 
 #include <catalog/change_event.hpp>
 #include <catalog/detail/json_mapping.hpp>
@@ -802,10 +803,11 @@ class Importer {
 // The store holds nothing but what opening it writes (the key schema).
 Result<void> check_empty(storage::Transaction& txn) {
   const auto schema = keys::meta("key_schema");
+  const auto analyzer = keys::meta(engine::search_index::analyzer_meta);
   auto cursor = txn.scan(storage::Range{}, storage::Direction::forward);
   if (!cursor) return cursor.error();
   for (auto& c = *cursor; c->valid();) {
-    if (c->key() != schema) {
+    if (c->key() != schema && c->key() != analyzer) {
       auto entities = txn.scan(storage::prefix_range("E"), storage::Direction::forward);
       if (!entities) return entities.error();
       const std::string held = (*entities)->valid()
@@ -854,6 +856,8 @@ Result<DumpCounts> import_once(storage::Backend& backend, std::istream& in,
     reporter.step();
   }
   if (auto f = importer.finish(reader.number()); !f) return f.error();
+  // The search index is derived: built from what was imported, in the same transaction.
+  if (auto s = engine::search_index::rebuild(tx); !s) return s.error();
   reporter.finish();
   if (options.check) {
     detail::Reporter checking(options.progress, "check");

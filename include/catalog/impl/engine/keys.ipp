@@ -159,6 +159,84 @@ std::string event_prefix() { return "V"; }
 std::string event(std::uint64_t offset) { return tagged('V', encode_u64(offset)); }
 std::string meta(std::string_view name) { return tagged('M', name); }
 
+// ---- the search index ----
+
+unsigned search_shard(const Uuid& id) { return counter_shard(id) % search_shards; }
+
+namespace {
+// `tag text 0x00`, the text cut between UTF-8 characters at search_text_bytes.
+std::string text_prefix(char tag, std::string_view text) {
+  if (text.size() > search_text_bytes) {
+    std::size_t n = search_text_bytes;
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+    text = text.substr(0, n);
+  }
+  std::string key(1, tag);
+  key += text;
+  return key;
+}
+std::string text_id(char tag, std::string_view text, const Uuid& id) {
+  auto key = text_prefix(tag, text);
+  key += '\0';
+  key += id_bytes(id);
+  return key;
+}
+}  // namespace
+
+std::string posting(std::string_view word, const Uuid& id) { return text_id('X', word, id); }
+std::string posting_prefix(std::string_view word) { return text_prefix('X', word) + '\0'; }
+std::string word_count(std::string_view word, unsigned shard) {
+  auto key = word_count_prefix(word);
+  key += static_cast<char>(shard);
+  return key;
+}
+std::string word_count_prefix(std::string_view word) { return text_prefix('W', word) + '\0'; }
+std::string field_stats(unsigned field, unsigned shard) {
+  std::string key(1, 'G');
+  key += static_cast<char>(field);
+  key += static_cast<char>(shard);
+  return key;
+}
+std::string search_doc(const Uuid& id) { return tagged('Y', id_bytes(id)); }
+std::string name_entry(std::string_view folded_name, const Uuid& id) {
+  return text_id('K', folded_name, id);
+}
+std::string name_entry_prefix(std::string_view folded_prefix) {
+  return text_prefix('K', folded_prefix);
+}
+std::string name_word(std::string_view word, const Uuid& id) { return text_id('J', word, id); }
+std::string name_word_prefix(std::string_view word_prefix) {
+  return text_prefix('J', word_prefix);
+}
+
+std::optional<TextIdKey> decode_text_id(char tag, std::string_view key) {
+  if (key.size() < 2 + id_size || key[0] != tag || key[key.size() - id_size - 1] != '\0')
+    return std::nullopt;
+  auto text = key.substr(1, key.size() - id_size - 2);
+  if (text.find('\0') != std::string_view::npos) return std::nullopt;
+  return TextIdKey{text, id_from_bytes(key.substr(key.size() - id_size))};
+}
+
+std::optional<WordCountKey> decode_word_count(std::string_view key) {
+  if (key.size() < 3 || key[0] != 'W' || key[key.size() - 2] != '\0') return std::nullopt;
+  auto word = key.substr(1, key.size() - 3);
+  const auto shard = static_cast<unsigned char>(key.back());
+  if (word.find('\0') != std::string_view::npos || shard >= search_shards) return std::nullopt;
+  return WordCountKey{word, shard};
+}
+
+std::optional<FieldStatsKey> decode_field_stats(std::string_view key) {
+  if (key.size() != 3 || key[0] != 'G') return std::nullopt;
+  const auto shard = static_cast<unsigned char>(key[2]);
+  if (shard >= search_shards) return std::nullopt;
+  return FieldStatsKey{static_cast<unsigned char>(key[1]), shard};
+}
+
+std::optional<Uuid> decode_search_doc(std::string_view key) {
+  if (key.size() != 1 + id_size || key[0] != 'Y') return std::nullopt;
+  return id_from_bytes(key.substr(1));
+}
+
 // ---- decoding ----
 
 namespace {

@@ -92,7 +92,7 @@ Result<void> hard_delete_one(Tx& tx, const Principal& who, const Record& r, bool
       return e.error();
   if (auto i = tx.index(r, false); !i) return i.error();
   if (auto n = tx.erase_name(r); !n) return n.error();
-  if (auto e = tx.raw().erase(keys::entity(r.id)); !e) return e.error();
+  if (auto e = tx.erase(r); !e) return e.error();
   auto none = [](const std::string&) -> Result<void> { return {}; };
   if (auto h = erase_range(tx, storage::prefix_range(keys::history_prefix(r.id)), none); !h)
     return h.error();
@@ -100,6 +100,7 @@ Result<void> hard_delete_one(Tx& tx, const Principal& who, const Record& r, bool
   auto drop_reverse = [&](const std::string& key) -> Result<void> {
     auto edge = keys::decode_edge(key);
     if (!edge) return fail(Errc::storage, "corrupt edge key " + keys::printable(key));
+    tx.touch_edge(r.id, edge->rel, edge->to);
     auto e = tx.raw().erase(keys::reverse_edge(edge->to, edge->rel, r.id));
     if (!e) return e.error();
     return {};
@@ -109,6 +110,7 @@ Result<void> hard_delete_one(Tx& tx, const Principal& who, const Record& r, bool
   auto drop_forward = [&](const std::string& key) -> Result<void> {
     auto edge = keys::decode_reverse_edge(key);
     if (!edge) return fail(Errc::storage, "corrupt edge key " + keys::printable(key));
+    tx.touch_edge(edge->from, edge->rel, r.id);
     auto e = tx.raw().erase(keys::edge(edge->from, edge->rel, r.id));
     if (!e) return e.error();
     return {};

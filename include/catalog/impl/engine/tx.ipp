@@ -76,7 +76,17 @@ Result<Record> Tx::live_by_id(Kind kind, const Uuid& id) {
   return load(kind, EntityKey::by_id(id), Include::non_deleted);
 }
 
-Result<void> Tx::put(const Record& r) { return txn_.put(keys::entity(r.id), encode(r)); }
+Result<void> Tx::put(const Record& r) {
+  touch(r.id);
+  return txn_.put(keys::entity(r.id), encode(r));
+}
+
+Result<void> Tx::erase(const Record& r) {
+  touch(r.id);
+  auto e = txn_.erase(keys::entity(r.id));
+  if (!e) return e.error();
+  return {};
+}
 
 // ---- Tx: indexes ----
 
@@ -143,11 +153,13 @@ Result<void> Tx::index(const Record& r, bool add) {
 // ---- Tx: edges ----
 
 Result<void> Tx::link(const Uuid& from, Rel rel, const Uuid& to, std::string_view data) {
+  touch_edge(from, rel, to);
   if (auto p = txn_.put(keys::edge(from, rel, to), data); !p) return p.error();
   return txn_.put(keys::reverse_edge(to, rel, from), data);
 }
 
 Result<bool> Tx::unlink(const Uuid& from, Rel rel, const Uuid& to) {
+  touch_edge(from, rel, to);
   auto a = txn_.erase(keys::edge(from, rel, to));
   if (!a) return a.error();
   auto b = txn_.erase(keys::reverse_edge(to, rel, from));

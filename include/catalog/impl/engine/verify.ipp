@@ -17,6 +17,8 @@
 
 #include <catalog/detail/engine/engine.hpp>
 #include <catalog/detail/engine/validate.hpp>
+#include <catalog/detail/search/analyzer.hpp>
+#include <catalog/detail/search/check.hpp>
 
 #include <catalog/detail/json_mapping.hpp>
 #include <catalog/fqn.hpp>
@@ -170,7 +172,12 @@ std::optional<Version> version_member(const json::object& o, std::string_view na
 class Verifier {
  public:
   Verifier(Tx& tx, const IntegrityProgress& progress)
-      : tx_(tx), txn_(tx.raw()), progress_(progress) {}
+      : tx_(tx),
+        txn_(tx.raw()),
+        progress_(progress),
+        search_(tx, [this](std::string_view key, std::string message) {
+          problem(key, std::move(message));
+        }) {}
 
   Result<std::vector<IntegrityProblem>> run() {
     auto cursor = txn_.scan(storage::Range{}, storage::Direction::forward);
@@ -194,6 +201,7 @@ class Verifier {
       if (auto r = end_list_prefix(); !r) return r.error();
       if (auto r = end_events(); !r) return r.error();
       if (auto r = check_key_schema(); !r) return r.error();
+      if (auto r = search_.finish(); !r) return r.error();
     }
     if (full())
       problems_.push_back({"", "stopped after " + std::to_string(max_problems) + " problems"});
@@ -208,6 +216,8 @@ class Verifier {
   storage::Transaction& txn_;
   const IntegrityProgress& progress_;
   std::vector<IntegrityProblem> problems_;
+  // The search index's keys (search_index::Checker).
+  search_index::Checker search_;
 
   // The list prefix (L kind state scope) being passed, its counter's prefix (C kind state scope)
   // and its entries so far, per counter shard.
@@ -243,6 +253,12 @@ class Verifier {
     case 'Q': return check_reverse_edge(key, value);
     case 'R': return check_edge(key, value);
     case 'V': return check_event(key, value);
+    case 'G':
+    case 'J':
+    case 'K':
+    case 'W':
+    case 'X':
+    case 'Y': return search_.key(key, value);
     default: problem(key, "unknown key family (no tag of the key schema)"); return {};
     }
   }
@@ -330,6 +346,7 @@ class Verifier {
     if (auto p = check_entity_lists(r); !p) return p.error();
     if (auto p = check_entity_container(key, r); !p) return p.error();
     if (auto p = check_entity_ancestry(key, r); !p) return p.error();
+    if (auto p = search_.entity(r); !p) return p.error();
     return check_entity_history(r);
   }
 
@@ -619,6 +636,11 @@ class Verifier {
       if (value.size() != 8 || keys::decode_u64(value) != keys::key_schema)
         problem(key, "key schema is not " + std::to_string(keys::key_schema) +
                          ", the one this library writes");
+    } else if (name == search_index::analyzer_meta) {
+      if (value.size() != 8 || keys::decode_u64(value) != search::analyzer_version)
+        problem(key, "search index written by another analyzer; opening the store rebuilds it");
+    } else if (name == search_index::reindex_meta) {
+      problem(key, "an interrupted reindex; opening the store finishes it");
     } else {
       problem(key, "unknown metadata key");
     }

@@ -114,6 +114,14 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
     });
     if (!upgraded) return upgraded.error();
   }
+  // A store indexed by another analyzer, or by none (written before search), or whose reindex
+  // was interrupted, is indexed now, in batches (docs/SEARCH_INDEX.md).
+  if (impl->options.search_index) {
+    auto current = impl->read([](engine::Tx& tx) { return engine::search_index::current(tx); });
+    if (!current) return current.error();
+    if (!*current)
+      if (auto r = impl->reindex(1000, false); !r) return r.error();
+  }
   for (const auto& admin : impl->options.admins) {
     auto made = impl->write([&](engine::Tx& tx) -> Result<bool> {
       if (auto r = engine::ensure_admin(tx, admin); !r) return r.error();

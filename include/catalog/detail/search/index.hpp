@@ -1,0 +1,145 @@
+#ifndef CATALOG_DETAIL_SEARCH_INDEX_HPP
+#define CATALOG_DETAIL_SEARCH_INDEX_HPP
+
+// The search index (docs/SEARCH_INDEX.md): each searched entity's search document, what it
+// writes under the X, W, G, Y, K and J keys (keys.hpp), and the one function every write
+// transaction calls before it commits to bring the index up to date with what it changed.
+//
+// A search document is derived from the entity's record and edges only; so is everything the
+// index holds. Building the document again and comparing is how the index is kept (only the
+// keys whose bytes differ are written) and how verify checks it.
+
+#include <catalog/detail/engine/engine.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace catalog::engine::search_index {
+
+/// The searched fields (docs/SEMANTICS.md §16 "Fields and weights"), stored as one byte.
+enum class Field : std::uint8_t {
+  name,
+  display_name,
+  fqn,
+  description,
+  tags,
+  synonyms,
+  glossary,
+  columns,              // ML model feature names, search index field names (nested too)
+  column_descriptions,  // their descriptions
+  email,
+  owner,    // an owner's name and displayName: only `owner:` queries search it
+  service,  // only `service:`
+  domain,   // only `domain:`
+};
+inline constexpr std::size_t field_count = 13;
+/// BM25F weights; 0 for fields only a field-scoped query searches.
+inline constexpr std::array<double, field_count> field_weight{10, 10, 5, 2, 5, 5, 5, 8, 1, 5, 0, 0, 0};
+/// Fields whose words are also indexed stemmed (under stem_marker).
+inline constexpr bool stemmed(Field f) { return f == Field::description || f == Field::display_name; }
+/// The byte before a stemmed word in X and W keys: no analysed word starts with it.
+inline constexpr char stem_marker = '\x01';
+/// The G key of the count of all documents (beside the fields' own).
+inline constexpr unsigned all_documents = 0xff;
+
+/// Whether entities of `kind` are searched (docs/SEMANTICS.md §16: policies are not).
+inline constexpr bool searched(Kind kind) { return kind != Kind::policy; }
+
+/// One posting of a document: a word (or stem_marker + stem), a field, and its count there.
+struct Term {
+  std::string word;
+  Field field = Field::name;
+  std::uint32_t count = 0;
+  friend bool operator==(const Term&, const Term&) = default;
+};
+
+struct Owner {
+  Uuid id{};
+  std::string name;
+  std::string display_name;
+  friend bool operator==(const Owner&, const Owner&) = default;
+};
+
+/// What the index keeps of an entity (its Y record): what filters, facets, sorts and ranking
+/// read without the entity, and the terms it was indexed with (what the next write diffs).
+struct Document {
+  std::uint32_t analyzer = 0;
+  Kind kind = Kind::user;
+  Uuid id{};
+  bool deleted = false;
+  std::string name, display_name, fqn;
+  std::int64_t updated_at = 0;
+  std::int64_t up_votes = 0;
+  std::string status;    // glossary terms
+  std::string service;   // ML models, search indexes: the service's name
+  std::string glossary;  // glossary terms: the glossary's name
+  std::vector<Owner> owners;
+  std::vector<std::string> tags;
+  std::vector<std::pair<Uuid, std::string>> domains;  // id, FQN
+  std::array<std::uint32_t, field_count> lengths{};   // words per field
+  std::vector<Term> terms;                            // sorted by word, then field
+  friend bool operator==(const Document&, const Document&) = default;
+};
+
+/// The texts of a document's fields, as read from the entity: phrases and highlights read them.
+struct FieldText {
+  Field field;
+  std::string text;
+};
+
+/// The entity's search document and field texts, or nullopt when it has none (no such entity,
+/// or a kind not searched). Errors: storage.
+Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts);
+
+std::string encode(const Document& d);
+/// Errors: storage (bytes that are not a search document). Without `terms`, the document is
+/// read up to its terms, which stay empty (what queries read of each candidate).
+Result<Document> decode_document(std::string_view bytes, bool terms = true);
+/// A posting value: (field, count) pairs.
+std::string encode_posting(const std::vector<std::pair<Field, std::uint32_t>>& fields);
+bool decode_posting(std::string_view bytes, std::vector<std::pair<Field, std::uint32_t>>& out);
+
+/// The words a typeahead finds a document by: its folded name and displayName (K keys), and
+/// the words of both (J keys).
+std::vector<std::string> name_entries(const Document& d);
+std::vector<std::string> name_words(const Document& d);
+
+/// Brings the index up to date for the entities `tx` wrote (Tx::touched), in that transaction.
+/// Errors: storage.
+Result<void> update(Tx& tx);
+/// update() for one entity, whatever its state. Errors: storage.
+Result<void> update_one(Tx& tx, const Uuid& id);
+
+/// Metadata (M) keys: the analyzer version the index was built with, and the progress of a
+/// reindex under way (empty while the old index is cleared, then the last id indexed).
+inline constexpr std::string_view analyzer_meta = "search_analyzer";
+inline constexpr std::string_view reindex_meta = "search_reindex";
+
+/// Whether the index was built by this analyzer and no reindex is under way. Errors: storage.
+Result<bool> current(Tx& tx);
+/// One step of a reindex: erases up to `batch` keys of the index's families; false when none
+/// were left. Errors: storage.
+Result<bool> clear_step(Tx& tx, std::size_t batch);
+/// One step of a reindex: indexes up to `batch` entities after `after` (from the first when
+/// nullopt); the last one indexed, nullopt when none were left. Errors: storage.
+Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after,
+                                       std::size_t batch, std::uint64_t& indexed);
+/// Rebuilds the whole index in `tx` (import: one transaction holds everything). Errors: storage.
+Result<std::uint64_t> rebuild(Tx& tx);
+
+/// Reads the statistic W or G sums: documents holding `word`. Errors: storage.
+Result<std::int64_t> document_frequency(Tx& tx, std::string_view word);
+struct FieldStats {
+  std::int64_t documents = 0;
+  std::int64_t length = 0;
+};
+/// Every field's statistics, and all_documents' (index field_count). Errors: storage.
+Result<std::array<FieldStats, field_count + 1>> field_stats(Tx& tx);
+
+}  // namespace catalog::engine::search_index
+
+#endif  // CATALOG_DETAIL_SEARCH_INDEX_HPP

@@ -1,0 +1,630 @@
+#ifndef CATALOG_IMPL_SEARCH_INDEX_IPP
+#define CATALOG_IMPL_SEARCH_INDEX_IPP
+
+// The search index kept by every write (docs/SEARCH_INDEX.md): building an entity's document,
+// its codec, and the update that writes only the keys whose bytes change.
+
+#include <catalog/detail/search/analyzer.hpp>
+#include <catalog/detail/search/index.hpp>
+
+#include <catalog/detail/json_mapping.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace catalog::engine::search_index {
+
+namespace {
+
+// ---- building ----
+
+/// Counts the words of one field's texts into `terms` and its length.
+class TermCounter {
+ public:
+  void add(Field field, std::string_view text, std::vector<FieldText>* texts) {
+    if (text.empty()) return;
+    if (texts) texts->push_back(FieldText{field, std::string(text)});
+    const auto words = search::words(text);
+    lengths_[static_cast<std::size_t>(field)] += static_cast<std::uint32_t>(words.size());
+    for (const auto& w : words) {
+      count(w.whole, field);
+      for (const auto& p : w.parts)
+        if (p != w.whole) count(p, field);
+    }
+  }
+  Document finish(Document d) {
+    std::sort(raw_.begin(), raw_.end(), [](const Term& a, const Term& b) {
+      return std::tie(a.word, a.field) < std::tie(b.word, b.field);
+    });
+    for (auto& t : raw_) {
+      if (!d.terms.empty() && d.terms.back().word == t.word && d.terms.back().field == t.field)
+        d.terms.back().count += t.count;
+      else
+        d.terms.push_back(std::move(t));
+    }
+    d.lengths = lengths_;
+    return d;
+  }
+
+ private:
+  void count(const std::string& word, Field field) {
+    if (word.empty()) return;
+    raw_.push_back(Term{word, field, 1});
+    if (stemmed(field)) {
+      auto s = search::stem(word);
+      raw_.push_back(Term{std::string(1, stem_marker) + s, field, 1});
+    }
+  }
+  std::vector<Term> raw_;
+  std::array<std::uint32_t, field_count> lengths_{};
+};
+
+void add_columns(TermCounter& c, const std::vector<SearchIndexField>& fields,
+                 std::vector<FieldText>* texts) {
+  for (const auto& f : fields) {
+    c.add(Field::columns, f.name, texts);
+    if (f.description) c.add(Field::column_descriptions, *f.description, texts);
+    if (f.children) add_columns(c, *f.children, texts);
+  }
+}
+
+Result<std::vector<EntityReference>> referenced(Tx& tx, const Uuid& id, Rel rel, bool reverse) {
+  auto edges = tx.edges(id, rel, reverse);
+  if (!edges) return edges.error();
+  return typed_references(tx, *edges);
+}
+
+Result<std::string> container_name(Tx& tx, const std::optional<Uuid>& id) {
+  if (!id) return std::string();
+  auto c = tx.find(*id);
+  if (!c) return c.error();
+  return *c ? std::string((*c)->name()) : std::string();
+}
+
+// ---- bytes ----
+
+class Writer {
+ public:
+  void number(std::uint64_t v) {
+    while (v >= 0x80) {
+      out += static_cast<char>((v & 0x7f) | 0x80);
+      v >>= 7;
+    }
+    out += static_cast<char>(v);
+  }
+  void signed_number(std::int64_t v) {
+    number((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
+  }
+  void text(std::string_view s) {
+    number(s.size());
+    out += s;
+  }
+  void id(const Uuid& u) { out.append(reinterpret_cast<const char*>(u.data), sizeof u.data); }
+  std::string out;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool number(std::uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (in_.empty()) return false;
+      const auto b = static_cast<unsigned char>(in_.front());
+      in_.remove_prefix(1);
+      v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  }
+  template <class T>
+  bool small(T& v, std::uint64_t max) {
+    std::uint64_t n = 0;
+    if (!number(n) || n > max) return false;
+    v = static_cast<T>(n);
+    return true;
+  }
+  bool signed_number(std::int64_t& v) {
+    std::uint64_t n = 0;
+    if (!number(n)) return false;
+    v = static_cast<std::int64_t>(n >> 1) ^ -static_cast<std::int64_t>(n & 1);
+    return true;
+  }
+  bool text(std::string& s) {
+    std::uint64_t n = 0;
+    if (!number(n) || n > in_.size()) return false;
+    s.assign(in_.substr(0, n));
+    in_.remove_prefix(n);
+    return true;
+  }
+  bool id(Uuid& u) {
+    if (in_.size() < sizeof u.data) return false;
+    std::memcpy(u.data, in_.data(), sizeof u.data);
+    in_.remove_prefix(sizeof u.data);
+    return true;
+  }
+  bool done() const { return in_.empty(); }
+
+ private:
+  std::string_view in_;
+};
+
+constexpr std::uint64_t format = 1;  // the layout of encode()'s bytes
+
+}  // namespace
+
+Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts) {
+  if (!searched(r.kind)) return std::optional<Document>();
+  Document d;
+  d.analyzer = search::analyzer_version;
+  d.kind = r.kind;
+  d.id = r.id;
+  d.deleted = r.deleted();
+  const auto& base = r.base();
+  d.name = base.name;
+  d.display_name = base.display_name.value_or("");
+  d.fqn = base.fully_qualified_name;
+  d.updated_at = base.updated_at;
+  TermCounter c;
+  c.add(Field::name, d.name, texts);
+  c.add(Field::display_name, d.display_name, texts);
+  c.add(Field::fqn, d.fqn, texts);
+  if (base.description) c.add(Field::description, *base.description, texts);
+
+  auto owners = referenced(tx, r.id, Rel::owns, true);
+  if (!owners) return owners.error();
+  for (const auto& o : *owners) {
+    Owner owner{o.id, o.name.value_or(""), o.display_name.value_or("")};
+    c.add(Field::owner, owner.name, texts);
+    c.add(Field::owner, owner.display_name, texts);
+    d.owners.push_back(std::move(owner));
+  }
+  auto domains = referenced(tx, r.id, Rel::domain, false);
+  if (!domains) return domains.error();
+  for (const auto& dm : *domains) {
+    d.domains.emplace_back(dm.id, dm.fully_qualified_name.value_or(""));
+    c.add(Field::domain, d.domains.back().second, texts);
+  }
+  auto votes = tx.edges(r.id, Rel::votes, true);
+  if (!votes) return votes.error();
+  d.up_votes = std::count_if(votes->begin(), votes->end(),
+                             [](const Edge& e) { return e.data == "u"; });
+
+  auto add_tags = [&](const std::vector<TagLabel>& tags) {
+    for (const auto& t : tags) {
+      d.tags.push_back(t.tag_fqn);
+      c.add(Field::tags, t.tag_fqn, texts);
+    }
+  };
+  const bool has_service = r.kind == Kind::mlmodel || r.kind == Kind::search_index;
+  if (has_service) {
+    auto s = container_name(tx, r.container);
+    if (!s) return s.error();
+    d.service = std::move(*s);
+    c.add(Field::service, d.service, texts);
+  }
+  if (r.kind == Kind::glossary_term) {
+    auto g = container_name(tx, r.glossary);
+    if (!g) return g.error();
+    d.glossary = std::move(*g);
+    c.add(Field::glossary, d.glossary, texts);
+  }
+  std::visit(
+      [&](const auto& e) {
+        using E = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<E, User>) {
+          c.add(Field::email, e.email, texts);
+        } else if constexpr (std::is_same_v<E, MlModel>) {
+          for (const auto& f : e.ml_features) {
+            c.add(Field::columns, f.name, texts);
+            if (f.description) c.add(Field::column_descriptions, *f.description, texts);
+          }
+          add_tags(e.tags);
+        } else if constexpr (std::is_same_v<E, SearchIndex>) {
+          add_columns(c, e.fields, texts);
+          add_tags(e.tags);
+        } else if constexpr (std::is_same_v<E, GlossaryTerm>) {
+          for (const auto& s : e.synonyms) c.add(Field::synonyms, s, texts);
+          if (e.status) d.status = std::string(detail::enum_name(*e.status));
+          add_tags(e.tags);
+        } else if constexpr (std::is_same_v<E, Glossary> || std::is_same_v<E, MlModelService> ||
+                             std::is_same_v<E, SearchService>) {
+          add_tags(e.tags);
+        }
+      },
+      r.value);
+  return std::optional<Document>(c.finish(std::move(d)));
+}
+
+std::string encode(const Document& d) {
+  Writer w;
+  w.number(format);
+  w.number(d.analyzer);
+  w.number(static_cast<std::uint64_t>(d.kind));
+  w.id(d.id);
+  w.number(d.deleted ? 1 : 0);
+  w.text(d.name);
+  w.text(d.display_name);
+  w.text(d.fqn);
+  w.signed_number(d.updated_at);
+  w.signed_number(d.up_votes);
+  w.text(d.status);
+  w.text(d.service);
+  w.text(d.glossary);
+  w.number(d.owners.size());
+  for (const auto& o : d.owners) {
+    w.id(o.id);
+    w.text(o.name);
+    w.text(o.display_name);
+  }
+  w.number(d.tags.size());
+  for (const auto& t : d.tags) w.text(t);
+  w.number(d.domains.size());
+  for (const auto& [id, fqn] : d.domains) {
+    w.id(id);
+    w.text(fqn);
+  }
+  for (auto l : d.lengths) w.number(l);
+  w.number(d.terms.size());
+  for (const auto& t : d.terms) {
+    w.text(t.word);
+    w.number(static_cast<std::uint64_t>(t.field));
+    w.number(t.count);
+  }
+  return std::move(w.out);
+}
+
+Result<Document> decode_document(std::string_view bytes, bool terms) {
+  Reader r(bytes);
+  Document d;
+  std::uint64_t f = 0, kind = 0, deleted = 0, n = 0;
+  auto bad = [] { return fail(Errc::storage, "corrupt search document"); };
+  if (!r.number(f) || f != format || !r.small(d.analyzer, 0xffffffff) ||
+      !r.small(kind, std::size(all_kinds) - 1) || !r.id(d.id) || !r.small(deleted, 1) ||
+      !r.text(d.name) || !r.text(d.display_name) || !r.text(d.fqn) ||
+      !r.signed_number(d.updated_at) || !r.signed_number(d.up_votes) || !r.text(d.status) ||
+      !r.text(d.service) || !r.text(d.glossary) || !r.small(n, bytes.size()))
+    return bad();
+  d.kind = all_kinds[kind];
+  d.deleted = deleted != 0;
+  d.owners.resize(n);
+  for (auto& o : d.owners)
+    if (!r.id(o.id) || !r.text(o.name) || !r.text(o.display_name)) return bad();
+  if (!r.small(n, bytes.size())) return bad();
+  d.tags.resize(n);
+  for (auto& t : d.tags)
+    if (!r.text(t)) return bad();
+  if (!r.small(n, bytes.size())) return bad();
+  d.domains.resize(n);
+  for (auto& [id, fqn] : d.domains)
+    if (!r.id(id) || !r.text(fqn)) return bad();
+  for (auto& l : d.lengths)
+    if (!r.small(l, 0xffffffff)) return bad();
+  if (!terms) return d;
+  if (!r.small(n, bytes.size())) return bad();
+  d.terms.resize(n);
+  for (auto& t : d.terms)
+    if (!r.text(t.word) || !r.small(t.field, field_count - 1) || !r.small(t.count, 0xffffffff))
+      return bad();
+  if (!r.done()) return bad();
+  return d;
+}
+
+std::string encode_posting(const std::vector<std::pair<Field, std::uint32_t>>& fields) {
+  Writer w;
+  for (const auto& [field, count] : fields) {
+    w.number(static_cast<std::uint64_t>(field));
+    w.number(count);
+  }
+  return std::move(w.out);
+}
+
+bool decode_posting(std::string_view bytes, std::vector<std::pair<Field, std::uint32_t>>& out) {
+  out.clear();
+  Reader r(bytes);
+  while (!r.done()) {
+    Field field{};
+    std::uint32_t count = 0;
+    if (!r.small(field, field_count - 1) || !r.small(count, 0xffffffff)) return false;
+    out.emplace_back(field, count);
+  }
+  return !out.empty();
+}
+
+std::vector<std::string> name_entries(const Document& d) {
+  std::vector<std::string> out;
+  for (const auto* s : {&d.name, &d.display_name})
+    if (!s->empty()) out.push_back(search::fold(*s));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  std::erase_if(out, [](const std::string& s) { return s.empty(); });
+  for (auto& s : out) std::replace(s.begin(), s.end(), '\0', ' ');
+  return out;
+}
+
+std::vector<std::string> name_words(const Document& d) {
+  std::vector<std::string> out;
+  for (const auto* s : {&d.name, &d.display_name})
+    for (const auto& w : search::words(*s)) {
+      out.push_back(w.whole);
+      for (const auto& p : w.parts) out.push_back(p);
+    }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+namespace {
+
+/// Adds `delta` to a count stored as keys::encode_u64 of its two's complement (erased at 0).
+Result<void> add_to(storage::Transaction& txn, const std::string& key, std::int64_t delta) {
+  auto v = txn.get(key);
+  if (!v) return v.error();
+  std::int64_t stored = 0;
+  if (*v) {
+    auto n = keys::decode_count(**v);
+    if (!n) return fail(Errc::storage, "corrupt search statistic " + keys::printable(key));
+    stored = *n;
+  }
+  const auto next = stored + delta;
+  if (next == 0) {
+    if (auto e = txn.erase(key); !e) return e.error();
+    return {};
+  }
+  return txn.put(key, keys::encode_u64(static_cast<std::uint64_t>(next)));
+}
+
+Result<void> add_field_stats(storage::Transaction& txn, unsigned field, unsigned shard,
+                             std::int64_t documents, std::int64_t length) {
+  if (documents == 0 && length == 0) return {};
+  const auto key = keys::field_stats(field, shard);
+  auto v = txn.get(key);
+  if (!v) return v.error();
+  std::int64_t d = 0, l = 0;
+  if (*v) {
+    if ((*v)->size() != 16) return fail(Errc::storage, "corrupt search statistic " + keys::printable(key));
+    d = static_cast<std::int64_t>(keys::decode_u64((*v)->substr(0, 8)));
+    l = static_cast<std::int64_t>(keys::decode_u64((*v)->substr(8)));
+  }
+  d += documents;
+  l += length;
+  if (d == 0 && l == 0) {
+    if (auto e = txn.erase(key); !e) return e.error();
+    return {};
+  }
+  return txn.put(key, keys::encode_u64(static_cast<std::uint64_t>(d)) +
+                          keys::encode_u64(static_cast<std::uint64_t>(l)));
+}
+
+using Postings = std::map<std::string, std::vector<std::pair<Field, std::uint32_t>>, std::less<>>;
+
+Postings postings_of(const std::optional<Document>& d) {
+  Postings out;
+  if (d)
+    for (const auto& t : d->terms) out[t.word].emplace_back(t.field, t.count);
+  return out;
+}
+
+/// Writes the difference between two sets of `text 0x00 id` keys of one family.
+template <class KeyOf>
+Result<void> write_set_difference(storage::Transaction& txn, std::vector<std::string> before,
+                                  std::vector<std::string> after, KeyOf key_of) {
+  for (const auto& s : before)
+    if (!std::binary_search(after.begin(), after.end(), s))
+      if (auto e = txn.erase(key_of(s)); !e) return e.error();
+  for (const auto& s : after)
+    if (!std::binary_search(before.begin(), before.end(), s))
+      if (auto p = txn.put(key_of(s), ""); !p) return p.error();
+  return {};
+}
+
+/// update_one, telling whether a user or team changed what its owned entities show of it.
+Result<bool> update_document(Tx& tx, const Uuid& id) {
+  auto& txn = tx.raw();
+  std::optional<Document> old;
+  auto stored = txn.get(keys::search_doc(id));
+  if (!stored) return stored.error();
+  if (*stored) {
+    auto d = decode_document(**stored);
+    // A document that does not decode is replaced whole: its postings cannot be known, and
+    // verify reports what it left behind.
+    if (d) old = std::move(*d);
+  }
+  std::optional<Document> now;
+  auto r = tx.find(id);
+  if (!r) return r.error();
+  if (*r) {
+    auto built = build(tx, **r, nullptr);
+    if (!built) return built.error();
+    now = std::move(*built);
+  }
+  if (old == now && (old || !*stored)) return false;
+  const auto shard = keys::search_shard(id);
+  // Postings and document frequencies: only the words whose (field, count) pairs differ.
+  const auto before = postings_of(old), after = postings_of(now);
+  auto b = before.begin();
+  auto a = after.begin();
+  while (b != before.end() || a != after.end()) {
+    if (a == after.end() || (b != before.end() && b->first < a->first)) {
+      if (auto e = txn.erase(keys::posting(b->first, id)); !e) return e.error();
+      if (auto w = add_to(txn, keys::word_count(b->first, shard), -1); !w) return w.error();
+      ++b;
+    } else if (b == before.end() || a->first < b->first) {
+      if (auto p = txn.put(keys::posting(a->first, id), encode_posting(a->second)); !p)
+        return p.error();
+      if (auto w = add_to(txn, keys::word_count(a->first, shard), 1); !w) return w.error();
+      ++a;
+    } else {
+      if (a->second != b->second)
+        if (auto p = txn.put(keys::posting(a->first, id), encode_posting(a->second)); !p)
+          return p.error();
+      ++a;
+      ++b;
+    }
+  }
+  // Field statistics.
+  for (std::size_t f = 0; f < field_count; ++f) {
+    const std::int64_t lb = old ? old->lengths[f] : 0, la = now ? now->lengths[f] : 0;
+    if (auto s = add_field_stats(txn, static_cast<unsigned>(f), shard,
+                                 (la > 0 ? 1 : 0) - (lb > 0 ? 1 : 0), la - lb);
+        !s)
+      return s.error();
+  }
+  if (auto s = add_field_stats(txn, all_documents, shard, (now ? 1 : 0) - (old ? 1 : 0), 0); !s)
+    return s.error();
+  // Typeahead keys.
+  const std::vector<std::string> none;
+  if (auto k = write_set_difference(txn, old ? name_entries(*old) : none,
+                                    now ? name_entries(*now) : none,
+                                    [&](const std::string& s) { return keys::name_entry(s, id); });
+      !k)
+    return k.error();
+  if (auto j = write_set_difference(txn, old ? name_words(*old) : none,
+                                    now ? name_words(*now) : none,
+                                    [&](const std::string& s) { return keys::name_word(s, id); });
+      !j)
+    return j.error();
+  if (now) {
+    if (auto p = txn.put(keys::search_doc(id), encode(*now)); !p) return p.error();
+  } else if (*stored) {
+    if (auto e = txn.erase(keys::search_doc(id)); !e) return e.error();
+  }
+  const bool owner_kind = (old ? old->kind : now ? now->kind : Kind::policy) == Kind::user ||
+                          (old ? old->kind : now ? now->kind : Kind::policy) == Kind::team;
+  return owner_kind && old && now &&
+         (old->name != now->name || old->display_name != now->display_name);
+}
+
+}  // namespace
+
+Result<void> update_one(Tx& tx, const Uuid& id) {
+  auto u = update_document(tx, id);
+  if (!u) return u.error();
+  return {};
+}
+
+Result<void> update(Tx& tx) {
+  std::set<Uuid> done;
+  auto pending = tx.take_touched();
+  while (!pending.empty()) {
+    std::sort(pending.begin(), pending.end());
+    pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
+    std::vector<Uuid> next;
+    for (const auto& id : pending) {
+      if (!done.insert(id).second) continue;
+      auto changed = update_document(tx, id);
+      if (!changed) return changed.error();
+      if (*changed) {  // what its owned entities show of their owner changed
+        auto owned = tx.edges(id, Rel::owns, false);
+        if (!owned) return owned.error();
+        for (const auto& e : *owned) next.push_back(e.other);
+      }
+    }
+    // Nothing above touches the Tx's own list; a later write (none here) would.
+    pending = std::move(next);
+  }
+  return {};
+}
+
+Result<bool> current(Tx& tx) {
+  auto v = tx.raw().get(keys::meta(analyzer_meta));
+  if (!v) return v.error();
+  if (!*v || (*v)->size() != 8 || keys::decode_u64(**v) != search::analyzer_version) return false;
+  auto r = tx.raw().get(keys::meta(reindex_meta));
+  if (!r) return r.error();
+  return !r->has_value();
+}
+
+Result<bool> clear_step(Tx& tx, std::size_t batch) {
+  std::vector<std::string> found;
+  for (char tag : {'G', 'J', 'K', 'W', 'X', 'Y'}) {
+    auto cursor = tx.raw().scan(storage::prefix_range(std::string(1, tag)),
+                                storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    for (auto& c = *cursor; c->valid() && found.size() < batch;) {
+      found.emplace_back(c->key());
+      if (auto n = c->next(); !n) return n.error();
+    }
+    if (found.size() >= batch) break;
+  }
+  for (const auto& k : found)
+    if (auto e = tx.raw().erase(k); !e) return e.error();
+  return !found.empty();
+}
+
+Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after,
+                                       std::size_t batch, std::uint64_t& indexed) {
+  auto range = storage::prefix_range(std::string(1, keys::entity_tag));
+  if (after) range.begin = keys::entity(*after) + '\0';
+  std::vector<Uuid> ids;
+  {
+    auto cursor = tx.raw().scan(range, storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    for (auto& c = *cursor; c->valid() && ids.size() < batch;) {
+      if (auto id = keys::decode_entity(c->key())) ids.push_back(*id);
+      if (auto n = c->next(); !n) return n.error();
+    }
+  }
+  for (const auto& id : ids) {
+    if (auto u = update_one(tx, id); !u) return u.error();
+    ++indexed;
+  }
+  if (ids.empty()) return std::optional<Uuid>();
+  return std::optional<Uuid>(ids.back());
+}
+
+Result<std::uint64_t> rebuild(Tx& tx) {
+  while (true) {
+    auto more = clear_step(tx, 100000);
+    if (!more) return more.error();
+    if (!*more) break;
+  }
+  std::uint64_t indexed = 0;
+  std::optional<Uuid> after;
+  while (true) {
+    auto last = index_step(tx, after, 100000, indexed);
+    if (!last) return last.error();
+    if (!*last) break;
+    after = *last;
+  }
+  if (auto p = tx.raw().put(keys::meta(analyzer_meta), keys::encode_u64(search::analyzer_version)); !p)
+    return p.error();
+  if (auto e = tx.raw().erase(keys::meta(reindex_meta)); !e) return e.error();
+  return indexed;
+}
+
+Result<std::int64_t> document_frequency(Tx& tx, std::string_view word) {
+  auto cursor = tx.raw().scan(storage::prefix_range(keys::word_count_prefix(word)),
+                              storage::Direction::forward);
+  if (!cursor) return cursor.error();
+  std::int64_t total = 0;
+  for (auto& c = *cursor; c->valid();) {
+    auto n = keys::decode_count(c->value());
+    if (!n) return fail(Errc::storage, "corrupt search statistic " + keys::printable(c->key()));
+    total += *n;
+    if (auto n = c->next(); !n) return n.error();
+  }
+  return total;
+}
+
+Result<std::array<FieldStats, field_count + 1>> field_stats(Tx& tx) {
+  std::array<FieldStats, field_count + 1> out{};
+  auto cursor = tx.raw().scan(storage::prefix_range("G"), storage::Direction::forward);
+  if (!cursor) return cursor.error();
+  for (auto& c = *cursor; c->valid();) {
+    auto k = keys::decode_field_stats(c->key());
+    if (!k || c->value().size() != 16 || (k->field >= field_count && k->field != all_documents))
+      return fail(Errc::storage, "corrupt search statistic " + keys::printable(c->key()));
+    auto& s = out[k->field == all_documents ? field_count : k->field];
+    s.documents += static_cast<std::int64_t>(keys::decode_u64(c->value().substr(0, 8)));
+    s.length += static_cast<std::int64_t>(keys::decode_u64(c->value().substr(8)));
+    if (auto n = c->next(); !n) return n.error();
+  }
+  return out;
+}
+
+}  // namespace catalog::engine::search_index
+
+#endif  // CATALOG_IMPL_SEARCH_INDEX_IPP

@@ -1,0 +1,1151 @@
+#ifndef CATALOG_IMPL_SEARCH_QUERY_IPP
+#define CATALOG_IMPL_SEARCH_QUERY_IPP
+
+// Query evaluation (docs/SEMANTICS.md §16): the query read into clauses, candidates from the
+// postings of its words, filters and permissions on each candidate's search document, BM25F,
+// the ranking, facets and the page with its highlights.
+
+#include <catalog/detail/search/analyzer.hpp>
+#include <catalog/detail/search/index.hpp>
+#include <catalog/detail/search/query.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace catalog::engine::search_query {
+
+namespace si = search_index;
+using si::Field;
+
+namespace {
+
+constexpr double k1 = 1.2;
+constexpr double b = 0.75;
+/// A stemmed-only match counts this much of an unstemmed one.
+constexpr double stemmed_share = 0.5;
+/// Prefix queries expand to the most frequent words with the prefix, at most this many.
+constexpr std::size_t max_expansions = 64;
+/// W keys a prefix expansion reads at most.
+constexpr std::size_t max_expansion_scan = 20000;
+
+using FieldMask = std::uint32_t;
+constexpr FieldMask bit(Field f) { return FieldMask{1} << static_cast<unsigned>(f); }
+constexpr FieldMask weighted_fields = [] {
+  FieldMask m = 0;
+  for (std::size_t f = 0; f < si::field_count; ++f)
+    if (si::field_weight[f] > 0) m |= FieldMask{1} << f;
+  return m;
+}();
+
+struct ScopedField {
+  std::string_view name;
+  Field field;
+};
+constexpr ScopedField scoped_fields[] = {
+    {"name", Field::name},         {"displayName", Field::display_name},
+    {"description", Field::description}, {"fullyQualifiedName", Field::fqn},
+    {"tags", Field::tags},         {"synonyms", Field::synonyms},
+    {"owner", Field::owner},       {"service", Field::service},
+    {"glossary", Field::glossary}, {"domain", Field::domain},
+};
+
+enum class Occur { should, must, must_not };
+enum class ClauseType { word, phrase, prefix };
+
+/// A query word: its whole analysed form (empty when what was typed held several words) and
+/// its parts; it matches a field holding the whole, or all of the parts.
+struct QueryWord {
+  std::string whole;
+  std::vector<std::string> parts;
+};
+
+struct Clause {
+  Occur occur = Occur::should;
+  ClauseType type = ClauseType::word;
+  FieldMask fields = weighted_fields;
+  bool scoped = false;
+  QueryWord word;                     // word
+  std::vector<std::string> phrase;    // phrase: consecutive words
+  std::vector<std::string> expanded;  // prefix: the words it stands for
+  std::string prefix;
+};
+
+struct Query {
+  std::vector<Clause> clauses;
+  bool match_all = false;
+  std::string folded;  // the whole query folded, for exact name matches
+};
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::size_t count_words(std::string_view q) {
+  std::size_t n = 0;
+  bool in = false;
+  for (char c : q) {
+    if (is_space(c))
+      in = false;
+    else if (!in)
+      in = true, ++n;
+  }
+  return n;
+}
+
+std::optional<Field> scoped_field(std::string_view name) {
+  for (const auto& s : scoped_fields)
+    if (s.name == name) return s.field;
+  return std::nullopt;
+}
+
+/// Adds the clauses of one typed word (not an operator, not a phrase).
+void add_word(Query& query, std::string_view text, Occur occur) {
+  std::optional<Field> field;
+  if (auto colon = text.find(':'); colon != std::string_view::npos && colon > 0) {
+    field = scoped_field(text.substr(0, colon));
+    if (field) {
+      text.remove_prefix(colon + 1);
+    } else {
+      // An unknown field: its words are plain words, each its own clause.
+      for (auto& w : search::words(text)) {
+        Clause c;
+        c.occur = occur;
+        c.word = QueryWord{std::move(w.whole), std::move(w.parts)};
+        query.clauses.push_back(std::move(c));
+      }
+      return;
+    }
+  }
+  auto set_field = [&](Clause& c) {
+    if (field) c.fields = bit(*field), c.scoped = true;
+  };
+  bool prefix = false;
+  while (text.size() > 1 && text.back() == '*') text.remove_suffix(1), prefix = true;
+  auto words = search::words(text);
+  if (words.empty()) return;
+  if (prefix) {
+    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+      Clause c;
+      c.occur = occur;
+      set_field(c);
+      c.word = QueryWord{std::move(words[i].whole), std::move(words[i].parts)};
+      query.clauses.push_back(std::move(c));
+    }
+    Clause c;
+    c.occur = occur;
+    c.type = ClauseType::prefix;
+    set_field(c);
+    c.prefix = std::move(words.back().whole);
+    query.clauses.push_back(std::move(c));
+    return;
+  }
+  Clause c;
+  c.occur = occur;
+  set_field(c);
+  if (words.size() == 1) {
+    c.word = QueryWord{std::move(words[0].whole), std::move(words[0].parts)};
+  } else {
+    for (auto& w : words) c.word.parts.push_back(std::move(w.whole));
+  }
+  query.clauses.push_back(std::move(c));
+}
+
+void add_phrase(Query& query, std::string_view text, std::optional<Field> field, Occur occur) {
+  auto words = search::words(text);
+  if (words.empty()) return;
+  Clause c;
+  c.occur = occur;
+  if (field) c.fields = bit(*field), c.scoped = true;
+  if (words.size() == 1) {
+    c.word = QueryWord{std::move(words[0].whole), std::move(words[0].parts)};
+  } else {
+    c.type = ClauseType::phrase;
+    for (auto& w : words) c.phrase.push_back(std::move(w.whole));
+  }
+  query.clauses.push_back(std::move(c));
+}
+
+/// docs/SEMANTICS.md §16 "Query `q`": never fails for its syntax, only for its size.
+Result<Query> parse(std::string_view q) {
+  if (q.size() > max_query_bytes)
+    return fail(Errc::invalid_parameter, "Invalid parameter q: longer than " +
+                                             std::to_string(max_query_bytes) + " bytes");
+  if (count_words(q) > max_query_words)
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter q: more than " + std::to_string(max_query_words) + " words");
+  Query query;
+  std::size_t i = 0;
+  const std::size_t n = q.size();
+  while (i < n && is_space(q[i])) ++i;
+  std::size_t e = n;
+  while (e > i && is_space(q[e - 1])) --e;
+  const auto trimmed = q.substr(i, e - i);
+  if (trimmed.empty() || trimmed == "*") {
+    query.match_all = true;
+    return query;
+  }
+  query.folded = search::fold(trimmed);
+  bool next_must = false, next_not = false;
+  while (i < n) {
+    while (i < n && is_space(q[i])) ++i;
+    if (i >= n) break;
+    // A phrase: [+-][field:]"..." with its closing quote.
+    std::size_t j = i;
+    Occur occur = Occur::should;
+    if (q[j] == '+' || q[j] == '-') occur = q[j] == '+' ? Occur::must : Occur::must_not, ++j;
+    std::size_t k = j;
+    while (k < n && std::isalpha(static_cast<unsigned char>(q[k]))) ++k;
+    std::optional<Field> field;
+    if (k < n && q[k] == ':' && k > j && (field = scoped_field(q.substr(j, k - j))))
+      ++k;
+    else
+      k = j;
+    if (k < n && q[k] == '"') {
+      if (auto close = q.find('"', k + 1); close != std::string_view::npos) {
+        if (next_not) occur = Occur::must_not;
+        if (next_must && occur == Occur::should) occur = Occur::must;
+        next_must = next_not = false;
+        add_phrase(query, q.substr(k + 1, close - k - 1), field, occur);
+        i = close + 1;
+        continue;
+      }
+    }
+    std::size_t end = i;
+    while (end < n && !is_space(q[end])) ++end;
+    auto token = q.substr(i, end - i);
+    i = end;
+    if (token == "AND") {
+      if (!query.clauses.empty() && query.clauses.back().occur == Occur::should)
+        query.clauses.back().occur = Occur::must;
+      next_must = true;
+      continue;
+    }
+    if (token == "OR") continue;
+    if (token == "NOT") {
+      next_not = true;
+      continue;
+    }
+    if (token.size() > 1 && (token[0] == '+' || token[0] == '-'))
+      token.remove_prefix(1);
+    else
+      occur = Occur::should;
+    if (next_not) occur = Occur::must_not;
+    if (next_must && occur == Occur::should) occur = Occur::must;
+    next_must = next_not = false;
+    add_word(query, token, occur);
+  }
+  return query;
+}
+
+// ---- postings ----
+
+using FieldCounts = std::vector<std::pair<Field, std::uint32_t>>;
+
+/// The postings of one word: ids in ascending order with their fields.
+struct PostingList {
+  std::vector<std::pair<Uuid, FieldCounts>> entries;
+  std::int64_t df = 0;
+  const FieldCounts* find(const Uuid& id) const {
+    auto it = std::lower_bound(entries.begin(), entries.end(), id,
+                               [](const auto& e, const Uuid& u) { return e.first < u; });
+    return it != entries.end() && it->first == id ? &it->second : nullptr;
+  }
+};
+
+std::uint32_t count_in(const FieldCounts* counts, Field f) {
+  if (!counts) return 0;
+  for (const auto& [field, count] : *counts)
+    if (field == f) return count;
+  return 0;
+}
+
+class Postings {
+ public:
+  explicit Postings(Tx& tx) : tx_(tx) {}
+  /// The postings of `word`, read once per query. Errors: storage.
+  Result<const PostingList*> get(const std::string& word) {
+    if (auto it = lists_.find(word); it != lists_.end()) return &it->second;
+    PostingList list;
+    auto cursor =
+        tx_.raw().scan(storage::prefix_range(keys::posting_prefix(word)), storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    for (auto& c = *cursor; c->valid();) {
+      auto k = keys::decode_text_id('X', c->key());
+      FieldCounts counts;
+      if (!k || !si::decode_posting(c->value(), counts))
+        return fail(Errc::storage, "corrupt search posting " + keys::printable(c->key()));
+      list.entries.emplace_back(k->id, std::move(counts));
+      if (auto n = c->next(); !n) return n.error();
+    }
+    list.df = static_cast<std::int64_t>(list.entries.size());
+    return &lists_.emplace(word, std::move(list)).first->second;
+  }
+
+ private:
+  Tx& tx_;
+  std::map<std::string, PostingList, std::less<>> lists_;
+};
+
+/// The words of a clause whose postings evaluation reads.
+std::vector<std::string> atoms_of(const Clause& c) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& w) {
+    if (w.empty()) return;
+    out.push_back(w);
+    if (c.fields & (bit(Field::description) | bit(Field::display_name)))
+      out.push_back(std::string(1, si::stem_marker) + search::stem(w));
+  };
+  switch (c.type) {
+  case ClauseType::word:
+    add(c.word.whole);
+    for (const auto& p : c.word.parts) add(p);
+    break;
+  case ClauseType::phrase:
+    for (const auto& w : c.phrase) out.push_back(w);
+    break;
+  case ClauseType::prefix:
+    for (const auto& w : c.expanded) out.push_back(w);
+    break;
+  }
+  return out;
+}
+
+/// A prefix clause's words: the most frequent words that start with it.
+Result<void> expand(Tx& tx, Clause& c) {
+  auto range = storage::prefix_range(std::string(1, 'W') + c.prefix);
+  auto cursor = tx.raw().scan(range, storage::Direction::forward);
+  if (!cursor) return cursor.error();
+  std::vector<std::pair<std::int64_t, std::string>> found;
+  std::size_t read = 0;
+  for (auto& cur = *cursor; cur->valid() && read < max_expansion_scan; ++read) {
+    auto k = keys::decode_word_count(cur->key());
+    auto n = keys::decode_count(cur->value());
+    if (!k || !n) return fail(Errc::storage, "corrupt search statistic " + keys::printable(cur->key()));
+    if (!k->word.empty() && k->word[0] != si::stem_marker) {
+      if (!found.empty() && found.back().second == k->word)
+        found.back().first += *n;
+      else
+        found.emplace_back(*n, std::string(k->word));
+    }
+    if (auto x = cur->next(); !x) return x.error();
+  }
+  std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first > y.first : x.second < y.second;
+  });
+  if (found.size() > max_expansions) found.resize(max_expansions);
+  for (auto& [n, w] : found) c.expanded.push_back(std::move(w));
+  return {};
+}
+
+// ---- filters ----
+
+/// The values of a filter or facet field in a document.
+std::vector<std::string> values_of(const si::Document& d, std::string_view field) {
+  std::vector<std::string> out;
+  if (field == "entityType") {
+    out.emplace_back(type_name(d.kind));
+  } else if (field == "owners.id") {
+    for (const auto& o : d.owners) out.push_back(to_string(o.id));
+  } else if (field == "owners.name") {
+    for (const auto& o : d.owners) out.push_back(o.name);
+  } else if (field == "owners.displayName") {
+    for (const auto& o : d.owners) out.push_back(o.display_name.empty() ? o.name : o.display_name);
+  } else if (field == "tags.tagFQN") {
+    out = d.tags;
+  } else if (field == "domains.id") {
+    for (const auto& dm : d.domains) out.push_back(to_string(dm.first));
+  } else if (field == "domains.fullyQualifiedName") {
+    for (const auto& dm : d.domains) out.push_back(dm.second);
+  } else if (field == "service.name") {
+    if (!d.service.empty()) out.push_back(d.service);
+  } else if (field == "glossary.name") {
+    if (!d.glossary.empty()) out.push_back(d.glossary);
+  } else if (field == "status") {
+    if (!d.status.empty()) out.push_back(d.status);
+  } else if (field == "deleted") {
+    out.emplace_back(d.deleted ? "true" : "false");
+  }
+  return out;
+}
+
+constexpr std::string_view filter_fields[] = {
+    "entityType",  "owners.id",     "owners.name",   "owners.displayName",
+    "tags.tagFQN", "domains.id",    "domains.fullyQualifiedName", "service.name",
+    "glossary.name", "status",      "deleted"};
+constexpr std::string_view facet_fields[] = {
+    "entityType", "owners.displayName", "tags.tagFQN", "domains.fullyQualifiedName",
+    "service.name", "glossary.name", "status"};
+
+bool matches(const SearchFilter& f, const si::Document& d) {
+  if (f.term) {
+    auto have = values_of(d, f.term->field);
+    for (const auto& v : f.term->values)
+      if (std::find(have.begin(), have.end(), v) != have.end()) return true;
+    return false;
+  }
+  for (const auto* all : {&f.must, &f.filter})
+    for (const auto& c : *all)
+      if (!matches(c, d)) return false;
+  for (const auto& c : f.must_not)
+    if (matches(c, d)) return false;
+  if (f.must.empty() && f.filter.empty() && !f.should.empty())
+    return std::any_of(f.should.begin(), f.should.end(),
+                       [&](const SearchFilter& c) { return matches(c, d); });
+  return true;
+}
+
+Result<void> check_filter(const SearchFilter& f, std::size_t depth) {
+  if (depth > max_filter_depth)
+    return fail(Errc::invalid_parameter, "Invalid parameter query_filter: nested deeper than " +
+                                             std::to_string(max_filter_depth));
+  if (f.term) {
+    const auto name = std::string_view(f.term->field);
+    if (std::find(std::begin(filter_fields), std::end(filter_fields), name) ==
+        std::end(filter_fields))
+      return fail(Errc::invalid_parameter,
+                  "Invalid parameter query_filter: unsupported field " + f.term->field);
+    return {};
+  }
+  for (const auto* all : {&f.must, &f.should, &f.must_not, &f.filter})
+    for (const auto& c : *all)
+      if (auto r = check_filter(c, depth + 1); !r) return r;
+  return {};
+}
+
+// ---- ranking ----
+
+struct Match {
+  const si::Document* doc = nullptr;
+  bool exact = false;
+  std::int64_t matched = 0;
+  double score = 0;
+};
+
+enum class SortField { score, name, display_name, updated_at, up_votes };
+
+struct Order {
+  SortField field = SortField::score;
+  bool descending = true;
+};
+
+Result<Order> order_of(const SearchRequest& r, bool has_words) {
+  Order o;
+  const auto& f = r.sort_field;
+  if (f.empty())
+    o.field = has_words ? SortField::score : SortField::name;
+  else if (f == "_score")
+    o.field = SortField::score;
+  else if (f == "name.keyword" || f == "name")
+    o.field = SortField::name;
+  else if (f == "displayName.keyword" || f == "displayName")
+    o.field = SortField::display_name;
+  else if (f == "updatedAt")
+    o.field = SortField::updated_at;
+  else if (f == "votes.upVotes")
+    o.field = SortField::up_votes;
+  else
+    return fail(Errc::invalid_parameter, "Invalid parameter sort_field: " + f);
+  if (r.sort_order.empty())
+    o.descending = o.field == SortField::score;
+  else if (r.sort_order == "asc" || r.sort_order == "desc")
+    o.descending = r.sort_order == "desc";
+  else
+    return fail(Errc::invalid_parameter, "Invalid parameter sort_order: " + r.sort_order);
+  return o;
+}
+
+std::vector<SortValue> sort_values(const Match& m, SortField f) {
+  const auto& d = *m.doc;
+  switch (f) {
+  case SortField::score:
+    return {std::int64_t{m.exact}, m.matched, m.score, d.name, to_string(d.id)};
+  case SortField::name: return {d.name, to_string(d.id)};
+  case SortField::display_name: return {d.display_name, to_string(d.id)};
+  case SortField::updated_at: return {d.updated_at, to_string(d.id)};
+  case SortField::up_votes: return {d.up_votes, to_string(d.id)};
+  }
+  return {};
+}
+
+/// Compares sort values: numbers as numbers, strings as strings (by the sort's shape, the
+/// values at one position are of one type).
+int compare_value(const SortValue& a, const SortValue& b) {
+  auto number = [](const SortValue& v) -> std::optional<double> {
+    if (auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    if (auto* d = std::get_if<double>(&v)) return *d;
+    return std::nullopt;
+  };
+  auto na = number(a), nb = number(b);
+  if (na && nb) return *na < *nb ? -1 : *na > *nb ? 1 : 0;
+  if (auto *sa = std::get_if<std::string>(&a), *sb = std::get_if<std::string>(&b); sa && sb)
+    return sa->compare(*sb) < 0 ? -1 : sa->compare(*sb) > 0 ? 1 : 0;
+  return 0;
+}
+
+/// Whether `a` comes before `b` in the order: the sort field's values in its direction, then
+/// name and id ascending.
+bool before(const std::vector<SortValue>& a, const std::vector<SortValue>& b, const Order& o) {
+  const std::size_t keys = a.size() - (o.field == SortField::score ? 2 : 1);  // ranked positions
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    int c = compare_value(a[i], b[i]);
+    if (c == 0) continue;
+    if (i < keys && o.descending) c = -c;
+    return c < 0;
+  }
+  return false;
+}
+
+double bm25(double idf, double weighted_tf) {
+  return idf * weighted_tf / (k1 + weighted_tf);
+}
+
+/// What a query found before paging: every visible match, ranked.
+struct Found {
+  std::vector<si::Document> docs;  // the candidates' documents (matches point into it)
+  std::vector<Match> matches;
+  Query query;
+  Order order;
+  std::set<std::string> highlight_words;  // analysed words and stems the hits are lit by
+};
+
+class Evaluator {
+ public:
+  Evaluator(Tx& tx, const Principal& who) : tx_(tx), who_(who), postings_(tx) {}
+
+  Result<Found> run(std::string_view q, KindSet kinds, bool deleted,
+                    const std::optional<SearchFilter>& filter, const SearchRequest* paging) {
+    Found found;
+    auto query = parse(q);
+    if (!query) return query.error();
+    found.query = std::move(*query);
+    auto& qu = found.query;
+    for (auto& c : qu.clauses)
+      if (c.type == ClauseType::prefix)
+        if (auto e = expand(tx_, c); !e) return e.error();
+    bool positive = std::any_of(qu.clauses.begin(), qu.clauses.end(),
+                                [](const Clause& c) { return c.occur != Occur::must_not; });
+    if (!qu.match_all && !positive && !qu.clauses.empty()) qu.match_all = true;  // only exclusions
+    SearchRequest defaults;
+    auto order = order_of(paging ? *paging : defaults, !qu.match_all);
+    if (!order) return order.error();
+    found.order = *order;
+    // Statistics for BM25F.
+    auto stats = si::field_stats(tx_);
+    if (!stats) return stats.error();
+    stats_ = *stats;
+    // Candidates: every document of the postings of the query's positive words.
+    std::vector<Uuid> candidates;
+    if (qu.match_all) {
+      auto cursor = tx_.raw().scan(storage::prefix_range("Y"), storage::Direction::forward);
+      if (!cursor) return cursor.error();
+      for (auto& c = *cursor; c->valid();) {
+        if (auto id = keys::decode_search_doc(c->key())) candidates.push_back(*id);
+        if (auto n = c->next(); !n) return n.error();
+      }
+    } else {
+      for (const auto& c : qu.clauses) {
+        if (c.occur == Occur::must_not) continue;
+        for (const auto& w : atoms_of(c)) {
+          auto list = postings_.get(w);
+          if (!list) return list.error();
+          for (const auto& e : (*list)->entries) candidates.push_back(e.first);
+        }
+      }
+      std::sort(candidates.begin(), candidates.end());
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    }
+    for (const auto& c : qu.clauses)
+      if (c.occur != Occur::must_not)
+        for (const auto& w : atoms_of(c)) found.highlight_words.insert(w);
+    // Their documents, read in ascending id order with one get_each a batch.
+    found.docs.reserve(candidates.size());
+    std::vector<std::string> keys;
+    for (std::size_t at = 0; at < candidates.size(); at += Tx::read_batch) {
+      const auto count = std::min(Tx::read_batch, candidates.size() - at);
+      keys.clear();
+      for (std::size_t i = 0; i < count; ++i) keys.push_back(keys::search_doc(candidates[at + i]));
+      std::vector<std::string_view> views(keys.begin(), keys.end());
+      std::optional<Error> bad;
+      auto read = tx_.raw().get_each(views, [&](std::size_t i, std::optional<std::string_view> v) {
+        if (!v || bad) return;
+        auto d = si::decode_document(*v, false);
+        if (!d) {
+          bad = d.error();
+          return;
+        }
+        if (!kinds.contains(d->kind) || d->deleted != deleted) return;
+        if (filter && !matches(*filter, *d)) return;
+        found.docs.push_back(std::move(*d));
+        (void)i;
+      });
+      if (!read) return read.error();
+      if (bad) return *bad;
+    }
+    // Permissions, then the clauses.
+    for (auto& d : found.docs) {
+      auto visible = can_view(d);
+      if (!visible) return visible.error();
+      if (!*visible) continue;
+      Match m;
+      m.doc = &d;
+      if (!qu.match_all || !qu.clauses.empty()) {
+        auto scored = score(qu, d, m);
+        if (!scored) return scored.error();
+        if (!*scored) continue;
+      }
+      if (!qu.match_all && !qu.folded.empty())
+        m.exact = search::fold(d.name) == qu.folded ||
+                  (!d.display_name.empty() && search::fold(d.display_name) == qu.folded) ||
+                  search::fold(d.fqn) == qu.folded;
+      found.matches.push_back(m);
+    }
+    std::vector<std::pair<std::vector<SortValue>, std::size_t>> keyed;
+    keyed.reserve(found.matches.size());
+    for (std::size_t i = 0; i < found.matches.size(); ++i)
+      keyed.emplace_back(sort_values(found.matches[i], found.order.field), i);
+    std::sort(keyed.begin(), keyed.end(),
+              [&](const auto& x, const auto& y) { return before(x.first, y.first, found.order); });
+    std::vector<Match> ranked;
+    ranked.reserve(keyed.size());
+    for (const auto& [k, i] : keyed) ranked.push_back(found.matches[i]);
+    found.matches = std::move(ranked);
+    return found;
+  }
+
+  /// Reads the texts of a document's fields (phrases, highlights). Errors: storage.
+  Result<std::vector<si::FieldText>> texts(const Uuid& id) {
+    std::vector<si::FieldText> out;
+    auto r = tx_.find(id);
+    if (!r) return r.error();
+    if (!*r) return out;
+    auto built = si::build(tx_, **r, &out);
+    if (!built) return built.error();
+    return out;
+  }
+
+ private:
+  Result<bool> can_view(const si::Document& d) {
+    if (who_.is_admin) return true;
+    const auto k = static_cast<std::size_t>(d.kind);
+    if (!kind_checked_[k]) {
+      Operation op = Operation::view_basic;
+      RecordResource resource(tx_, d.kind, nullptr);
+      auto a = authorize(tx_, who_, {&op, 1}, resource);
+      if (!a && a.error().kind() != ErrorKind::forbidden) return a.error();
+      kind_checked_[k] = true;
+      kind_visible_[k] = a.has_value();
+    }
+    if (kind_visible_[k]) return true;
+    auto r = tx_.find(d.id);
+    if (!r) return r.error();
+    if (!*r) return false;
+    Operation op = Operation::view_basic;
+    RecordResource resource(tx_, d.kind, &**r);
+    auto a = authorize(tx_, who_, {&op, 1}, resource);
+    if (!a && a.error().kind() != ErrorKind::forbidden) return a.error();
+    return a.has_value();
+  }
+
+  double idf(std::int64_t df) const {
+    const double n = static_cast<double>(std::max<std::int64_t>(stats_[si::field_count].documents, 1));
+    const double d = static_cast<double>(std::max<std::int64_t>(df, 0));
+    return std::log(1 + (n - d + 0.5) / (d + 0.5));
+  }
+
+  /// The length-normalised, weighted count of a field.
+  double weigh(const si::Document& d, Field f, double count, bool scoped) const {
+    const auto i = static_cast<std::size_t>(f);
+    const double w = si::field_weight[i] > 0 ? si::field_weight[i] : (scoped ? 1.0 : 0.0);
+    const auto& s = stats_[i];
+    const double avg = s.documents > 0 ? static_cast<double>(s.length) / static_cast<double>(s.documents) : 1.0;
+    const double len = d.lengths[i];
+    return w * count / (1 - b + b * (avg > 0 ? len / avg : 1.0));
+  }
+
+  /// The count of a query word in one field of a document: the whole word's, else the least of
+  /// its parts' when all are there. `stem` reads the stemmed postings instead.
+  Result<std::uint32_t> word_count(const QueryWord& w, const Uuid& id, Field f, bool stem) {
+    auto atom = [&](const std::string& s) {
+      return stem ? std::string(1, si::stem_marker) + search::stem(s) : s;
+    };
+    if (!w.whole.empty()) {
+      auto list = postings_.get(atom(w.whole));
+      if (!list) return list.error();
+      if (auto n = count_in((*list)->find(id), f)) return n;
+    }
+    if (w.parts.empty()) return 0u;
+    std::uint32_t least = 0xffffffff;
+    for (const auto& p : w.parts) {
+      auto list = postings_.get(atom(p));
+      if (!list) return list.error();
+      least = std::min(least, count_in((*list)->find(id), f));
+      if (least == 0) return 0u;
+    }
+    return least;
+  }
+
+  Result<std::int64_t> word_df(const QueryWord& w) {
+    if (!w.whole.empty()) {
+      auto list = postings_.get(w.whole);
+      if (!list) return list.error();
+      if ((*list)->df > 0 || w.parts.empty()) return (*list)->df;
+    }
+    std::int64_t least = -1;
+    for (const auto& p : w.parts) {
+      auto list = postings_.get(p);
+      if (!list) return list.error();
+      least = least < 0 ? (*list)->df : std::min(least, (*list)->df);
+    }
+    return std::max<std::int64_t>(least, 0);
+  }
+
+  /// A query word's BM25F score in a document, 0 when it does not match.
+  Result<double> word_score(const QueryWord& w, const si::Document& d, FieldMask fields,
+                            bool scoped) {
+    double weighted = 0;
+    for (std::size_t i = 0; i < si::field_count; ++i) {
+      const auto f = static_cast<Field>(i);
+      if (!(fields & bit(f))) continue;
+      auto n = word_count(w, d.id, f, false);
+      if (!n) return n.error();
+      double count = *n;
+      if (*n == 0 && si::stemmed(f)) {
+        auto s = word_count(w, d.id, f, true);
+        if (!s) return s.error();
+        count = stemmed_share * *s;
+      }
+      if (count > 0) weighted += weigh(d, f, count, scoped);
+    }
+    if (weighted <= 0) return 0.0;
+    auto df = word_df(w);
+    if (!df) return df.error();
+    return bm25(idf(*df), weighted);
+  }
+
+  /// Whether the phrase's words stand consecutively in one of the fields' texts.
+  Result<FieldMask> phrase_fields(const Clause& c, const si::Document& d) {
+    FieldMask candidates = 0;
+    for (std::size_t i = 0; i < si::field_count; ++i) {
+      const auto f = static_cast<Field>(i);
+      if (!(c.fields & bit(f))) continue;
+      bool all = true;
+      for (const auto& w : c.phrase) {
+        auto list = postings_.get(w);
+        if (!list) return list.error();
+        if (!count_in((*list)->find(d.id), f)) {
+          all = false;
+          break;
+        }
+      }
+      if (all) candidates |= bit(f);
+    }
+    if (!candidates) return FieldMask{0};
+    auto t = texts(d.id);
+    if (!t) return t.error();
+    FieldMask out = 0;
+    for (const auto& ft : *t) {
+      if (!(candidates & bit(ft.field))) continue;
+      auto words = search::words(ft.text);
+      for (std::size_t s = 0; s + c.phrase.size() <= words.size(); ++s) {
+        bool ok = true;
+        for (std::size_t k = 0; k < c.phrase.size() && ok; ++k)
+          ok = words[s + k].whole == c.phrase[k];
+        if (ok) {
+          out |= bit(ft.field);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /// A clause's score in a document; 0 when it does not match.
+  Result<double> clause_score(const Clause& c, const si::Document& d) {
+    switch (c.type) {
+    case ClauseType::word: return word_score(c.word, d, c.fields, c.scoped);
+    case ClauseType::prefix: {
+      double best = 0;
+      for (const auto& w : c.expanded) {
+        auto s = word_score(QueryWord{w, {}}, d, c.fields, c.scoped);
+        if (!s) return s.error();
+        best = std::max(best, *s);
+      }
+      return best;
+    }
+    case ClauseType::phrase: {
+      auto fields = phrase_fields(c, d);
+      if (!fields) return fields.error();
+      if (!*fields) return 0.0;
+      double total = 0;
+      for (const auto& w : c.phrase) {
+        auto s = word_score(QueryWord{w, {}}, d, *fields, c.scoped);
+        if (!s) return s.error();
+        total += *s;
+      }
+      return total;
+    }
+    }
+    return 0.0;
+  }
+
+  /// Scores `d` into `m`; false when the clauses exclude it.
+  Result<bool> score(const Query& q, const si::Document& d, Match& m) {
+    std::int64_t matched = 0;
+    double total = 0;
+    for (const auto& c : q.clauses) {
+      auto s = clause_score(c, d);
+      if (!s) return s.error();
+      const bool hit = *s > 0;
+      if (c.occur == Occur::must_not) {
+        if (hit) return false;
+        continue;
+      }
+      if (c.occur == Occur::must && !hit) return false;
+      if (hit) ++matched, total += *s;
+    }
+    if (!q.match_all && matched == 0) return false;
+    m.matched = matched;
+    m.score = total;
+    return true;
+  }
+
+  Tx& tx_;
+  const Principal& who_;
+  Postings postings_;
+  std::array<si::FieldStats, si::field_count + 1> stats_{};
+  std::array<bool, std::size(all_kinds)> kind_checked_{};
+  std::array<bool, std::size(all_kinds)> kind_visible_{};
+};
+
+// ---- highlights ----
+
+bool word_byte(unsigned char c) { return c >= 0x80 || std::isalnum(c); }
+
+/// `text` with each run of letters and digits that holds a highlighted word wrapped; empty
+/// when none does.
+std::string light(std::string_view text, const std::set<std::string>& words, bool stems,
+                  std::size_t* first = nullptr) {
+  std::string out;
+  bool any = false;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!word_byte(static_cast<unsigned char>(text[i]))) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t e = i;
+    while (e < text.size() && word_byte(static_cast<unsigned char>(text[e]))) ++e;
+    const auto run = text.substr(i, e - i);
+    bool lit = false;
+    for (const auto& w : search::words(run)) {
+      auto is_lit = [&](const std::string& s) {
+        return words.count(s) ||
+               (stems && words.count(std::string(1, si::stem_marker) + search::stem(s)));
+      };
+      if (is_lit(w.whole) || std::any_of(w.parts.begin(), w.parts.end(), is_lit)) {
+        lit = true;
+        break;
+      }
+    }
+    if (lit) {
+      if (!any && first) *first = i;
+      any = true;
+      out += "<span class=\"text-highlighter\">";
+      out += run;
+      out += "</span>";
+    } else {
+      out += run;
+    }
+    i = e;
+  }
+  return any ? out : std::string();
+}
+
+/// About 150 characters of a description around its first match.
+std::string fragment(std::string_view text, const std::set<std::string>& words) {
+  constexpr std::size_t width = 150;
+  std::size_t first = 0;
+  if (light(text, words, true, &first).empty()) return {};
+  std::size_t start = first > width / 3 ? first - width / 3 : 0;
+  while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+  std::size_t end = std::min(text.size(), start + width);
+  while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+  // Whole words at both ends.
+  while (start > 0 && word_byte(static_cast<unsigned char>(text[start - 1])) &&
+         word_byte(static_cast<unsigned char>(text[start])))
+    ++start;
+  while (end < text.size() && word_byte(static_cast<unsigned char>(text[end])) && end > start &&
+         word_byte(static_cast<unsigned char>(text[end - 1])))
+    ++end;
+  return light(text.substr(start, end - start), words, true);
+}
+
+Result<std::vector<std::pair<std::string, std::vector<std::string>>>>
+highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  if (words.empty()) return out;
+  auto t = ev.texts(id);
+  if (!t) return t.error();
+  auto add = [&](std::string_view field, std::string lit) {
+    if (lit.empty()) return;
+    for (auto& [f, list] : out)
+      if (f == field) {
+        list.push_back(std::move(lit));
+        return;
+      }
+    out.emplace_back(std::string(field), std::vector<std::string>{std::move(lit)});
+  };
+  for (const auto& ft : *t) {
+    switch (ft.field) {
+    case Field::name: add("name", light(ft.text, words, false)); break;
+    case Field::display_name: add("displayName", light(ft.text, words, true)); break;
+    case Field::description: add("description", fragment(ft.text, words)); break;
+    case Field::synonyms: add("synonyms", light(ft.text, words, false)); break;
+    case Field::tags: add("tags.tagFQN", light(ft.text, words, false)); break;
+    default: break;
+    }
+  }
+  return out;
+}
+
+std::vector<Facet> count_facets(const std::vector<Match>& matches,
+                                std::span<const std::string_view> fields,
+                                std::string_view contains, std::size_t size) {
+  std::vector<Facet> out;
+  const std::size_t window = std::min<std::size_t>(matches.size(), max_window);
+  const auto needle = search::fold(contains);
+  for (auto field : fields) {
+    std::map<std::string, std::int64_t> counts;
+    for (std::size_t i = 0; i < window; ++i) {
+      auto values = values_of(*matches[i].doc, field);
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      for (auto& v : values)
+        if (needle.empty() || search::fold(v).find(needle) != std::string::npos) ++counts[v];
+    }
+    std::vector<FacetBucket> buckets;
+    for (auto& [k, n] : counts) buckets.push_back(FacetBucket{k, n});
+    std::stable_sort(buckets.begin(), buckets.end(), [](const auto& x, const auto& y) {
+      return x.doc_count > y.doc_count;
+    });
+    if (buckets.size() > size) buckets.resize(size);
+    out.push_back(Facet{std::string(field), std::move(buckets)});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<KindSet> kinds_of_index(std::string_view index) {
+  struct Alias {
+    std::string_view name, alias;
+    Kind kind;
+  };
+  static constexpr Alias aliases[] = {
+      {"mlmodel_search_index", "mlmodel", Kind::mlmodel},
+      {"glossary_search_index", "glossary", Kind::glossary},
+      {"glossary_term_search_index", "glossaryTerm", Kind::glossary_term},
+      {"search_entity_search_index", "searchIndex", Kind::search_index},
+      {"domain_search_index", "domain", Kind::domain},
+      {"team_search_index", "team", Kind::team},
+      {"user_search_index", "user", Kind::user},
+      {"mlmodel_service_search_index", "mlModelService", Kind::mlmodel_service},
+      {"search_service_search_index", "searchService", Kind::search_service},
+  };
+  for (const auto& a : aliases)
+    if (index == a.name || index == a.alias) return KindSet{a.kind};
+  if (index == "dataAsset") return KindSet{Kind::mlmodel, Kind::glossary_term, Kind::search_index};
+  if (index == "all")
+    return KindSet{Kind::mlmodel, Kind::glossary_term, Kind::search_index, Kind::glossary,
+                   Kind::mlmodel_service, Kind::search_service};
+  return fail(Errc::invalid_parameter, "Invalid parameter index: unknown index " + std::string(index));
+}
+
+Result<void> check(const SearchRequest& r) {
+  if (auto k = kinds_of_index(r.index); !k) return k.error();
+  if (r.from < 0) return fail(Errc::invalid_parameter, "Invalid parameter from: must not be negative");
+  if (r.size < 0) return fail(Errc::invalid_parameter, "Invalid parameter size: must not be negative");
+  if (r.from > max_window || r.size > max_window || r.from + r.size > max_window)
+    return fail(Errc::invalid_parameter, "Invalid parameter from + size: more than " +
+                                             std::to_string(max_window) +
+                                             "; use search_after to go further");
+  auto q = parse(r.q);
+  if (!q) return q.error();
+  auto order = order_of(r, !q->match_all);
+  if (!order) return order.error();
+  if (r.filter)
+    if (auto f = check_filter(*r.filter, 1); !f) return f.error();
+  if (r.search_after) {
+    const auto& after = *r.search_after;
+    const bool score = order->field == SortField::score;
+    const std::size_t n = score ? 5 : 2;
+    bool ok = after.size() == n;
+    auto is_number = [](const SortValue& v) { return !std::holds_alternative<std::string>(v); };
+    auto is_text = [](const SortValue& v) { return std::holds_alternative<std::string>(v); };
+    if (ok && score)
+      ok = is_number(after[0]) && is_number(after[1]) && is_number(after[2]) &&
+           is_text(after[3]) && is_text(after[4]);
+    else if (ok)
+      ok = (order->field == SortField::name || order->field == SortField::display_name
+                ? is_text(after[0])
+                : is_number(after[0])) &&
+           is_text(after[1]);
+    if (!ok)
+      return fail(Errc::invalid_parameter,
+                  "Invalid parameter search_after: expected the sort values of a hit of this "
+                  "sort (" + std::to_string(n) + " values)");
+  }
+  return {};
+}
+
+Result<Ranked> search(Tx& tx, const Principal& who, const SearchRequest& request) {
+  if (auto c = check(request); !c) return c.error();
+  auto kinds = kinds_of_index(request.index);
+  Evaluator ev(tx, who);
+  auto found = ev.run(request.q, *kinds, request.deleted, request.filter, &request);
+  if (!found) return found.error();
+  Ranked out;
+  const auto& matches = found->matches;
+  out.total = static_cast<std::int64_t>(matches.size());
+  if (!request.track_total_hits && out.total > max_window) {
+    out.total = max_window;
+    out.total_exact = false;
+  }
+  out.facets = count_facets(matches, facet_fields, {}, max_buckets);
+  // The page: after search_after, then from and size.
+  std::size_t start = 0;
+  if (request.search_after) {
+    while (start < matches.size() &&
+           !before(*request.search_after, sort_values(matches[start], found->order.field),
+                   found->order))
+      ++start;
+  }
+  start += static_cast<std::size_t>(request.from);
+  for (std::size_t i = start;
+       i < matches.size() && out.hits.size() < static_cast<std::size_t>(request.size); ++i) {
+    const auto& m = matches[i];
+    RankedHit h;
+    h.id = m.doc->id;
+    h.kind = m.doc->kind;
+    h.score = m.score;
+    h.sort = sort_values(m, found->order.field);
+    auto lit = highlights(ev, h.id, found->highlight_words);
+    if (!lit) return lit.error();
+    h.highlight = std::move(*lit);
+    out.hits.push_back(std::move(h));
+  }
+  if (!found->query.match_all && !matches.empty()) {
+    double best = 0;
+    for (const auto& m : matches) best = std::max(best, m.score);
+    out.max_score = best;
+  }
+  return out;
+}
+
+Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string_view q,
+                                       std::string_view index, std::int64_t size) {
+  auto kinds = kinds_of_index(index);
+  if (!kinds) return kinds.error();
+  if (size < 0 || size > max_suggest)
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter size: must be between 0 and " + std::to_string(max_suggest));
+  if (q.size() > max_query_bytes)
+    return fail(Errc::invalid_parameter, "Invalid parameter q: longer than " +
+                                             std::to_string(max_query_bytes) + " bytes");
+  std::vector<Suggested> out;
+  const auto folded = search::fold(q);
+  if (folded.empty() || size == 0) return out;
+  std::set<Uuid> seen;
+  // Whether the caller may view the entity (docs/SEMANTICS.md §16 "Who sees what").
+  auto visible = [&](const Uuid& id, Kind kind) -> Result<bool> {
+    if (who.is_admin) return true;
+    auto r = tx.find(id);
+    if (!r) return r.error();
+    if (!*r) return false;
+    Operation op = Operation::view_basic;
+    RecordResource resource(tx, kind, &**r);
+    auto a = authorize(tx, who, {&op, 1}, resource);
+    if (!a && a.error().kind() != ErrorKind::forbidden) return a.error();
+    return a.has_value();
+  };
+  // Keeps the visible live entities of the index's kinds among `group`, by name then id.
+  auto take = [&](const std::vector<Uuid>& group, double score) -> Result<void> {
+    std::vector<si::Document> docs;
+    for (const auto& id : group) {
+      if (seen.count(id)) continue;
+      auto bytes = tx.raw().get(keys::search_doc(id));
+      if (!bytes) return bytes.error();
+      if (!*bytes) continue;
+      auto d = si::decode_document(**bytes, false);
+      if (!d) return d.error();
+      if (d->deleted || !kinds->contains(d->kind)) continue;
+      docs.push_back(std::move(*d));
+    }
+    std::sort(docs.begin(), docs.end(), [](const si::Document& a, const si::Document& b) {
+      return std::tie(a.name, a.id) < std::tie(b.name, b.id);
+    });
+    for (const auto& d : docs) {
+      if (static_cast<std::int64_t>(out.size()) >= size) break;
+      if (!seen.insert(d.id).second) continue;
+      auto v = visible(d.id, d.kind);
+      if (!v) return v.error();
+      if (*v) out.push_back(Suggested{d.id, d.kind, d.name, score});
+    }
+    return {};
+  };
+  // Names that start with the text (K keys); an exact name first.
+  std::vector<Uuid> exact, starting, by_word;
+  const std::size_t scan_limit = static_cast<std::size_t>(size) * 20 + 100;
+  {
+    auto cursor = tx.raw().scan(storage::prefix_range(keys::name_entry_prefix(folded)),
+                                storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    for (auto& c = *cursor; c->valid() && starting.size() + exact.size() < scan_limit;) {
+      auto k = keys::decode_text_id('K', c->key());
+      if (!k) return fail(Errc::storage, "corrupt typeahead key " + keys::printable(c->key()));
+      (k->text == folded ? exact : starting).push_back(k->id);
+      if (auto n = c->next(); !n) return n.error();
+    }
+  }
+  // Then names with a word that starts with the analysed text (J keys).
+  auto words = search::words(q);
+  if (!words.empty()) {
+    const auto& w = words.back().whole;
+    auto cursor = tx.raw().scan(storage::prefix_range(keys::name_word_prefix(w)),
+                                storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    for (auto& c = *cursor; c->valid() && by_word.size() < scan_limit;) {
+      auto k = keys::decode_text_id('J', c->key());
+      if (!k) return fail(Errc::storage, "corrupt typeahead key " + keys::printable(c->key()));
+      by_word.push_back(k->id);
+      if (auto n = c->next(); !n) return n.error();
+    }
+  }
+  if (auto t = take(exact, 3.0); !t) return t.error();
+  if (auto t = take(starting, 2.0); !t) return t.error();
+  if (auto t = take(by_word, 1.0); !t) return t.error();
+  return out;
+}
+
+Result<Facet> aggregate(Tx& tx, const Principal& who, const AggregateRequest& request) {
+  auto kinds = kinds_of_index(request.index);
+  if (!kinds) return kinds.error();
+  if (std::find(std::begin(facet_fields), std::end(facet_fields), request.field) ==
+      std::end(facet_fields))
+    return fail(Errc::invalid_parameter, "Invalid parameter field: " + request.field +
+                                             " is not a facet field");
+  if (request.size < 0 || request.size > static_cast<std::int64_t>(max_buckets))
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter size: must be between 0 and " + std::to_string(max_buckets));
+  Evaluator ev(tx, who);
+  auto found = ev.run(request.q, *kinds, request.deleted, std::nullopt, nullptr);
+  if (!found) return found.error();
+  const std::string_view field = request.field;
+  auto facets = count_facets(found->matches, {&field, 1}, request.value,
+                             static_cast<std::size_t>(request.size));
+  return std::move(facets.front());
+}
+
+}  // namespace catalog::engine::search_query
+
+#endif  // CATALOG_IMPL_SEARCH_QUERY_IPP

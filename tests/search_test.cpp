@@ -1,0 +1,424 @@
+// Search (docs/SEMANTICS.md §16) through Store on every backend: what each write does to the next
+// search, the ranking rules one by one, the query syntax, filters, facets, paging, typeahead,
+// the errors of bad requests, reindex, and verify's check of the index after each step.
+
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using catalog::AggregateRequest;
+using catalog::Errc;
+using catalog::Kind;
+using catalog::SearchRequest;
+using test::parse;
+
+namespace {
+
+struct Catalog {
+  catalog::Store& s;
+  catalog::Principal admin = s.principal("admin").value();
+
+  test::json::object make(Kind kind, std::string_view body) {
+    auto made = s.create_json(admin, kind, parse(body));
+    INFO(body);
+    REQUIRE(made.has_value());
+    return std::move(*made);
+  }
+  /// The names of a query's hits, in order.
+  std::vector<std::string> names(SearchRequest r) {
+    auto found = s.search(admin, r);
+    INFO(r.q);
+    REQUIRE(found.has_value());
+    std::vector<std::string> out;
+    for (const auto& h : found->hits)
+      out.push_back(std::visit([](const auto& e) { return e.name; }, h.entity));
+    return out;
+  }
+  std::vector<std::string> names(std::string q, bool deleted = false) {
+    SearchRequest r;
+    r.q = std::move(q);
+    r.deleted = deleted;
+    r.size = 100;
+    return names(r);
+  }
+  void clean() {
+    auto problems = s.verify();
+    REQUIRE(problems.has_value());
+    for (const auto& p : *problems) UNSCOPED_INFO(p.key << ": " << p.message);
+    CHECK(problems->empty());
+  }
+};
+
+using Names = std::vector<std::string>;
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("every write is searched by the next query: create, patch, delete, restore",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::mlmodel_service, R"({"name":"mlflow","serviceType":"Mlflow"})");
+  auto model = c.make(Kind::mlmodel, R"({"name":"churnPredictor","service":"mlflow",
+      "algorithm":"xgboost","description":"Predicts which customers cancel their subscription"})");
+  c.clean();
+  CHECK(c.names("churn") == Names{"churnPredictor"});
+  CHECK(c.names("customers") == Names{"churnPredictor"});
+  CHECK(c.names("subscription") == Names{"churnPredictor"});
+
+  // Patched words are found and the old ones are gone.
+  auto id = test::uuid_of(model);
+  REQUIRE(c.s.patch_json(c.admin, Kind::mlmodel, catalog::EntityKey::by_id(id),
+                         parse(R"({"description":"Forecasts revenue per region"})")).has_value());
+  CHECK(c.names("subscription").empty());
+  CHECK(c.names("revenue") == Names{"churnPredictor"});
+  c.clean();
+
+  // Soft-deleted: only with deleted=true; restored: back.
+  REQUIRE(c.s.remove_json(c.admin, Kind::mlmodel, catalog::EntityKey::by_id(id), {}).has_value());
+  CHECK(c.names("revenue").empty());
+  CHECK(c.names("revenue", true) == Names{"churnPredictor"});
+  c.clean();
+  REQUIRE(c.s.restore_json(c.admin, Kind::mlmodel, id).has_value());
+  CHECK(c.names("revenue") == Names{"churnPredictor"});
+  CHECK(c.names("revenue", true).empty());
+
+  // Hard-deleted: gone, index and all.
+  catalog::DeleteOptions hard;
+  hard.hard_delete = true;
+  REQUIRE(c.s.remove_json(c.admin, Kind::mlmodel, catalog::EntityKey::by_id(id), hard).has_value());
+  CHECK(c.names("revenue").empty());
+  CHECK(c.names("revenue", true).empty());
+  c.clean();
+}
+
+TEMPLATE_TEST_CASE("a recursive delete takes a glossary's terms out of search, a restore brings "
+                   "them back",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  auto g = c.make(Kind::glossary, R"({"name":"finance","description":"Money words"})");
+  for (int i = 0; i < 30; ++i)
+    c.make(Kind::glossary_term, R"({"glossary":"finance","name":"term)" + std::to_string(i) +
+                                    R"(","description":"ledger entry )" + std::to_string(i) + "\"}");
+  CHECK(c.names("ledger").size() == 30);
+  catalog::DeleteOptions recursive;
+  recursive.recursive = true;
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
+                          recursive).has_value());
+  CHECK(c.names("ledger").empty());
+  CHECK(c.names("ledger", true).size() == 30);
+  c.clean();
+  REQUIRE(c.s.restore_json(c.admin, Kind::glossary, test::uuid_of(g)).has_value());
+  CHECK(c.names("ledger").size() == 30);
+  recursive.hard_delete = true;
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
+                          recursive).has_value());
+  CHECK(c.names("ledger", true).empty());
+  CHECK(c.names("finance").empty());
+  c.clean();
+}
+
+TEMPLATE_TEST_CASE("ranking: exact name, then words matched, then field weights, stems below",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"g","description":"glossary"})");
+  c.make(Kind::glossary_term,
+         R"({"glossary":"g","name":"orderItems","description":"Lines of an order"})");
+  c.make(Kind::glossary_term,
+         R"({"glossary":"g","name":"orders","description":"What customers bought"})");
+  c.make(Kind::glossary_term,
+         R"({"glossary":"g","name":"shipment","description":"Ships orders and order items"})");
+  c.make(Kind::glossary_term,
+         R"({"glossary":"g","name":"invoice","description":"Billing of an order"})");
+
+  // The exact name first, whatever the scores.
+  auto orders = c.names("orders");
+  REQUIRE(!orders.empty());
+  CHECK(orders.front() == "orders");
+  // A name match above a description match (weights 10 against 2).
+  SearchRequest items;
+  items.q = "items";
+  items.index = "glossaryTerm";
+  CHECK(c.names(items).front() == "orderItems");
+  // More distinct query words matched first: two words (orderItems by its name's parts,
+  // shipment by its description), then one (invoice).
+  CHECK(c.names("order items") == Names{"orderItems", "shipment", "invoice"});
+  CHECK(c.names("billing shipment").size() == 2);
+  // Unstemmed above stemmed: "run" as written, then "running" by its stem.
+  c.make(Kind::glossary_term, R"({"glossary":"g","name":"a1","description":"running fast"})");
+  c.make(Kind::glossary_term, R"({"glossary":"g","name":"a2","description":"run fast"})");
+  CHECK(c.names("description:run") == Names{"a2", "a1"});
+  CHECK(c.names("description:runs").size() == 2);
+}
+
+TEMPLATE_TEST_CASE("query syntax: phrases, prefixes, required and excluded words, fields, FQN "
+                   "parts, odd strings read as words",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::search_service, R"({"name":"es","serviceType":"ElasticSearch"})");
+  c.make(Kind::search_index, R"({"name":"customer_orders","service":"es",
+      "description":"Orders placed by customers last year",
+      "fields":[{"name":"orderId","dataType":"KEYWORD","description":"the order key"},
+                {"name":"address","dataType":"OBJECT","children":[{"name":"postalCode","dataType":"TEXT"}]}]})");
+  c.make(Kind::search_index, R"({"name":"year_report","service":"es",
+      "description":"Customers placed last orders","fields":[{"name":"total","dataType":"LONG"}]})");
+
+  // year_report's description holds "customers" and "orders", which share the parts' stems:
+  // found, below the name's match.
+  CHECK(c.names("customerOrders") == Names{"customer_orders", "year_report"});
+  CHECK(c.names("name:customerOrders") == Names{"customer_orders"});
+  CHECK(c.names("\"placed by customers\"") == Names{"customer_orders"});
+  CHECK(c.names("\"customers placed\"") == Names{"year_report"});
+  CHECK(c.names("postal*") == Names{"customer_orders"});
+  CHECK(c.names("postalcode") == Names{"customer_orders"});
+  CHECK(c.names("+report year") == Names{"year_report"});
+  CHECK(c.names("year -report") == Names{"customer_orders"});
+  CHECK(c.names("year NOT report") == Names{"customer_orders"});
+  CHECK(c.names("customers AND report") == Names{"year_report"});
+  CHECK(c.names("name:report") == Names{"year_report"});
+  CHECK(c.names("description:report").empty());
+  CHECK(c.names("es.customer_orders").front() == "customer_orders");
+  CHECK(c.names("service:es").size() == 2);
+  // Odd strings are words, never errors.
+  for (std::string q : {"\"unbalanced", "+&[]", "-", "*", "x:y", "report)", "((year", "a:b:c",
+                        "AND", "OR report", "NOT", "\\", "%", "report*"}) {
+    SearchRequest r;
+    r.q = q;
+    INFO(q);
+    CHECK(c.s.search(c.admin, r).has_value());
+  }
+  CHECK(c.names("report*") == Names{"year_report"});
+  CHECK(c.names("*").size() == 3);  // the service too (index all)
+}
+
+TEMPLATE_TEST_CASE("filters, facets, sorting, paging with from and search_after, totals",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"g","description":"words","tags":[{"tagFQN":"PII.Sensitive"}]})");
+  for (int i = 0; i < 25; ++i)
+    c.make(Kind::glossary_term,
+           R"({"glossary":"g","name":"t)" + std::to_string(100 + i) +
+               R"(","description":"shared word","tags":[{"tagFQN":")" +
+               (i % 2 ? "Tier.Gold" : "Tier.Silver") + R"("}]})");
+  SearchRequest r;
+  r.q = "shared";
+  r.size = 10;
+  auto page = c.s.search(c.admin, r);
+  REQUIRE(page.has_value());
+  CHECK(page->total == 25);
+  CHECK(page->total_exact);
+  CHECK(page->hits.size() == 10);
+  auto facet = [&](std::string_view field) {
+    for (const auto& a : page->aggregations)
+      if (a.field == field) return a.buckets;
+    return std::vector<catalog::FacetBucket>{};
+  };
+  CHECK(facet("tags.tagFQN") == std::vector<catalog::FacetBucket>{{"Tier.Silver", 13}, {"Tier.Gold", 12}});
+  CHECK(facet("entityType") == std::vector<catalog::FacetBucket>{{"glossaryTerm", 25}});
+  CHECK(facet("glossary.name") == std::vector<catalog::FacetBucket>{{"g", 25}});
+
+  // Walk every hit with search_after; and with from: the same order.
+  std::vector<std::string> walked, paged;
+  SearchRequest next = r;
+  for (;;) {
+    auto p = c.s.search(c.admin, next);
+    REQUIRE(p.has_value());
+    if (p->hits.empty()) break;
+    for (const auto& h : p->hits) walked.push_back(std::get<catalog::GlossaryTerm>(h.entity).name);
+    next.search_after = p->hits.back().sort;
+  }
+  for (std::int64_t from = 0; from < 30; from += 10) {
+    SearchRequest p = r;
+    p.from = from;
+    for (auto& n : c.names(p)) paged.push_back(n);
+  }
+  CHECK(walked.size() == 25);
+  CHECK(walked == paged);
+
+  // A filter on a tag, sorted by name descending.
+  auto filter = catalog::parse_search_filter(
+      R"({"query":{"bool":{"must":[{"term":{"tags.tagFQN.keyword":"Tier.Gold"}}]}}})");
+  REQUIRE(filter.has_value());
+  SearchRequest gold = r;
+  gold.filter = *filter;
+  gold.sort_field = "name.keyword";
+  gold.sort_order = "desc";
+  gold.size = 100;
+  auto golds = c.names(gold);
+  CHECK(golds.size() == 12);
+  CHECK(std::is_sorted(golds.rbegin(), golds.rend()));
+
+  // The typed form: one kind.
+  SearchRequest typed;
+  typed.q = "shared";
+  auto terms = c.s.search<catalog::GlossaryTerm>(c.admin, typed);
+  REQUIRE(terms.has_value());
+  CHECK(terms->total == 25);
+
+  // Aggregate: one facet, keys containing a value.
+  AggregateRequest a;
+  a.field = "tags.tagFQN";
+  a.value = "gold";
+  auto one = c.s.aggregate(c.admin, a);
+  REQUIRE(one.has_value());
+  CHECK(one->buckets == std::vector<catalog::FacetBucket>{{"Tier.Gold", 12}});
+}
+
+TEMPLATE_TEST_CASE("typeahead: names that start with the text, an exact name first, then words",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"g","description":"d"})");
+  for (auto n : {"customer", "customerOrders", "customer_v2", "newCustomer", "other"})
+    c.make(Kind::glossary_term, std::string(R"({"glossary":"g","name":")") + n +
+                                    R"(","description":"d"})");
+  auto s = c.s.suggest(c.admin, "Customer", "all", 10);
+  REQUIRE(s.has_value());
+  std::vector<std::string> names;
+  for (const auto& x : *s) names.push_back(x.text);
+  CHECK(names == Names{"customer", "customerOrders", "customer_v2", "newCustomer"});
+  auto two = c.s.suggest(c.admin, "cust", "glossaryTerm", 2);
+  REQUIRE(two.has_value());
+  CHECK(two->size() == 2);
+  auto json = c.s.suggest_json(c.admin, "oth", "all", 10);
+  REQUIRE(json.has_value());
+  const auto& options =
+      json->at("suggest").at("metadata-suggest").at(0).at("options").as_array();
+  REQUIRE(options.size() == 1);
+  CHECK(options[0].at("text") == "other");
+  CHECK(options[0].at("_index") == "glossary_term_search_index");
+}
+
+TEMPLATE_TEST_CASE("bad search requests are 400 invalid_parameter and change nothing",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"g","description":"d"})");
+  const auto before = test::dump(c.s);
+  auto refused = [&](SearchRequest r) {
+    auto found = c.s.search(c.admin, r);
+    REQUIRE(!found);
+    CHECK(found.error().code() == Errc::invalid_parameter);
+    CHECK(found.error().kind() == catalog::ErrorKind::bad_request);
+  };
+  SearchRequest r;
+  r.q = std::string(1025, 'a');
+  refused(r);
+  r.q = "";
+  for (int i = 0; i < 33; ++i) r.q += "w ";
+  refused(r);
+  r = {};
+  r.index = "table_search_index";
+  refused(r);
+  r = {};
+  r.from = 9995;
+  r.size = 10;
+  refused(r);
+  r = {};
+  r.size = 10001;
+  refused(r);
+  r = {};
+  r.sort_field = "owner";
+  refused(r);
+  r = {};
+  r.sort_order = "up";
+  refused(r);
+  r = {};
+  r.search_after = std::vector<catalog::SortValue>{std::int64_t{1}};
+  refused(r);
+  r = {};
+  r.q = "x";
+  r.search_after = std::vector<catalog::SortValue>{std::string("a"), std::string("b")};
+  refused(r);  // a _score sort has five values
+  r = {};
+  catalog::SearchFilter deep;
+  deep.term = catalog::SearchTerm{"entityType", {"glossary"}};
+  for (int i = 0; i < 9; ++i) {
+    catalog::SearchFilter up;
+    up.must.push_back(std::move(deep));
+    deep = std::move(up);
+  }
+  r.filter = deep;
+  refused(r);
+  r = {};
+  r.filter = catalog::SearchFilter{catalog::SearchTerm{"columns.name", {"x"}}, {}, {}, {}, {}};
+  refused(r);
+  for (std::string bad : {"", "[]", "{}", R"({"query":{"match":{"name":"x"}}})",
+                          R"({"query":{"bool":{"must":{"range":{"updatedAt":{}}}}}})",
+                          R"({"query":{"bool":{"must":[1]}}})",
+                          R"({"query":{"bool":{"should":{"term":{"a":"b","c":"d"}}}}})",
+                          R"({"query":{"bool":{"must":{"terms":{"status":"Approved"}}}}})",
+                          R"({"query":{"bool":{"must":{"term":{"status":[1]}}}}})",
+                          R"({"query":{"bool":{"minimum_should_match":1}}})"}) {
+    INFO(bad);
+    auto parsed = catalog::parse_search_filter(bad);
+    REQUIRE(!parsed);
+    CHECK(parsed.error().code() == Errc::invalid_parameter);
+  }
+  AggregateRequest a;
+  a.field = "name";
+  CHECK(c.s.aggregate(c.admin, a).error().code() == Errc::invalid_parameter);
+  CHECK(c.s.suggest(c.admin, "x", "all", 101).error().code() == Errc::invalid_parameter);
+  CHECK(c.s.suggest(c.admin, "x", "nope", 1).error().code() == Errc::invalid_parameter);
+  CHECK(test::dump(c.s) == before);
+}
+
+TEMPLATE_TEST_CASE("who sees what: hits a user may not view are left out before counting",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::user, R"({"name":"bob","email":"bob@example.com"})");
+  c.make(Kind::glossary, R"({"name":"g","description":"visible words"})");
+  auto bob = c.s.principal("bob").value();
+  SearchRequest r;
+  r.q = "visible";
+  auto as_bob = c.s.search(bob, r);
+  REQUIRE(as_bob.has_value());
+  // The default policy lets every user view basic fields: bob sees the glossary.
+  CHECK(as_bob->total == 1);
+}
+
+TEST_CASE("a store written without the index is indexed by reindex and by the next open",
+          "[search]") {
+  test::TempDir dir;
+  auto options = test::test_options();
+  options.search_index = false;
+  {
+    auto store = catalog::Store::open_lmdb(dir.path(), options).value();
+    Catalog c{store};
+    c.make(Kind::glossary, R"({"name":"quiet","description":"never indexed"})");
+    CHECK(c.names("quiet").empty());
+    auto again = store.reindex(c.admin, 2);
+    REQUIRE(again.has_value());
+    CHECK(*again >= 2);  // the admin user and the glossary
+    CHECK(c.names("quiet") == Names{"quiet"});
+    c.clean();
+    // Written without the index again; the index is stale until the next open notices nothing
+    // (the analyzer is current) - so reindex is the repair, and verify says so.
+    c.make(Kind::glossary, R"({"name":"later","description":"not indexed"})");
+    auto problems = store.verify();
+    REQUIRE(problems.has_value());
+    CHECK(!problems->empty());
+    auto bob = c.s.principal("admin").value();
+    bob.is_admin = false;
+    CHECK(store.reindex(bob).error().code() == Errc::forbidden);
+  }
+  {
+    // A reindex left half done is finished by the next open.
+    auto store = catalog::Store::open_lmdb(dir.path(), options).value();
+    {
+      auto txn = store.backend().begin(catalog::storage::Mode::read_write).value();
+      REQUIRE(txn->put(std::string("Msearch_reindex"), ""));
+      REQUIRE(txn->commit());
+    }
+  }
+  auto store = catalog::Store::open_lmdb(dir.path(), test::test_options()).value();
+  Catalog c{store};
+  CHECK(c.names("later") == Names{"later"});
+  c.clean();
+}
