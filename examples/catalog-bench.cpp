@@ -11,6 +11,9 @@
 //                  Default: a fresh directory under /tmp, removed at the end.
 //   --keep         do not remove the directory at the end
 //   --only <digits> run only the measurements named (e.g. --only 14); default all but 7
+//   --corpus <file> the Debian corpus of measurement 9 (search against SQLite FTS5); default
+//                  ../shared/corpus/debian-packages.jsonl.gz beside the project; 9 is skipped
+//                  when it is missing
 //   --store lmdb | postgresql:<conninfo>  where the catalogs go (default lmdb). On PostgreSQL
 //                  each measurement's catalog is a schema named after it (bench_<name>, dropped
 //                  first, and at the end unless --keep), measurement 1 compares with raw libpq
@@ -75,6 +78,7 @@
 #include <fcntl.h>
 #include <lmdb.h>
 #include <malloc.h>
+#include <sqlite3.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -92,6 +96,7 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -101,6 +106,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -1524,6 +1530,7 @@ void admin_tools(const fs::path& root, std::int64_t n) {
 }  // namespace
 
 #include "bench_postgres.hpp"
+#include "bench_search.hpp"
 
 namespace {
 
@@ -1594,7 +1601,8 @@ int run(int argc, char** argv) {
   std::string scale_name = "small";
   std::optional<fs::path> dir_flag;
   bool keep = false;
-  std::string only = "1234568";
+  std::string only = "12345689";
+  fs::path corpus = CATALOG_CORPUS_FILE;
   std::optional<std::int64_t> admin_entities;
   std::optional<fs::path> json_file;
   for (int i = 1; i < argc; ++i) {
@@ -1608,7 +1616,7 @@ int run(int argc, char** argv) {
       std::cout
           << "usage: catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only 12345678]\n"
              "                     [--store lmdb|postgresql:<conninfo>] [--admin-entities <n>]\n"
-             "                     [--json <file>]\n";
+             "                     [--json <file>] [--corpus <debian-packages.jsonl.gz>]\n";
       return 0;
     } else if (a.starts_with("--scale")) {
       scale_name = value();
@@ -1620,6 +1628,8 @@ int run(int argc, char** argv) {
       json_file = value();
     } else if (a.starts_with("--only")) {
       only = value();
+    } else if (a.starts_with("--corpus")) {
+      corpus = value();
     } else if (a.starts_with("--store")) {
       const auto v = value();
       if (v.starts_with("postgresql:") && v.size() > 11) {
@@ -1705,6 +1715,7 @@ int run(int argc, char** argv) {
   if (wanted('8')) stored_encoding(*big);
   if (wanted('7')) writers(root, sc);
   if (wanted('6')) admin_tools(root, admin_entities.value_or(sc.admin_entities));
+  if (wanted('9') && !postgres_target) search_bench::search_section(root, sc, corpus);
 
   if (postgres_target && !keep)
     for (const auto& schema : postgres_target->made) (void)need_drop(schema);
