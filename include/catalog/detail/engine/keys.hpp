@@ -23,7 +23,6 @@
 //
 //   X word 0x00 id                         -> posting: (field, count) pairs of `word` in id's
 //                                             document (search_index.hpp)
-//   W word 0x00 shard(u8)                  -> documents holding `word` whose id is in the shard
 //   G field(u8) shard(u8)                  -> documents with the field and their total length
 //   Y id                                   -> the entity's search document (search_index.hpp)
 //   K folded-name 0x00 id                  -> "" (exact names and typeahead by name)
@@ -98,15 +97,13 @@ std::string meta(std::string_view name);
 
 // ---- the search index ----
 
-/// Shards of the search statistics (W, G): a write changes the shard of its entity's id.
+/// Shards of the search statistics (G): a write changes the shard of its entity's id.
 inline constexpr unsigned search_shards = 16;
 unsigned search_shard(const Uuid& id);
 /// Words and names are cut to this many bytes in keys (words are at most 64 already).
 inline constexpr std::size_t search_text_bytes = 400;
 std::string posting(std::string_view word, const Uuid& id);
 std::string posting_prefix(std::string_view word);
-std::string word_count(std::string_view word, unsigned shard);
-std::string word_count_prefix(std::string_view word);
 std::string field_stats(unsigned field, unsigned shard);
 std::string search_doc(const Uuid& id);
 std::string name_entry(std::string_view folded_name, const Uuid& id);
@@ -120,12 +117,6 @@ struct TextIdKey {
   Uuid id;
 };
 std::optional<TextIdKey> decode_text_id(char tag, std::string_view key);
-/// `W word 0x00 shard`.
-struct WordCountKey {
-  std::string_view word;
-  unsigned shard;
-};
-std::optional<WordCountKey> decode_word_count(std::string_view key);
 /// `G field shard`.
 struct FieldStatsKey {
   unsigned field;

@@ -19,13 +19,12 @@ class Checker {
 
   /// An entity record that decoded: its search document must exist (searched kinds).
   Result<void> entity(const Record& r);
-  /// A key of the search families (G, J, K, W, X, Y).
+  /// A key of the search families (G, J, K, X, Y).
   Result<void> key(std::string_view key, std::string_view value);
   /// After the scan: the counts and sums.
   Result<void> finish();
 
  private:
-  Result<void> end_word();
   Result<void> document(std::string_view key, std::string_view value);
 
   Tx& tx_;
@@ -36,10 +35,6 @@ class Checker {
   std::uint64_t postings_ = 0, expected_postings_ = 0;
   std::uint64_t names_ = 0, expected_names_ = 0;
   std::uint64_t name_words_ = 0, expected_name_words_ = 0;
-  // The word whose W shards are being passed, and their sum.
-  std::string word_;
-  std::string word_key_;
-  std::int64_t word_sum_ = 0;
 };
 
 }  // namespace catalog::engine::search_index

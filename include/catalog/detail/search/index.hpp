@@ -2,7 +2,7 @@
 #define CATALOG_DETAIL_SEARCH_INDEX_HPP
 
 // The search index (docs/SEARCH_INDEX.md): each searched entity's search document, what it
-// writes under the X, W, G, Y, K and J keys (keys.hpp), and the one function every write
+// writes under the X, G, Y, K and J keys (keys.hpp), and the one function every write
 // transaction calls before it commits to bring the index up to date with what it changed.
 //
 // A search document is derived from the entity's record and edges only; so is everything the
@@ -41,7 +41,7 @@ inline constexpr std::size_t field_count = 13;
 inline constexpr std::array<double, field_count> field_weight{10, 10, 5, 2, 5, 5, 5, 8, 1, 5, 0, 0, 0};
 /// Fields whose words are also indexed stemmed (under stem_marker).
 inline constexpr bool stemmed(Field f) { return f == Field::description || f == Field::display_name; }
-/// The byte before a stemmed word in X and W keys: no analysed word starts with it.
+/// The byte before a stemmed word in X keys: no analysed word starts with it.
 inline constexpr char stem_marker = '\x01';
 /// The G key of the count of all documents (beside the fields' own).
 inline constexpr unsigned all_documents = 0xff;
@@ -49,7 +49,8 @@ inline constexpr unsigned all_documents = 0xff;
 /// Whether entities of `kind` are searched (docs/SEMANTICS.md §16: policies are not).
 inline constexpr bool searched(Kind kind) { return kind != Kind::policy; }
 
-/// One posting of a document: a word (or stem_marker + stem), a field, and its count there.
+/// One posting of a document: a word (or stem_marker + its stem, where the stem differs from
+/// the word), a field, and its count there.
 struct Term {
   std::string word;
   Field field = Field::name;
@@ -91,9 +92,11 @@ struct FieldText {
   std::string text;
 };
 
-/// The entity's search document and field texts, or nullopt when it has none (no such entity,
-/// or a kind not searched). Errors: storage.
-Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts);
+/// The entity's search document and field texts, or nullopt when it has none (a kind not
+/// searched). Without `analyse`, the texts and what the document holds beside its terms and
+/// lengths (which stay empty): what phrases and highlights read. Errors: storage.
+Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts,
+                                      bool analyse = true);
 
 std::string encode(const Document& d);
 /// Errors: storage (bytes that are not a search document). Without `terms`, the document is
@@ -131,8 +134,7 @@ Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after,
 /// Rebuilds the whole index in `tx` (import: one transaction holds everything). Errors: storage.
 Result<std::uint64_t> rebuild(Tx& tx);
 
-/// Reads the statistic W or G sums: documents holding `word`. Errors: storage.
-Result<std::int64_t> document_frequency(Tx& tx, std::string_view word);
+/// The G sums of a field: documents with it and their total length.
 struct FieldStats {
   std::int64_t documents = 0;
   std::int64_t length = 0;

@@ -185,12 +185,6 @@ std::string text_id(char tag, std::string_view text, const Uuid& id) {
 
 std::string posting(std::string_view word, const Uuid& id) { return text_id('X', word, id); }
 std::string posting_prefix(std::string_view word) { return text_prefix('X', word) + '\0'; }
-std::string word_count(std::string_view word, unsigned shard) {
-  auto key = word_count_prefix(word);
-  key += static_cast<char>(shard);
-  return key;
-}
-std::string word_count_prefix(std::string_view word) { return text_prefix('W', word) + '\0'; }
 std::string field_stats(unsigned field, unsigned shard) {
   std::string key(1, 'G');
   key += static_cast<char>(field);
@@ -215,14 +209,6 @@ std::optional<TextIdKey> decode_text_id(char tag, std::string_view key) {
   auto text = key.substr(1, key.size() - id_size - 2);
   if (text.find('\0') != std::string_view::npos) return std::nullopt;
   return TextIdKey{text, id_from_bytes(key.substr(key.size() - id_size))};
-}
-
-std::optional<WordCountKey> decode_word_count(std::string_view key) {
-  if (key.size() < 3 || key[0] != 'W' || key[key.size() - 2] != '\0') return std::nullopt;
-  auto word = key.substr(1, key.size() - 3);
-  const auto shard = static_cast<unsigned char>(key.back());
-  if (word.find('\0') != std::string_view::npos || shard >= search_shards) return std::nullopt;
-  return WordCountKey{word, shard};
 }
 
 std::optional<FieldStatsKey> decode_field_stats(std::string_view key) {

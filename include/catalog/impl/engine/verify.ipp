@@ -256,7 +256,6 @@ class Verifier {
     case 'G':
     case 'J':
     case 'K':
-    case 'W':
     case 'X':
     case 'Y': return search_.key(key, value);
     default: problem(key, "unknown key family (no tag of the key schema)"); return {};

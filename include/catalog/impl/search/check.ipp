@@ -23,8 +23,6 @@ Result<void> Checker::entity(const Record& r) {
 }
 
 Result<void> Checker::key(std::string_view key, std::string_view value) {
-  if (key[0] != 'W')
-    if (auto e = end_word(); !e) return e;
   switch (key[0]) {
   case 'G': {
     auto k = keys::decode_field_stats(key);
@@ -43,21 +41,6 @@ Result<void> Checker::key(std::string_view key, std::string_view value) {
       problem_(key, "malformed typeahead key");
     ++(key[0] == 'K' ? names_ : name_words_);
     return {};
-  case 'W': {
-    auto k = keys::decode_word_count(key);
-    auto n = keys::decode_count(value);
-    if (!k || !n) {
-      problem_(key, "malformed word count");
-      return {};
-    }
-    if (k->word != word_) {
-      if (auto e = end_word(); !e) return e;
-      word_.assign(k->word);
-      word_key_.assign(key);
-    }
-    word_sum_ += *n;
-    return {};
-  }
   case 'X': {
     ++postings_;
     std::vector<std::pair<Field, std::uint32_t>> counts;
@@ -67,23 +50,6 @@ Result<void> Checker::key(std::string_view key, std::string_view value) {
   }
   case 'Y': return document(key, value);
   }
-  return {};
-}
-
-Result<void> Checker::end_word() {
-  if (word_.empty()) return {};
-  // The documents holding a word are its postings: count them (a range of the X keys).
-  auto cursor =
-      tx_.raw().scan(storage::prefix_range(keys::posting_prefix(word_)), storage::Direction::forward);
-  if (!cursor) return cursor.error();
-  std::int64_t n = 0;
-  for (auto& c = *cursor; c->valid(); ++n)
-    if (auto x = c->next(); !x) return x.error();
-  if (n != word_sum_)
-    problem_(word_key_, "word count is " + std::to_string(word_sum_) + " but " +
-                            std::to_string(n) + " documents hold the word" + std::string(repair));
-  word_.clear();
-  word_sum_ = 0;
   return {};
 }
 
@@ -150,7 +116,6 @@ Result<void> Checker::document(std::string_view key, std::string_view value) {
 }
 
 Result<void> Checker::finish() {
-  if (auto e = end_word(); !e) return e;
   if (postings_ != expected_postings_)
     problem_("X", std::to_string(postings_) + " search postings stored, but the documents hold " +
                       std::to_string(expected_postings_) + std::string(repair));

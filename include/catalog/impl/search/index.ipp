@@ -23,9 +23,11 @@ namespace {
 /// Counts the words of one field's texts into `terms` and its length.
 class TermCounter {
  public:
+  explicit TermCounter(bool analyse) : analyse_(analyse) {}
   void add(Field field, std::string_view text, std::vector<FieldText>* texts) {
     if (text.empty()) return;
     if (texts) texts->push_back(FieldText{field, std::string(text)});
+    if (!analyse_) return;
     const auto words = search::words(text);
     lengths_[static_cast<std::size_t>(field)] += static_cast<std::uint32_t>(words.size());
     for (const auto& w : words) {
@@ -52,11 +54,13 @@ class TermCounter {
   void count(const std::string& word, Field field) {
     if (word.empty()) return;
     raw_.push_back(Term{word, field, 1});
-    if (stemmed(field)) {
-      auto s = search::stem(word);
-      raw_.push_back(Term{std::string(1, stem_marker) + s, field, 1});
-    }
+    // A stem is indexed apart only where it differs from the word: a query that reads the
+    // stem's postings reads the word's as well (query.ipp).
+    if (stemmed(field))
+      if (auto s = search::stem(word); s != word)
+        raw_.push_back(Term{std::string(1, stem_marker) + s, field, 1});
   }
+  bool analyse_;
   std::vector<Term> raw_;
   std::array<std::uint32_t, field_count> lengths_{};
 };
@@ -155,7 +159,8 @@ constexpr std::uint64_t format = 1;  // the layout of encode()'s bytes
 
 }  // namespace
 
-Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts) {
+Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts,
+                                      bool analyse) {
   if (!searched(r.kind)) return std::optional<Document>();
   Document d;
   d.analyzer = search::analyzer_version;
@@ -167,7 +172,7 @@ Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<Field
   d.display_name = base.display_name.value_or("");
   d.fqn = base.fully_qualified_name;
   d.updated_at = base.updated_at;
-  TermCounter c;
+  TermCounter c(analyse);
   c.add(Field::name, d.name, texts);
   c.add(Field::display_name, d.display_name, texts);
   c.add(Field::fqn, d.fqn, texts);
@@ -358,24 +363,6 @@ std::vector<std::string> name_words(const Document& d) {
 
 namespace {
 
-/// Adds `delta` to a count stored as keys::encode_u64 of its two's complement (erased at 0).
-Result<void> add_to(storage::Transaction& txn, const std::string& key, std::int64_t delta) {
-  auto v = txn.get(key);
-  if (!v) return v.error();
-  std::int64_t stored = 0;
-  if (*v) {
-    auto n = keys::decode_count(**v);
-    if (!n) return fail(Errc::storage, "corrupt search statistic " + keys::printable(key));
-    stored = *n;
-  }
-  const auto next = stored + delta;
-  if (next == 0) {
-    if (auto e = txn.erase(key); !e) return e.error();
-    return {};
-  }
-  return txn.put(key, keys::encode_u64(static_cast<std::uint64_t>(next)));
-}
-
 Result<void> add_field_stats(storage::Transaction& txn, unsigned field, unsigned shard,
                              std::int64_t documents, std::int64_t length) {
   if (documents == 0 && length == 0) return {};
@@ -442,19 +429,18 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
   }
   if (old == now && (old || !*stored)) return false;
   const auto shard = keys::search_shard(id);
-  // Postings and document frequencies: only the words whose (field, count) pairs differ.
+  // Postings: only the words whose (field, count) pairs differ. A word's document frequency is
+  // the length of its postings, which a query reads whole: no shared count to keep.
   const auto before = postings_of(old), after = postings_of(now);
   auto b = before.begin();
   auto a = after.begin();
   while (b != before.end() || a != after.end()) {
     if (a == after.end() || (b != before.end() && b->first < a->first)) {
       if (auto e = txn.erase(keys::posting(b->first, id)); !e) return e.error();
-      if (auto w = add_to(txn, keys::word_count(b->first, shard), -1); !w) return w.error();
       ++b;
     } else if (b == before.end() || a->first < b->first) {
       if (auto p = txn.put(keys::posting(a->first, id), encode_posting(a->second)); !p)
         return p.error();
-      if (auto w = add_to(txn, keys::word_count(a->first, shard), 1); !w) return w.error();
       ++a;
     } else {
       if (a->second != b->second)
@@ -539,7 +525,7 @@ Result<bool> current(Tx& tx) {
 
 Result<bool> clear_step(Tx& tx, std::size_t batch) {
   std::vector<std::string> found;
-  for (char tag : {'G', 'J', 'K', 'W', 'X', 'Y'}) {
+  for (char tag : {'G', 'J', 'K', 'X', 'Y'}) {
     auto cursor = tx.raw().scan(storage::prefix_range(std::string(1, tag)),
                                 storage::Direction::forward);
     if (!cursor) return cursor.error();
@@ -593,20 +579,6 @@ Result<std::uint64_t> rebuild(Tx& tx) {
     return p.error();
   if (auto e = tx.raw().erase(keys::meta(reindex_meta)); !e) return e.error();
   return indexed;
-}
-
-Result<std::int64_t> document_frequency(Tx& tx, std::string_view word) {
-  auto cursor = tx.raw().scan(storage::prefix_range(keys::word_count_prefix(word)),
-                              storage::Direction::forward);
-  if (!cursor) return cursor.error();
-  std::int64_t total = 0;
-  for (auto& c = *cursor; c->valid();) {
-    auto n = keys::decode_count(c->value());
-    if (!n) return fail(Errc::storage, "corrupt search statistic " + keys::printable(c->key()));
-    total += *n;
-    if (auto n = c->next(); !n) return n.error();
-  }
-  return total;
 }
 
 Result<std::array<FieldStats, field_count + 1>> field_stats(Tx& tx) {

@@ -27,8 +27,8 @@ constexpr double b = 0.75;
 constexpr double stemmed_share = 0.5;
 /// Prefix queries expand to the most frequent words with the prefix, at most this many.
 constexpr std::size_t max_expansions = 64;
-/// W keys a prefix expansion reads at most.
-constexpr std::size_t max_expansion_scan = 20000;
+/// Postings a prefix expansion reads at most.
+constexpr std::size_t max_expansion_scan = 100000;
 
 using FieldMask = std::uint32_t;
 constexpr FieldMask bit(Field f) { return FieldMask{1} << static_cast<unsigned>(f); }
@@ -51,6 +51,74 @@ constexpr ScopedField scoped_fields[] = {
     {"glossary", Field::glossary}, {"domain", Field::domain},
 };
 
+// ---- postings ----
+
+/// The (field, count) pairs of one posting.
+struct FieldCounts {
+  const std::pair<Field, std::uint32_t>* begin = nullptr;
+  const std::pair<Field, std::uint32_t>* end = nullptr;
+  std::uint32_t in(Field f) const {
+    for (auto* p = begin; p != end; ++p)
+      if (p->first == f) return p->second;
+    return 0;
+  }
+  explicit operator bool() const { return begin != end; }
+};
+
+/// The postings of one word: ids in ascending order (as the keys sort) with their fields.
+struct PostingList {
+  std::vector<Uuid> ids;
+  std::vector<std::uint32_t> starts;  // per id, into counts; one more at the end
+  std::vector<std::pair<Field, std::uint32_t>> counts;
+  std::int64_t df() const { return static_cast<std::int64_t>(ids.size()); }
+  FieldCounts find(const Uuid& id) const {
+    auto it = std::lower_bound(ids.begin(), ids.end(), id);
+    if (it == ids.end() || *it != id) return {};
+    const auto i = static_cast<std::size_t>(it - ids.begin());
+    return {counts.data() + starts[i], counts.data() + starts[i + 1]};
+  }
+};
+
+class Postings {
+ public:
+  explicit Postings(Tx& tx) : tx_(tx) {}
+  /// The postings of `word`, read once per query. Errors: storage.
+  Result<const PostingList*> get(const std::string& word) {
+    if (auto it = lists_.find(word); it != lists_.end()) return &it->second;
+    PostingList list;
+    auto cursor =
+        tx_.raw().scan(storage::prefix_range(keys::posting_prefix(word)), storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    std::vector<std::pair<Field, std::uint32_t>> counts;
+    for (auto& c = *cursor; c->valid();) {
+      auto k = keys::decode_text_id('X', c->key());
+      if (!k || !si::decode_posting(c->value(), counts))
+        return fail(Errc::storage, "corrupt search posting " + keys::printable(c->key()));
+      list.ids.push_back(k->id);
+      list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
+      list.counts.insert(list.counts.end(), counts.begin(), counts.end());
+      if (auto n = c->next(); !n) return n.error();
+    }
+    list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
+    return &lists_.emplace(word, std::move(list)).first->second;
+  }
+
+ private:
+  Tx& tx_;
+  std::map<std::string, PostingList, std::less<>> lists_;
+};
+
+/// A query word with its postings read: the whole word's, its parts', and the stems' of both.
+struct PreparedWord {
+  const PostingList* whole = nullptr;
+  std::vector<const PostingList*> parts;
+  // Stemmed matches: the postings of stem_marker + stem and of the stem as a word.
+  const PostingList* whole_stem = nullptr;
+  const PostingList* whole_stem_word = nullptr;
+  std::vector<std::pair<const PostingList*, const PostingList*>> part_stems;
+  std::int64_t df = 0;
+};
+
 enum class Occur { should, must, must_not };
 enum class ClauseType { word, phrase, prefix };
 
@@ -70,6 +138,8 @@ struct Clause {
   std::vector<std::string> phrase;    // phrase: consecutive words
   std::vector<std::string> expanded;  // prefix: the words it stands for
   std::string prefix;
+  /// What evaluation reads: the word (word), each phrase word, each expansion (prefix).
+  std::vector<PreparedWord> prepared;
 };
 
 struct Query {
@@ -237,63 +307,14 @@ Result<Query> parse(std::string_view q) {
   return query;
 }
 
-// ---- postings ----
-
-using FieldCounts = std::vector<std::pair<Field, std::uint32_t>>;
-
-/// The postings of one word: ids in ascending order with their fields.
-struct PostingList {
-  std::vector<std::pair<Uuid, FieldCounts>> entries;
-  std::int64_t df = 0;
-  const FieldCounts* find(const Uuid& id) const {
-    auto it = std::lower_bound(entries.begin(), entries.end(), id,
-                               [](const auto& e, const Uuid& u) { return e.first < u; });
-    return it != entries.end() && it->first == id ? &it->second : nullptr;
-  }
-};
-
-std::uint32_t count_in(const FieldCounts* counts, Field f) {
-  if (!counts) return 0;
-  for (const auto& [field, count] : *counts)
-    if (field == f) return count;
-  return 0;
-}
-
-class Postings {
- public:
-  explicit Postings(Tx& tx) : tx_(tx) {}
-  /// The postings of `word`, read once per query. Errors: storage.
-  Result<const PostingList*> get(const std::string& word) {
-    if (auto it = lists_.find(word); it != lists_.end()) return &it->second;
-    PostingList list;
-    auto cursor =
-        tx_.raw().scan(storage::prefix_range(keys::posting_prefix(word)), storage::Direction::forward);
-    if (!cursor) return cursor.error();
-    for (auto& c = *cursor; c->valid();) {
-      auto k = keys::decode_text_id('X', c->key());
-      FieldCounts counts;
-      if (!k || !si::decode_posting(c->value(), counts))
-        return fail(Errc::storage, "corrupt search posting " + keys::printable(c->key()));
-      list.entries.emplace_back(k->id, std::move(counts));
-      if (auto n = c->next(); !n) return n.error();
-    }
-    list.df = static_cast<std::int64_t>(list.entries.size());
-    return &lists_.emplace(word, std::move(list)).first->second;
-  }
-
- private:
-  Tx& tx_;
-  std::map<std::string, PostingList, std::less<>> lists_;
-};
-
 /// The words of a clause whose postings evaluation reads.
 std::vector<std::string> atoms_of(const Clause& c) {
   std::vector<std::string> out;
+  const bool stems = c.fields & (bit(Field::description) | bit(Field::display_name));
   auto add = [&](const std::string& w) {
     if (w.empty()) return;
     out.push_back(w);
-    if (c.fields & (bit(Field::description) | bit(Field::display_name)))
-      out.push_back(std::string(1, si::stem_marker) + search::stem(w));
+    if (stems) out.push_back(std::string(1, si::stem_marker) + search::stem(w));
   };
   switch (c.type) {
   case ClauseType::word:
@@ -310,23 +331,105 @@ std::vector<std::string> atoms_of(const Clause& c) {
   return out;
 }
 
-/// A prefix clause's words: the most frequent words that start with it.
+/// Reads the postings of a query word (and of its stems when `stems`).
+Result<PreparedWord> prepare_word(Postings& postings, const QueryWord& w, bool stems) {
+  PreparedWord p;
+  auto get = [&](const std::string& word) { return postings.get(word); };
+  auto stem_pair = [&](const std::string& word)
+      -> Result<std::pair<const PostingList*, const PostingList*>> {
+    const auto s = search::stem(word);
+    auto marked = get(std::string(1, si::stem_marker) + s);
+    if (!marked) return marked.error();
+    const PostingList* plain = nullptr;
+    if (s != word) {
+      auto l = get(s);
+      if (!l) return l.error();
+      plain = *l;
+    }
+    return std::pair(*marked, plain);
+  };
+  if (!w.whole.empty()) {
+    auto l = get(w.whole);
+    if (!l) return l.error();
+    p.whole = *l;
+    if (stems) {
+      auto sp = stem_pair(w.whole);
+      if (!sp) return sp.error();
+      std::tie(p.whole_stem, p.whole_stem_word) = *sp;
+    }
+  }
+  for (const auto& part : w.parts) {
+    auto l = get(part);
+    if (!l) return l.error();
+    p.parts.push_back(*l);
+    if (stems) {
+      auto sp = stem_pair(part);
+      if (!sp) return sp.error();
+      p.part_stems.push_back(*sp);
+    }
+  }
+  // Documents holding the word: the whole's, else (a word typed with separators) the rarest
+  // part's.
+  if (p.whole && (p.whole->df() > 0 || p.parts.empty())) {
+    p.df = p.whole->df();
+  } else {
+    std::int64_t least = -1;
+    for (const auto* l : p.parts) least = least < 0 ? l->df() : std::min(least, l->df());
+    p.df = std::max<std::int64_t>(least, 0);
+  }
+  return p;
+}
+
+Result<void> prepare(Postings& postings, Clause& c) {
+  const bool stems = c.fields & (bit(Field::description) | bit(Field::display_name));
+  auto add = [&](const QueryWord& w, bool with_stems) -> Result<void> {
+    auto p = prepare_word(postings, w, with_stems);
+    if (!p) return p.error();
+    c.prepared.push_back(std::move(*p));
+    return {};
+  };
+  switch (c.type) {
+  case ClauseType::word: return add(c.word, stems);
+  case ClauseType::phrase:
+    for (const auto& w : c.phrase)
+      if (auto r = add(QueryWord{w, {}}, false); !r) return r;
+    return {};
+  case ClauseType::prefix:
+    for (const auto& w : c.expanded)
+      if (auto r = add(QueryWord{w, {}}, false); !r) return r;
+    return {};
+  }
+  return {};
+}
+
+/// The ids of every posting a prepared word reads.
+void add_ids(const PreparedWord& p, std::vector<Uuid>& out) {
+  auto add = [&](const PostingList* l) {
+    if (l) out.insert(out.end(), l->ids.begin(), l->ids.end());
+  };
+  add(p.whole);
+  add(p.whole_stem);
+  add(p.whole_stem_word);
+  // A document holding only some parts of a word is no match; one holding all holds the first.
+  if (!p.parts.empty()) add(p.parts.front());
+  if (!p.part_stems.empty()) add(p.part_stems.front().first), add(p.part_stems.front().second);
+}
+
+/// A prefix clause's words: the words that start with it held by the most documents (their
+/// postings counted, up to max_expansion_scan of them).
 Result<void> expand(Tx& tx, Clause& c) {
-  auto range = storage::prefix_range(std::string(1, 'W') + c.prefix);
-  auto cursor = tx.raw().scan(range, storage::Direction::forward);
+  auto cursor = tx.raw().scan(storage::prefix_range(std::string(1, 'X') + c.prefix),
+                              storage::Direction::forward);
   if (!cursor) return cursor.error();
   std::vector<std::pair<std::int64_t, std::string>> found;
   std::size_t read = 0;
   for (auto& cur = *cursor; cur->valid() && read < max_expansion_scan; ++read) {
-    auto k = keys::decode_word_count(cur->key());
-    auto n = keys::decode_count(cur->value());
-    if (!k || !n) return fail(Errc::storage, "corrupt search statistic " + keys::printable(cur->key()));
-    if (!k->word.empty() && k->word[0] != si::stem_marker) {
-      if (!found.empty() && found.back().second == k->word)
-        found.back().first += *n;
-      else
-        found.emplace_back(*n, std::string(k->word));
-    }
+    auto k = keys::decode_text_id('X', cur->key());
+    if (!k) return fail(Errc::storage, "corrupt search posting " + keys::printable(cur->key()));
+    if (!found.empty() && found.back().second == k->text)
+      ++found.back().first;
+    else
+      found.emplace_back(1, std::string(k->text));
     if (auto x = cur->next(); !x) return x.error();
   }
   std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) {
@@ -495,6 +598,35 @@ bool before(const std::vector<SortValue>& a, const std::vector<SortValue>& b, co
   return false;
 }
 
+/// The order of matches: by the sort field in its direction, then name and id ascending (what
+/// `before` says of their sort values, without making them).
+bool ranked_before(const Match& x, const Match& y, const Order& o) {
+  const auto& a = *x.doc;
+  const auto& b = *y.doc;
+  auto directed = [&](auto u, auto v) -> int {
+    if (u == v) return 0;
+    const bool less = u < v;
+    return (less != o.descending) ? -1 : 1;
+  };
+  int c = 0;
+  switch (o.field) {
+  case SortField::score:
+    c = directed(std::int64_t{x.exact}, std::int64_t{y.exact});
+    if (!c) c = directed(x.matched, y.matched);
+    if (!c) c = directed(x.score, y.score);
+    break;
+  case SortField::name: c = directed(std::string_view(a.name), std::string_view(b.name)); break;
+  case SortField::display_name:
+    c = directed(std::string_view(a.display_name), std::string_view(b.display_name));
+    break;
+  case SortField::updated_at: c = directed(a.updated_at, b.updated_at); break;
+  case SortField::up_votes: c = directed(a.up_votes, b.up_votes); break;
+  }
+  if (c) return c < 0;
+  if (o.field == SortField::score && a.name != b.name) return a.name < b.name;
+  return a.id < b.id;  // byte order is the order of the text form
+}
+
 double bm25(double idf, double weighted_tf) {
   return idf * weighted_tf / (k1 + weighted_tf);
 }
@@ -534,6 +666,8 @@ class Evaluator {
     if (!stats) return stats.error();
     stats_ = *stats;
     // Candidates: every document of the postings of the query's positive words.
+    for (auto& c : qu.clauses)
+      if (auto p = prepare(postings_, c); !p) return p.error();
     std::vector<Uuid> candidates;
     if (qu.match_all) {
       auto cursor = tx_.raw().scan(storage::prefix_range("Y"), storage::Direction::forward);
@@ -543,14 +677,9 @@ class Evaluator {
         if (auto n = c->next(); !n) return n.error();
       }
     } else {
-      for (const auto& c : qu.clauses) {
-        if (c.occur == Occur::must_not) continue;
-        for (const auto& w : atoms_of(c)) {
-          auto list = postings_.get(w);
-          if (!list) return list.error();
-          for (const auto& e : (*list)->entries) candidates.push_back(e.first);
-        }
-      }
+      for (const auto& c : qu.clauses)
+        if (c.occur != Occur::must_not)
+          for (const auto& p : c.prepared) add_ids(p, candidates);
       std::sort(candidates.begin(), candidates.end());
       candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     }
@@ -566,7 +695,7 @@ class Evaluator {
       for (std::size_t i = 0; i < count; ++i) keys.push_back(keys::search_doc(candidates[at + i]));
       std::vector<std::string_view> views(keys.begin(), keys.end());
       std::optional<Error> bad;
-      auto read = tx_.raw().get_each(views, [&](std::size_t i, std::optional<std::string_view> v) {
+      auto read = tx_.raw().get_each(views, [&](std::size_t, std::optional<std::string_view> v) {
         if (!v || bad) return;
         auto d = si::decode_document(*v, false);
         if (!d) {
@@ -576,7 +705,6 @@ class Evaluator {
         if (!kinds.contains(d->kind) || d->deleted != deleted) return;
         if (filter && !matches(*filter, *d)) return;
         found.docs.push_back(std::move(*d));
-        (void)i;
       });
       if (!read) return read.error();
       if (bad) return *bad;
@@ -599,16 +727,8 @@ class Evaluator {
                   search::fold(d.fqn) == qu.folded;
       found.matches.push_back(m);
     }
-    std::vector<std::pair<std::vector<SortValue>, std::size_t>> keyed;
-    keyed.reserve(found.matches.size());
-    for (std::size_t i = 0; i < found.matches.size(); ++i)
-      keyed.emplace_back(sort_values(found.matches[i], found.order.field), i);
-    std::sort(keyed.begin(), keyed.end(),
-              [&](const auto& x, const auto& y) { return before(x.first, y.first, found.order); });
-    std::vector<Match> ranked;
-    ranked.reserve(keyed.size());
-    for (const auto& [k, i] : keyed) ranked.push_back(found.matches[i]);
-    found.matches = std::move(ranked);
+    std::sort(found.matches.begin(), found.matches.end(),
+              [&](const Match& x, const Match& y) { return ranked_before(x, y, found.order); });
     return found;
   }
 
@@ -618,7 +738,7 @@ class Evaluator {
     auto r = tx_.find(id);
     if (!r) return r.error();
     if (!*r) return out;
-    auto built = si::build(tx_, **r, &out);
+    auto built = si::build(tx_, **r, &out, false);
     if (!built) return built.error();
     return out;
   }
@@ -662,81 +782,70 @@ class Evaluator {
     return w * count / (1 - b + b * (avg > 0 ? len / avg : 1.0));
   }
 
-  /// The count of a query word in one field of a document: the whole word's, else the least of
-  /// its parts' when all are there. `stem` reads the stemmed postings instead.
-  Result<std::uint32_t> word_count(const QueryWord& w, const Uuid& id, Field f, bool stem) {
-    auto atom = [&](const std::string& s) {
-      return stem ? std::string(1, si::stem_marker) + search::stem(s) : s;
-    };
-    if (!w.whole.empty()) {
-      auto list = postings_.get(atom(w.whole));
-      if (!list) return list.error();
-      if (auto n = count_in((*list)->find(id), f)) return n;
+  /// A prepared word's postings for one document, found once.
+  struct Found1 {
+    FieldCounts whole, stem, stem_word;
+    std::vector<FieldCounts> parts, part_stems, part_stem_words;
+  };
+  static Found1 find_in(const PreparedWord& p, const Uuid& id) {
+    Found1 f;
+    if (p.whole) f.whole = p.whole->find(id);
+    if (p.whole_stem) f.stem = p.whole_stem->find(id);
+    if (p.whole_stem_word) f.stem_word = p.whole_stem_word->find(id);
+    for (const auto* l : p.parts) f.parts.push_back(l->find(id));
+    for (const auto& [marked, plain] : p.part_stems) {
+      f.part_stems.push_back(marked ? marked->find(id) : FieldCounts{});
+      f.part_stem_words.push_back(plain ? plain->find(id) : FieldCounts{});
     }
-    if (w.parts.empty()) return 0u;
+    return f;
+  }
+
+  /// The count of a query word in one field: the whole word's, else the least of its parts'
+  /// when all are there; `stemmed`, the same over the words that share their stems.
+  static std::uint32_t count_of(const Found1& f, Field field, bool stemmed) {
+    auto one = [&](const FieldCounts& a, const FieldCounts& b) {
+      return stemmed ? a.in(field) + b.in(field) : a.in(field);
+    };
+    if (auto n = stemmed ? one(f.stem, f.stem_word) + f.whole.in(field) : f.whole.in(field)) return n;
+    const std::size_t parts = f.parts.size();
+    if (parts == 0) return 0;
     std::uint32_t least = 0xffffffff;
-    for (const auto& p : w.parts) {
-      auto list = postings_.get(atom(p));
-      if (!list) return list.error();
-      least = std::min(least, count_in((*list)->find(id), f));
-      if (least == 0) return 0u;
+    for (std::size_t i = 0; i < parts; ++i) {
+      std::uint32_t n = f.parts[i].in(field);
+      if (stemmed && i < f.part_stems.size()) n += one(f.part_stems[i], f.part_stem_words[i]);
+      least = std::min(least, n);
+      if (least == 0) return 0;
     }
     return least;
   }
 
-  Result<std::int64_t> word_df(const QueryWord& w) {
-    if (!w.whole.empty()) {
-      auto list = postings_.get(w.whole);
-      if (!list) return list.error();
-      if ((*list)->df > 0 || w.parts.empty()) return (*list)->df;
-    }
-    std::int64_t least = -1;
-    for (const auto& p : w.parts) {
-      auto list = postings_.get(p);
-      if (!list) return list.error();
-      least = least < 0 ? (*list)->df : std::min(least, (*list)->df);
-    }
-    return std::max<std::int64_t>(least, 0);
-  }
-
   /// A query word's BM25F score in a document, 0 when it does not match.
-  Result<double> word_score(const QueryWord& w, const si::Document& d, FieldMask fields,
-                            bool scoped) {
+  double word_score(const PreparedWord& p, const si::Document& d, FieldMask fields,
+                    bool scoped) const {
+    const auto f1 = find_in(p, d.id);
     double weighted = 0;
     for (std::size_t i = 0; i < si::field_count; ++i) {
       const auto f = static_cast<Field>(i);
       if (!(fields & bit(f))) continue;
-      auto n = word_count(w, d.id, f, false);
-      if (!n) return n.error();
-      double count = *n;
-      if (*n == 0 && si::stemmed(f)) {
-        auto s = word_count(w, d.id, f, true);
-        if (!s) return s.error();
-        count = stemmed_share * *s;
-      }
+      double count = count_of(f1, f, false);
+      if (count == 0 && si::stemmed(f)) count = stemmed_share * count_of(f1, f, true);
       if (count > 0) weighted += weigh(d, f, count, scoped);
     }
-    if (weighted <= 0) return 0.0;
-    auto df = word_df(w);
-    if (!df) return df.error();
-    return bm25(idf(*df), weighted);
+    return weighted > 0 ? bm25(idf(p.df), weighted) : 0.0;
   }
 
-  /// Whether the phrase's words stand consecutively in one of the fields' texts.
+  /// The fields where the phrase's words stand consecutively.
   Result<FieldMask> phrase_fields(const Clause& c, const si::Document& d) {
     FieldMask candidates = 0;
     for (std::size_t i = 0; i < si::field_count; ++i) {
       const auto f = static_cast<Field>(i);
       if (!(c.fields & bit(f))) continue;
       bool all = true;
-      for (const auto& w : c.phrase) {
-        auto list = postings_.get(w);
-        if (!list) return list.error();
-        if (!count_in((*list)->find(d.id), f)) {
+      for (const auto& p : c.prepared)
+        if (!p.whole || !p.whole->find(d.id).in(f)) {
           all = false;
           break;
         }
-      }
       if (all) candidates |= bit(f);
     }
     if (!candidates) return FieldMask{0};
@@ -744,7 +853,7 @@ class Evaluator {
     if (!t) return t.error();
     FieldMask out = 0;
     for (const auto& ft : *t) {
-      if (!(candidates & bit(ft.field))) continue;
+      if (!(candidates & bit(ft.field)) || (out & bit(ft.field))) continue;
       auto words = search::words(ft.text);
       for (std::size_t s = 0; s + c.phrase.size() <= words.size(); ++s) {
         bool ok = true;
@@ -762,14 +871,10 @@ class Evaluator {
   /// A clause's score in a document; 0 when it does not match.
   Result<double> clause_score(const Clause& c, const si::Document& d) {
     switch (c.type) {
-    case ClauseType::word: return word_score(c.word, d, c.fields, c.scoped);
+    case ClauseType::word: return word_score(c.prepared.front(), d, c.fields, c.scoped);
     case ClauseType::prefix: {
       double best = 0;
-      for (const auto& w : c.expanded) {
-        auto s = word_score(QueryWord{w, {}}, d, c.fields, c.scoped);
-        if (!s) return s.error();
-        best = std::max(best, *s);
-      }
+      for (const auto& p : c.prepared) best = std::max(best, word_score(p, d, c.fields, c.scoped));
       return best;
     }
     case ClauseType::phrase: {
@@ -777,11 +882,7 @@ class Evaluator {
       if (!fields) return fields.error();
       if (!*fields) return 0.0;
       double total = 0;
-      for (const auto& w : c.phrase) {
-        auto s = word_score(QueryWord{w, {}}, d, *fields, c.scoped);
-        if (!s) return s.error();
-        total += *s;
-      }
+      for (const auto& p : c.prepared) total += word_score(p, d, *fields, c.scoped);
       return total;
     }
     }
@@ -1015,10 +1116,11 @@ Result<Ranked> search(Tx& tx, const Principal& who, const SearchRequest& request
   // The page: after search_after, then from and size.
   std::size_t start = 0;
   if (request.search_after) {
-    while (start < matches.size() &&
-           !before(*request.search_after, sort_values(matches[start], found->order.field),
-                   found->order))
-      ++start;
+    // The matches are in order: the first after the given sort values, by bisection.
+    const auto after = std::partition_point(matches.begin(), matches.end(), [&](const Match& m) {
+      return !before(*request.search_after, sort_values(m, found->order.field), found->order);
+    });
+    start = static_cast<std::size_t>(after - matches.begin());
   }
   start += static_cast<std::size_t>(request.from);
   for (std::size_t i = start;
