@@ -168,6 +168,29 @@ void fqn() {
   write(t, "control", std::string("a\x01.b", 5));
 }
 
+void search() {
+  const char* t = "fuzz_search";
+  auto q = [&](std::string_view name, std::string_view text) {
+    write(t, std::string("q_") + std::string(name), std::string(1, '\x00') + std::string(text));
+  };
+  q("words", "customer orders");
+  q("phrase", "\"placed by customers\"");
+  q("operators", "+orders -churn NOT rate AND customers OR x");
+  q("fields", "name:churn description:\"who leave\" tags:pii owner:x");
+  q("prefix", "cust* a*");
+  q("odd", "\"unbalanced +&[] - * x:y ((");
+  q("cjk", "東京 déjà");
+  q("star", "*");
+  auto f = [&](std::string_view name, std::string_view text) {
+    write(t, std::string("filter_") + std::string(name), std::string(1, '\x01') + std::string(text));
+  };
+  f("must", R"({"query":{"bool":{"must":[{"term":{"entityType":"glossaryTerm"}}]}}})");
+  f("nested", R"({"query":{"bool":{"should":[{"bool":{"must_not":{"terms":{"tags.tagFQN.keyword":["PII.Sensitive"]}}}}],"filter":{"term":{"deleted":false}}}}})");
+  f("value", R"({"query":{"term":{"glossary.name":{"value":"biz"}}}})");
+  f("unsupported", R"({"query":{"bool":{"must":{"range":{"updatedAt":{"gt":1}}}}}})");
+  write(t, "suggest", std::string(1, '\x02') + "cust");
+}
+
 void jwt() {
   const char* t = "fuzz_jwt";
   const std::string times = R"("iat":)" + std::to_string(fuzz::now_seconds) + R"(,"exp":)" +
@@ -299,6 +322,7 @@ int main(int argc, char** argv) {
   cursor();
   fqn();
   jwt();
+  search();
   rest();
   stored_record();
   return 0;

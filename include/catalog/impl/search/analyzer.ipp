@@ -6,6 +6,7 @@
 #include <libstemmer.h>
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -16,6 +17,9 @@ namespace {
 // `text` with every byte that does not start or continue a valid UTF-8 sequence replaced by a
 // space (so it separates words), as utf8proc refuses such text whole.
 std::string valid_text(std::string_view text) {
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return std::string(text);
   std::string out;
   out.reserve(text.size());
   const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
@@ -39,6 +43,15 @@ std::string valid_text(std::string_view text) {
 // utf8proc_map of valid UTF-8 with `options`.
 std::string mapped(std::string_view valid, int options) {
   if (valid.empty()) return {};
+  // Fast path: on ASCII, NFKC, mark removal and dropping default-ignorables change nothing, and
+  // case folding is A-Z to a-z (what utf8proc gives, without its decomposition buffers).
+  if (std::all_of(valid.begin(), valid.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    std::string out(valid);
+    if (options & UTF8PROC_CASEFOLD)
+      for (auto& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+  }
   utf8proc_uint8_t* out = nullptr;
   const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(valid.data()),
                               static_cast<utf8proc_ssize_t>(valid.size()), &out,
@@ -76,6 +89,12 @@ bool is_cjk(utf8proc_int32_t c) {
 }
 
 Class class_of(utf8proc_int32_t c) {
+  if (c < 0x80) {  // ASCII: the categories utf8proc gives them
+    if (c >= 'a' && c <= 'z') return Class::lower;
+    if (c >= 'A' && c <= 'Z') return Class::upper;
+    if (c >= '0' && c <= '9') return Class::digit;
+    return Class::separator;
+  }
   if (is_cjk(c)) return Class::cjk;
   switch (utf8proc_category(c)) {
   case UTF8PROC_CATEGORY_LU:

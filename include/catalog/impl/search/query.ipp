@@ -709,6 +709,21 @@ class Evaluator {
       if (!read) return read.error();
       if (bad) return *bad;
     }
+    // Exact names and displayNames from their typeahead keys (K); an FQN of several parts is
+    // compared when the query has a dot in it.
+    std::vector<Uuid> exact;
+    const bool dotted = qu.folded.find_first_of(".\"") != std::string::npos;
+    if (!qu.match_all && !qu.folded.empty()) {
+      auto cursor = tx_.raw().scan(
+          storage::prefix_range(keys::name_entry_prefix(qu.folded) + '\0'), storage::Direction::forward);
+      if (!cursor) return cursor.error();
+      for (auto& c = *cursor; c->valid();) {
+        if (auto k = keys::decode_text_id('K', c->key()); k && k->text == qu.folded)
+          exact.push_back(k->id);
+        if (auto n = c->next(); !n) return n.error();
+      }
+      std::sort(exact.begin(), exact.end());
+    }
     // Permissions, then the clauses.
     for (auto& d : found.docs) {
       auto visible = can_view(d);
@@ -722,9 +737,8 @@ class Evaluator {
         if (!*scored) continue;
       }
       if (!qu.match_all && !qu.folded.empty())
-        m.exact = search::fold(d.name) == qu.folded ||
-                  (!d.display_name.empty() && search::fold(d.display_name) == qu.folded) ||
-                  search::fold(d.fqn) == qu.folded;
+        m.exact = std::binary_search(exact.begin(), exact.end(), d.id) ||
+                  (dotted && search::fold(d.fqn) == qu.folded);
       found.matches.push_back(m);
     }
     std::sort(found.matches.begin(), found.matches.end(),
@@ -1009,23 +1023,45 @@ highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words) {
   return out;
 }
 
+/// Calls `f` with each value of a facet field in a document (views into it).
+template <class F>
+void for_each_facet_value(const si::Document& d, std::string_view field, F&& f) {
+  if (field == "entityType") {
+    f(type_name(d.kind));
+  } else if (field == "owners.displayName") {
+    for (const auto& o : d.owners) f(std::string_view(o.display_name.empty() ? o.name : o.display_name));
+  } else if (field == "tags.tagFQN") {
+    for (const auto& t : d.tags) f(std::string_view(t));
+  } else if (field == "domains.fullyQualifiedName") {
+    for (const auto& dm : d.domains) f(std::string_view(dm.second));
+  } else if (field == "service.name") {
+    if (!d.service.empty()) f(std::string_view(d.service));
+  } else if (field == "glossary.name") {
+    if (!d.glossary.empty()) f(std::string_view(d.glossary));
+  } else if (field == "status") {
+    if (!d.status.empty()) f(std::string_view(d.status));
+  }
+}
+
 std::vector<Facet> count_facets(const std::vector<Match>& matches,
                                 std::span<const std::string_view> fields,
                                 std::string_view contains, std::size_t size) {
   std::vector<Facet> out;
   const std::size_t window = std::min<std::size_t>(matches.size(), max_window);
   const auto needle = search::fold(contains);
+  std::vector<std::string_view> seen;
   for (auto field : fields) {
-    std::map<std::string, std::int64_t> counts;
+    std::map<std::string_view, std::int64_t> counts;
     for (std::size_t i = 0; i < window; ++i) {
-      auto values = values_of(*matches[i].doc, field);
-      std::sort(values.begin(), values.end());
-      values.erase(std::unique(values.begin(), values.end()), values.end());
-      for (auto& v : values)
+      seen.clear();
+      for_each_facet_value(*matches[i].doc, field, [&](std::string_view v) {
+        if (std::find(seen.begin(), seen.end(), v) != seen.end()) return;
+        seen.push_back(v);
         if (needle.empty() || search::fold(v).find(needle) != std::string::npos) ++counts[v];
+      });
     }
     std::vector<FacetBucket> buckets;
-    for (auto& [k, n] : counts) buckets.push_back(FacetBucket{k, n});
+    for (auto& [k, n] : counts) buckets.push_back(FacetBucket{std::string(k), n});
     std::stable_sort(buckets.begin(), buckets.end(), [](const auto& x, const auto& y) {
       return x.doc_count > y.doc_count;
     });
