@@ -217,7 +217,7 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
     std::cout << "  skipped: no corpus at " << corpus.string() << " (--corpus FILE)\n";
     return;
   }
-  const std::size_t limit = sc.full ? 1'000'000 : 3'000;
+  const std::size_t limit = sc.full ? 1'000'000 : 1'000;
   auto packages = read_corpus(corpus, limit);
   std::cout << "  " << packages.size() << " packages from " << corpus.filename().string() << '\n';
   mode_now = "no_sync";
@@ -292,7 +292,7 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
 
   // ---- query latency per class, against FTS5 ----
   std::mt19937_64 rng(20261127);
-  const int per_class = sc.full ? 500 : 100;
+  const int per_class = sc.full ? 500 : 30;
   mode_now = "read";
   for (std::string_view kind :
        {"1 word", "2 words", "3 words", "prefix", "phrase", "field-scoped", "filtered"}) {
@@ -362,7 +362,7 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
     }
     std::uniform_int_distribution<std::size_t> pick(0, packages.size() - 1);
     double mrr = 0, fts_mrr = 0, exact_first = 0;
-    const int n = 1000;
+    const int n = sc.full ? 1000 : 200;
     int asked = 0;
     while (asked < n) {
       const auto at = pick(rng);
@@ -454,7 +454,7 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
       return Side{std::move(o), {}, {}};
     };
     Side with = side(true), without = side(false);
-    const int n = sc.full ? 200 : 40;
+    const int n = sc.full ? 200 : 20;
     for (int i = 0; i < n; ++i) {
       const auto& p = packages[static_cast<std::size_t>(i) % packages.size()];
       const auto& q = packages[static_cast<std::size_t>(i + n) % packages.size()];

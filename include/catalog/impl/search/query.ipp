@@ -13,6 +13,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace catalog::engine::search_query {
 
@@ -952,7 +953,23 @@ std::string light(std::string_view text, const std::set<std::string>& words, boo
     while (e < text.size() && word_byte(static_cast<unsigned char>(text[e]))) ++e;
     const auto run = text.substr(i, e - i);
     bool lit = false;
-    for (const auto& w : search::words(run)) {
+    // An ASCII run none of whose lowered text holds a word (or a stem) is not lit: most runs.
+    bool may = true;
+    if (std::all_of(run.begin(), run.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+      std::string lower(run);
+      for (auto& c : lower)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      may = std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+        std::string_view plain = w;
+        if (!plain.empty() && plain[0] == si::stem_marker) {
+          // A stem is mostly a prefix of its words, but not always (city: citi): its start.
+          plain.remove_prefix(1);
+          if (plain.size() > 3) plain.remove_suffix(1);
+        }
+        return !plain.empty() && lower.find(plain) != std::string::npos;
+      });
+    }
+    for (const auto& w : may ? search::words(run) : std::vector<search::Word>{}) {
       auto is_lit = [&](const std::string& s) {
         return words.count(s) ||
                (stems && words.count(std::string(1, si::stem_marker) + search::stem(s)));
@@ -1051,7 +1068,7 @@ std::vector<Facet> count_facets(const std::vector<Match>& matches,
   const auto needle = search::fold(contains);
   std::vector<std::string_view> seen;
   for (auto field : fields) {
-    std::map<std::string_view, std::int64_t> counts;
+    std::unordered_map<std::string_view, std::int64_t> counts;
     for (std::size_t i = 0; i < window; ++i) {
       seen.clear();
       for_each_facet_value(*matches[i].doc, field, [&](std::string_view v) {
@@ -1062,8 +1079,8 @@ std::vector<Facet> count_facets(const std::vector<Match>& matches,
     }
     std::vector<FacetBucket> buckets;
     for (auto& [k, n] : counts) buckets.push_back(FacetBucket{std::string(k), n});
-    std::stable_sort(buckets.begin(), buckets.end(), [](const auto& x, const auto& y) {
-      return x.doc_count > y.doc_count;
+    std::sort(buckets.begin(), buckets.end(), [](const auto& x, const auto& y) {
+      return x.doc_count != y.doc_count ? x.doc_count > y.doc_count : x.key < y.key;
     });
     if (buckets.size() > size) buckets.resize(size);
     out.push_back(Facet{std::string(field), std::move(buckets)});
