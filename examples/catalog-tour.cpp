@@ -445,7 +445,10 @@ int run(catalog_examples::Options o) {
         std::cout << "    facet entityType " << b.key << ": " << b.doc_count << '\n';
   auto typed = need(store.suggest(admin, "cust"), "typeahead for cust");
   std::cout << "  typeahead \"cust\":";
-  for (const auto& s : typed) std::cout << ' ' << s.text << " (" << s.index << ')';
+  for (const auto& s : typed)
+    std::cout << ' '
+              << std::visit([](const auto& e) { return e.fully_qualified_name; }, s.entity)
+              << " (" << s.index << ')';
   std::cout << '\n';
   CreateGlossaryTerm fleeting_req;
   fleeting_req.glossary = "Business";

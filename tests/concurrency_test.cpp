@@ -7,7 +7,8 @@
 // - of the concurrent creates of one name exactly one won; every other got already_exists;
 // - followers and votes are exactly what each user's last acknowledged operation left;
 // - list walks made while others write never repeat an entity or leave (name, id) order;
-// - list totals equal full list walks (and the expected counts); verify() finds nothing.
+// - list totals equal full list walks (and the expected counts); verify() finds nothing, the
+//   search index included (what racing writers left in it agrees with every entity).
 // The map starts small, so it grows while several processes use it.
 //
 // Environment (longer runs; the defaults keep the test well under a minute on 2 cores):

@@ -11,7 +11,9 @@
 // start). A second child then reopens the store and checks it against a model replayed from the
 // log: every acknowledged operation is there (each entity's existence, version, deletion,
 // description, followers and voters), the operation in flight is wholly there or wholly absent,
-// list totals agree with list walks, and Store::verify() finds nothing. The large trees come
+// list totals agree with list walks, and Store::verify() finds nothing (the search index
+// included: every entity's search document, postings and typeahead keys are those its record
+// and edges make, written by the same transactions). The large trees come
 // from a template store built once per run (by the same creates, without syncing, so the run
 // stays short) and copied for each trial.
 //

@@ -33,10 +33,12 @@ function(forbid_includes what pattern promise)
 endfunction()
 
 file(GLOB engine_files "${SOURCE_DIR}/include/catalog/impl/engine/*.ipp"
-     "${SOURCE_DIR}/include/catalog/detail/engine/*.hpp")
+     "${SOURCE_DIR}/include/catalog/detail/engine/*.hpp"
+     "${SOURCE_DIR}/include/catalog/impl/search/*.ipp"
+     "${SOURCE_DIR}/include/catalog/detail/search/*.hpp")
 forbid_includes("the engine includes a layer above it"
   "<catalog/(impl/)?(store|admin|src)\\.hpp>|<catalog/(rest|impl/store|impl/admin|detail/store|detail/admin)/|\""
-  "engine files include no facade, admin or REST header" ${engine_files})
+  "engine and search files include no facade, admin or REST header" ${engine_files})
 
 file(GLOB_RECURSE public_headers "${SOURCE_DIR}/include/catalog/*.hpp")
 list(FILTER public_headers EXCLUDE REGEX "/src\\.hpp$")
