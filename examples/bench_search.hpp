@@ -41,8 +41,8 @@ std::vector<Package> read_corpus(const fs::path& file, std::size_t limit) {
       auto* m = o.if_contains(k);
       return m && m->is_string() ? std::string(m->get_string()) : std::string();
     };
-    Package p{str("name"), str("description"), str("long_description"), str("section"),
-              str("maintainer"), {}};
+    Package p{str("name"),    str("description"), str("long_description"),
+              str("section"), str("maintainer"),  {}};
     if (auto* t = o.if_contains("tags"); t && t->is_array())
       for (const auto& e : t->get_array())
         if (e.is_string()) {
@@ -81,8 +81,8 @@ class Fts5 {
   void load(const std::vector<Package>& packages) {
     exec("BEGIN");
     sqlite3_stmt* insert = nullptr;
-    sqlite3_prepare_v2(db_, "INSERT INTO docs(rowid, name, description, tags) VALUES(?,?,?,?)",
-                       -1, &insert, nullptr);
+    sqlite3_prepare_v2(db_, "INSERT INTO docs(rowid, name, description, tags) VALUES(?,?,?,?)", -1,
+                       &insert, nullptr);
     for (std::size_t i = 0; i < packages.size(); ++i) {
       const auto& p = packages[i];
       std::string tags;
@@ -241,11 +241,13 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
     const auto maintainer = clean_name(p.maintainer.empty() ? "nobody" : p.maintainer);
     auto team = team_ids.find(maintainer);
     if (team == team_ids.end()) {
-      auto made = store.create_json(o.admin, Kind::team, catalog::json::parse(team_body(maintainer)).value());
-      team = team_ids.emplace(maintainer, made ? std::string(made->at("id").as_string()) : "").first;
+      auto made = store.create_json(o.admin, Kind::team,
+                                    catalog::json::parse(team_body(maintainer)).value());
+      team =
+          team_ids.emplace(maintainer, made ? std::string(made->at("id").as_string()) : "").first;
     }
-    boost::json::object t{{"glossary", section}, {"name", clean_name(p.name)},
-                          {"description", p.description()}};
+    boost::json::object t{
+        {"glossary", section}, {"name", clean_name(p.name)}, {"description", p.description()}};
     boost::json::array tags;
     for (const auto& tag : p.tags) tags.push_back(boost::json::object{{"tagFQN", tag}});
     if (!tags.empty()) t["tags"] = std::move(tags);
@@ -273,8 +275,9 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
     auto txn = need(store.backend().begin(storage::Mode::read_only), "reading the store");
     std::uint64_t index_bytes = 0, keys = 0;
     for (char tag : {'G', 'J', 'K', 'X', 'Y'}) {
-      auto c = need(txn->scan(storage::prefix_range(std::string(1, tag)), storage::Direction::forward),
-                    "scanning the index");
+      auto c =
+          need(txn->scan(storage::prefix_range(std::string(1, tag)), storage::Direction::forward),
+               "scanning the index");
       for (; c->valid(); (void)c->next()) {
         index_bytes += c->key().size() + c->value().size();
         ++keys;
@@ -313,13 +316,15 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
       }
     const double p50 = median(ours), p99 = quantile(ours, 0.99);
     const double f50 = median(theirs), f99 = quantile(theirs, 0.99);
-    const auto i = line("query " + std::string(kind), static_cast<std::int64_t>(ours.size()), 0, p50,
-                        "p99 " + human(p99) + " | FTS5 p50 " + human(f50) + " p99 " + human(f99) +
-                            " | ratio p50 " + fixed(p50 / f50) + "x");
+    const auto i =
+        line("query " + std::string(kind), static_cast<std::int64_t>(ours.size()), 0, p50,
+             "p99 " + human(p99) + " | FTS5 p50 " + human(f50) + " p99 " + human(f99) +
+                 " | ratio p50 " + fixed(p50 / f50) + "x");
     as_median();
     compared_with(i, "SQLite FTS5, same documents and weights", f50);
     figures.back().values = {{"p99_s", p99}, {"fts5_p99_s", f99}};
-    verdict(p50 <= f50, "query " + std::string(kind) + " p50 <= FTS5's (" + fixed(p50 / f50) + "x)");
+    verdict(p50 <= f50,
+            "query " + std::string(kind) + " p50 <= FTS5's (" + fixed(p50 / f50) + "x)");
     verdict(p99 <= 0.005, "query " + std::string(kind) + " p99 <= 5 ms (" + human(p99) + ")");
   }
   {
@@ -406,13 +411,13 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
     fts_mrr /= n;
     exact_first /= n;
     line("relevance: known-item MRR@10", n, 0, 0,
-         "catalog " + fixed(mrr, 3) + ", FTS5 " + fixed(fts_mrr, 3) + "; exact name at rank 1: " +
-             fixed(100 * exact_first, 1) + "%");
+         "catalog " + fixed(mrr, 3) + ", FTS5 " + fixed(fts_mrr, 3) +
+             "; exact name at rank 1: " + fixed(100 * exact_first, 1) + "%");
     figures.back().values = {{"mrr", mrr}, {"fts5_mrr", fts_mrr}, {"exact_rank1", exact_first}};
     verdict(mrr >= fts_mrr, "known-item MRR@10 >= FTS5's (" + fixed(mrr, 3) + " against " +
                                 fixed(fts_mrr, 3) + ")");
-    verdict(exact_first >= 0.99, "exact name at rank 1 for >= 99% (" +
-                                     fixed(100 * exact_first, 1) + "%)");
+    verdict(exact_first >= 0.99,
+            "exact name at rank 1 for >= 99% (" + fixed(100 * exact_first, 1) + "%)");
   }
 
   // ---- reindex rate ----
@@ -459,7 +464,8 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
       const auto& p = packages[static_cast<std::size_t>(i) % packages.size()];
       const auto& q = packages[static_cast<std::size_t>(i + n) % packages.size()];
       for (Side* s : {&with, &without}) {
-        boost::json::object t{{"glossary", "bench"}, {"name", "t" + std::to_string(i)},
+        boost::json::object t{{"glossary", "bench"},
+                              {"name", "t" + std::to_string(i)},
                               {"description", p.description()}};
         auto a = Clock::now();
         auto made = need(s->o.store->create_json(s->o.admin, Kind::glossary_term, t), "create");
@@ -477,13 +483,14 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
     for (auto [what, a, b] : {std::tuple{"create", &with.create, &without.create},
                               std::tuple{"patch", &with.patch, &without.patch}}) {
       const double ratio = median(*a) / median(*b);
-      const auto i = line(std::string(what) + " term with search (" + mode_now + ")",
-                          static_cast<std::int64_t>(a->size()), 0, median(*a),
-                          "without the index " + human(median(*b)) + " | ratio " + fixed(ratio) + "x");
+      const auto i =
+          line(std::string(what) + " term with search (" + mode_now + ")",
+               static_cast<std::int64_t>(a->size()), 0, median(*a),
+               "without the index " + human(median(*b)) + " | ratio " + fixed(ratio) + "x");
       as_median();
       compared_with(i, "the same operation with the index off", median(*b));
-      verdict(ratio <= target, std::string(what) + " with search " + mode_now + " <= " +
-                                   fixed(target, 1) + "x without (" + fixed(ratio) + "x)");
+      verdict(ratio <= target, std::string(what) + " with search " + mode_now +
+                                   " <= " + fixed(target, 1) + "x without (" + fixed(ratio) + "x)");
     }
   }
 }

@@ -99,8 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   case 2: {
     auto suggested = s.suggest(admin, text, "all", 10);
-    if (!suggested && (text.size() <= 1024 ||
-                       suggested.error().code() != catalog::Errc::invalid_parameter))
+    if (!suggested &&
+        (text.size() <= 1024 || suggested.error().code() != catalog::Errc::invalid_parameter))
       fuzz::fail("a prefix was refused: " + suggested.error().message(), text);
     break;
   }

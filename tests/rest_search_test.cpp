@@ -31,13 +31,15 @@ struct SearchFixture : Fixture {
     create("mlmodels", R"({"name":"churnModel","service":"mlflow","algorithm":"xgb",
         "description":"Predicts customer churn from usage","tags":[{"tagFQN":"Tier.Gold"}]})");
     create("glossaries", R"({"name":"biz","description":"Business words"})");
-    create("glossaryTerms", R"({"glossary":"biz","name":"churn","description":"Customers who leave"})");
+    create("glossaryTerms",
+           R"({"glossary":"biz","name":"churn","description":"Customers who leave"})");
   }
 };
 
 }  // namespace
 
-TEST_CASE_METHOD(SearchFixture, "search routes answer the shapes of docs/REST.md", "[rest][search]") {
+TEST_CASE_METHOD(SearchFixture, "search routes answer the shapes of docs/REST.md",
+                 "[rest][search]") {
   auto found = ok("GET", "/v1/search/query?q=churn&index=all");
   const auto& hits = found.at("hits").as_object();
   CHECK(hits.at("total").at("value") == 2);
@@ -52,13 +54,15 @@ TEST_CASE_METHOD(SearchFixture, "search routes answer the shapes of docs/REST.md
   CHECK(first.at("sort").as_array().size() == 5);
   CHECK(found.at("aggregations").at("entityType").at("buckets").as_array().size() == 2);
 
-  auto model = ok("GET", "/v1/search/query?q=usage&index=mlmodel_search_index&include_source_fields=name,tags");
+  auto model = ok(
+      "GET", "/v1/search/query?q=usage&index=mlmodel_search_index&include_source_fields=name,tags");
   const auto& source = model.at("hits").at("hits").at(0).at("_source").as_object();
   CHECK(source.size() == 2);
   CHECK(source.at("tags").at(0).at("tagFQN") == "Tier.Gold");
 
-  auto filtered = ok("GET", "/v1/search/query?q=*&query_filter=" +
-                                encoded(R"({"query":{"bool":{"must":{"term":{"entityType":"mlmodel"}}}}})"));
+  auto filtered =
+      ok("GET", "/v1/search/query?q=*&query_filter=" +
+                    encoded(R"({"query":{"bool":{"must":{"term":{"entityType":"mlmodel"}}}}})"));
   CHECK(filtered.at("hits").at("total").at("value") == 1);
 
   auto suggest = ok("GET", "/v1/search/suggest?q=chu&index=all");
@@ -77,9 +81,10 @@ TEST_CASE_METHOD(SearchFixture, "search routes answer the shapes of docs/REST.md
   CHECK(ok("GET", "/v1/search/query?q=leave&deleted=true").at("hits").at("total").at("value") == 1);
 }
 
-TEST_CASE_METHOD(SearchFixture, "search routes: 401 first, 405 for other methods", "[rest][search]") {
-  for (std::string path : {"/v1/search/query?q=x", "/v1/search/suggest?q=x",
-                           "/v1/search/aggregate?field=status"}) {
+TEST_CASE_METHOD(SearchFixture, "search routes: 401 first, 405 for other methods",
+                 "[rest][search]") {
+  for (std::string path :
+       {"/v1/search/query?q=x", "/v1/search/suggest?q=x", "/v1/search/aggregate?field=status"}) {
     require_error(call("GET", path, {}, {}, std::string("not-a-token")), 401, "UNAUTHORIZED");
     auto r = call("POST", path, "{}");
     CHECK(r.status == 405);
@@ -141,19 +146,28 @@ TEST_CASE_METHOD(SearchFixture, "bad search input is 400 and changes nothing", "
       "/v1/search/query?query_filter=" + encoded("{}"),
       "/v1/search/query?query_filter=" + encoded(R"({"bool":{}})"),
       "/v1/search/query?query_filter=" + encoded(R"({"query":{"match_all":{}}})"),
-      "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"must":{"range":{"updatedAt":{"gt":1}}}}}})"),
-      "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"must":{"term":{"columns.name":"x"}}}}})"),
-      "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"must":{"term":{"name":"x"}}}}})"),
-      "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"must":{"terms":{"status":"x"}}}}})"),
-      "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"must":{"term":{"status":{"v":"x"}}}}}})"),
-      "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"must":{"term":{"status":null}}}}})"),
+      "/v1/search/query?query_filter=" +
+          encoded(R"({"query":{"bool":{"must":{"range":{"updatedAt":{"gt":1}}}}}})"),
+      "/v1/search/query?query_filter=" +
+          encoded(R"({"query":{"bool":{"must":{"term":{"columns.name":"x"}}}}})"),
+      "/v1/search/query?query_filter=" +
+          encoded(R"({"query":{"bool":{"must":{"term":{"name":"x"}}}}})"),
+      "/v1/search/query?query_filter=" +
+          encoded(R"({"query":{"bool":{"must":{"terms":{"status":"x"}}}}})"),
+      "/v1/search/query?query_filter=" +
+          encoded(R"({"query":{"bool":{"must":{"term":{"status":{"v":"x"}}}}}})"),
+      "/v1/search/query?query_filter=" +
+          encoded(R"({"query":{"bool":{"must":{"term":{"status":null}}}}})"),
       "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"must":{"term":{}}}}})"),
       "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"boost":2}}})"),
-      "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"must":[{"term":{"a":1}},1]}}})"),
-      "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"filter":{"exists":{"field":"tags"}}}}})"),
+      "/v1/search/query?query_filter=" +
+          encoded(R"({"query":{"bool":{"must":[{"term":{"a":1}},1]}}})"),
+      "/v1/search/query?query_filter=" +
+          encoded(R"({"query":{"bool":{"filter":{"exists":{"field":"tags"}}}}})"),
       "/v1/search/query?query_filter=" + encoded(R"({"query":)" + deep + "}"),
       "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{}},"size":1})"),
-      "/v1/search/query?query_filter=" + encoded(R"({"query":{"bool":{"must":{"term":{"status":"a","deleted":true}}}}})"),
+      "/v1/search/query?query_filter=" +
+          encoded(R"({"query":{"bool":{"must":{"term":{"status":"a","deleted":true}}}}})"),
       "/v1/search/query?include_source_fields=",
       "/v1/search/query?q=a&q=b",
       "/v1/search/suggest?q=x&size=101",
@@ -177,12 +191,50 @@ TEST_CASE_METHOD(SearchFixture, "bad search input is 400 and changes nothing", "
 }
 
 TEST_CASE_METHOD(SearchFixture, "odd query strings are plain words: 200", "[rest][search]") {
-  const std::vector<std::string> odd = {
-      "\"unbalanced", "unbalanced\"", "\"", "\"\"", "+", "-", "*", "**", "+&[]", "&&", "||",
-      "!", "(", ")", "((churn", "churn))", "x:y", "unknown:churn", ":churn", "churn:", "a:b:c",
-      "AND", "OR", "NOT", "AND churn", "churn NOT", "+-churn", "-+churn", "\\", "%", "~churn",
-      "churn^2", "churn~", "[1 TO 5]", "{a}", "name:", "name:\"", "<script>", "'; drop", "🙂",
-      "東京", "churn*", "*churn", "c*h*u*r*n"};
+  const std::vector<std::string> odd = {"\"unbalanced",
+                                        "unbalanced\"",
+                                        "\"",
+                                        "\"\"",
+                                        "+",
+                                        "-",
+                                        "*",
+                                        "**",
+                                        "+&[]",
+                                        "&&",
+                                        "||",
+                                        "!",
+                                        "(",
+                                        ")",
+                                        "((churn",
+                                        "churn))",
+                                        "x:y",
+                                        "unknown:churn",
+                                        ":churn",
+                                        "churn:",
+                                        "a:b:c",
+                                        "AND",
+                                        "OR",
+                                        "NOT",
+                                        "AND churn",
+                                        "churn NOT",
+                                        "+-churn",
+                                        "-+churn",
+                                        "\\",
+                                        "%",
+                                        "~churn",
+                                        "churn^2",
+                                        "churn~",
+                                        "[1 TO 5]",
+                                        "{a}",
+                                        "name:",
+                                        "name:\"",
+                                        "<script>",
+                                        "'; drop",
+                                        "🙂",
+                                        "東京",
+                                        "churn*",
+                                        "*churn",
+                                        "c*h*u*r*n"};
   CHECK(odd.size() >= 30);
   for (const auto& q : odd) {
     INFO(q);
@@ -190,6 +242,10 @@ TEST_CASE_METHOD(SearchFixture, "odd query strings are plain words: 200", "[rest
     CHECK(r.status == 200);
   }
   // And what they find: words inside odd syntax are still words.
-  CHECK(ok("GET", "/v1/search/query?q=" + encoded("((churn")).at("hits").at("total").at("value") == 2);
-  CHECK(ok("GET", "/v1/search/query?q=" + encoded("unknown:churn")).at("hits").at("total").at("value") == 2);
+  CHECK(ok("GET", "/v1/search/query?q=" + encoded("((churn")).at("hits").at("total").at("value") ==
+        2);
+  CHECK(ok("GET", "/v1/search/query?q=" + encoded("unknown:churn"))
+            .at("hits")
+            .at("total")
+            .at("value") == 2);
 }

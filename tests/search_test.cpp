@@ -70,7 +70,8 @@ TEMPLATE_TEST_CASE("every write is searched by the next query: create, patch, de
   // Patched words are found and the old ones are gone.
   auto id = test::uuid_of(model);
   REQUIRE(c.s.patch_json(c.admin, Kind::mlmodel, catalog::EntityKey::by_id(id),
-                         parse(R"({"description":"Forecasts revenue per region"})")).has_value());
+                         parse(R"({"description":"Forecasts revenue per region"})"))
+              .has_value());
   CHECK(c.names("subscription").empty());
   CHECK(c.names("revenue") == Names{"churnPredictor"});
   c.clean();
@@ -101,12 +102,14 @@ TEMPLATE_TEST_CASE("a recursive delete takes a glossary's terms out of search, a
   auto g = c.make(Kind::glossary, R"({"name":"finance","description":"Money words"})");
   for (int i = 0; i < 30; ++i)
     c.make(Kind::glossary_term, R"({"glossary":"finance","name":"term)" + std::to_string(i) +
-                                    R"(","description":"ledger entry )" + std::to_string(i) + "\"}");
+                                    R"(","description":"ledger entry )" + std::to_string(i) +
+                                    "\"}");
   CHECK(c.names("ledger").size() == 30);
   catalog::DeleteOptions recursive;
   recursive.recursive = true;
   REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
-                          recursive).has_value());
+                          recursive)
+              .has_value());
   CHECK(c.names("ledger").empty());
   CHECK(c.names("ledger", true).size() == 30);
   c.clean();
@@ -114,7 +117,8 @@ TEMPLATE_TEST_CASE("a recursive delete takes a glossary's terms out of search, a
   CHECK(c.names("ledger").size() == 30);
   recursive.hard_delete = true;
   REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
-                          recursive).has_value());
+                          recursive)
+              .has_value());
   CHECK(c.names("ledger", true).empty());
   CHECK(c.names("finance").empty());
   c.clean();
@@ -199,12 +203,12 @@ TEMPLATE_TEST_CASE("filters, facets, sorting, paging with from and search_after,
                    "[search]", CATALOG_STORE_FIXTURES) {
   TestType f;
   Catalog c{f.store};
-  c.make(Kind::glossary, R"({"name":"g","description":"words","tags":[{"tagFQN":"PII.Sensitive"}]})");
+  c.make(Kind::glossary,
+         R"({"name":"g","description":"words","tags":[{"tagFQN":"PII.Sensitive"}]})");
   for (int i = 0; i < 25; ++i)
-    c.make(Kind::glossary_term,
-           R"({"glossary":"g","name":"t)" + std::to_string(100 + i) +
-               R"(","description":"shared word","tags":[{"tagFQN":")" +
-               (i % 2 ? "Tier.Gold" : "Tier.Silver") + R"("}]})");
+    c.make(Kind::glossary_term, R"({"glossary":"g","name":"t)" + std::to_string(100 + i) +
+                                    R"(","description":"shared word","tags":[{"tagFQN":")" +
+                                    (i % 2 ? "Tier.Gold" : "Tier.Silver") + R"("}]})");
   SearchRequest r;
   r.q = "shared";
   r.size = 10;
@@ -218,7 +222,8 @@ TEMPLATE_TEST_CASE("filters, facets, sorting, paging with from and search_after,
       if (a.field == field) return a.buckets;
     return std::vector<catalog::FacetBucket>{};
   };
-  CHECK(facet("tags.tagFQN") == std::vector<catalog::FacetBucket>{{"Tier.Silver", 13}, {"Tier.Gold", 12}});
+  CHECK(facet("tags.tagFQN") ==
+        std::vector<catalog::FacetBucket>{{"Tier.Silver", 13}, {"Tier.Gold", 12}});
   CHECK(facet("entityType") == std::vector<catalog::FacetBucket>{{"glossaryTerm", 25}});
   CHECK(facet("glossary.name") == std::vector<catalog::FacetBucket>{{"g", 25}});
 
@@ -275,8 +280,8 @@ TEMPLATE_TEST_CASE("typeahead: names that start with the text, an exact name fir
   Catalog c{f.store};
   c.make(Kind::glossary, R"({"name":"g","description":"d"})");
   for (auto n : {"customer", "customerOrders", "customer_v2", "newCustomer", "other"})
-    c.make(Kind::glossary_term, std::string(R"({"glossary":"g","name":")") + n +
-                                    R"(","description":"d"})");
+    c.make(Kind::glossary_term,
+           std::string(R"({"glossary":"g","name":")") + n + R"(","description":"d"})");
   auto s = c.s.suggest(c.admin, "Customer", "all", 10);
   REQUIRE(s.has_value());
   std::vector<std::string> names;
@@ -287,15 +292,14 @@ TEMPLATE_TEST_CASE("typeahead: names that start with the text, an exact name fir
   CHECK(two->size() == 2);
   auto json = c.s.suggest_json(c.admin, "oth", "all", 10);
   REQUIRE(json.has_value());
-  const auto& options =
-      json->at("suggest").at("metadata-suggest").at(0).at("options").as_array();
+  const auto& options = json->at("suggest").at("metadata-suggest").at(0).at("options").as_array();
   REQUIRE(options.size() == 1);
   CHECK(options[0].at("text") == "other");
   CHECK(options[0].at("_index") == "glossary_term_search_index");
 }
 
-TEMPLATE_TEST_CASE("bad search requests are 400 invalid_parameter and change nothing",
-                   "[search]", CATALOG_STORE_FIXTURES) {
+TEMPLATE_TEST_CASE("bad search requests are 400 invalid_parameter and change nothing", "[search]",
+                   CATALOG_STORE_FIXTURES) {
   TestType f;
   Catalog c{f.store};
   c.make(Kind::glossary, R"({"name":"g","description":"d"})");

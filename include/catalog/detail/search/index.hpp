@@ -38,9 +38,12 @@ enum class Field : std::uint8_t {
 };
 inline constexpr std::size_t field_count = 13;
 /// BM25F weights; 0 for fields only a field-scoped query searches.
-inline constexpr std::array<double, field_count> field_weight{10, 10, 5, 2, 5, 5, 5, 8, 1, 5, 0, 0, 0};
+inline constexpr std::array<double, field_count> field_weight{10, 10, 5, 2, 5, 5, 5,
+                                                              8,  1,  5, 0, 0, 0};
 /// Fields whose words are also indexed stemmed (under stem_marker).
-inline constexpr bool stemmed(Field f) { return f == Field::description || f == Field::display_name; }
+inline constexpr bool stemmed(Field f) {
+  return f == Field::description || f == Field::display_name;
+}
 /// The byte before a stemmed word in X keys: no analysed word starts with it.
 inline constexpr char stem_marker = '\x01';
 /// The G key of the count of all documents (beside the fields' own).
@@ -94,9 +97,11 @@ struct FieldText {
 
 /// The entity's search document and field texts, or nullopt when it has none (a kind not
 /// searched). Without `analyse`, the texts and what the document holds beside its terms and
-/// lengths (which stay empty): what phrases and highlights read. Errors: storage.
+/// lengths (which stay empty): what phrases and highlights read. Without `related`, nothing
+/// read from other entities (owners, domains, votes, service, glossary): the own fields' texts
+/// alone. Errors: storage.
 Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts,
-                                      bool analyse = true);
+                                      bool analyse = true, bool related = true);
 
 std::string encode(const Document& d);
 /// Errors: storage (bytes that are not a search document). Without `terms`, the document is
@@ -129,8 +134,8 @@ Result<bool> current(Tx& tx);
 Result<bool> clear_step(Tx& tx, std::size_t batch);
 /// One step of a reindex: indexes up to `batch` entities after `after` (from the first when
 /// nullopt); the last one indexed, nullopt when none were left. Errors: storage.
-Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after,
-                                       std::size_t batch, std::uint64_t& indexed);
+Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after, std::size_t batch,
+                                       std::uint64_t& indexed);
 /// Rebuilds the whole index in `tx` (import: one transaction holds everything). Errors: storage.
 Result<std::uint64_t> rebuild(Tx& tx);
 

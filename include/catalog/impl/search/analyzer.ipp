@@ -45,7 +45,8 @@ std::string mapped(std::string_view valid, int options) {
   if (valid.empty()) return {};
   // Fast path: on ASCII, NFKC, mark removal and dropping default-ignorables change nothing, and
   // case folding is A-Z to a-z (what utf8proc gives, without its decomposition buffers).
-  if (std::all_of(valid.begin(), valid.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+  if (std::all_of(valid.begin(), valid.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     std::string out(valid);
     if (options & UTF8PROC_CASEFOLD)
       for (auto& c : out)
@@ -62,8 +63,7 @@ std::string mapped(std::string_view valid, int options) {
 }
 
 // IGNORE drops the default-ignorable characters (soft hyphen, joiners): they join, not split.
-constexpr int normalize =
-    UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_STRIPMARK | UTF8PROC_IGNORE;
+constexpr int normalize = UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_STRIPMARK | UTF8PROC_IGNORE;
 constexpr int case_fold = UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD;
 
 // `word` cut to at most max_word_bytes, between characters.

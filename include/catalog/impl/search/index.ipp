@@ -160,7 +160,7 @@ constexpr std::uint64_t format = 1;  // the layout of encode()'s bytes
 }  // namespace
 
 Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts,
-                                      bool analyse) {
+                                      bool analyse, bool related) {
   if (!searched(r.kind)) return std::optional<Document>();
   Document d;
   d.analyzer = search::analyzer_version;
@@ -178,24 +178,26 @@ Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<Field
   c.add(Field::fqn, d.fqn, texts);
   if (base.description) c.add(Field::description, *base.description, texts);
 
-  auto owners = referenced(tx, r.id, Rel::owns, true);
-  if (!owners) return owners.error();
-  for (const auto& o : *owners) {
-    Owner owner{o.id, o.name.value_or(""), o.display_name.value_or("")};
-    c.add(Field::owner, owner.name, texts);
-    c.add(Field::owner, owner.display_name, texts);
-    d.owners.push_back(std::move(owner));
+  if (related) {
+    auto owners = referenced(tx, r.id, Rel::owns, true);
+    if (!owners) return owners.error();
+    for (const auto& o : *owners) {
+      Owner owner{o.id, o.name.value_or(""), o.display_name.value_or("")};
+      c.add(Field::owner, owner.name, texts);
+      c.add(Field::owner, owner.display_name, texts);
+      d.owners.push_back(std::move(owner));
+    }
+    auto domains = referenced(tx, r.id, Rel::domain, false);
+    if (!domains) return domains.error();
+    for (const auto& dm : *domains) {
+      d.domains.emplace_back(dm.id, dm.fully_qualified_name.value_or(""));
+      c.add(Field::domain, d.domains.back().second, texts);
+    }
+    auto votes = tx.edges(r.id, Rel::votes, true);
+    if (!votes) return votes.error();
+    d.up_votes =
+        std::count_if(votes->begin(), votes->end(), [](const Edge& e) { return e.data == "u"; });
   }
-  auto domains = referenced(tx, r.id, Rel::domain, false);
-  if (!domains) return domains.error();
-  for (const auto& dm : *domains) {
-    d.domains.emplace_back(dm.id, dm.fully_qualified_name.value_or(""));
-    c.add(Field::domain, d.domains.back().second, texts);
-  }
-  auto votes = tx.edges(r.id, Rel::votes, true);
-  if (!votes) return votes.error();
-  d.up_votes = std::count_if(votes->begin(), votes->end(),
-                             [](const Edge& e) { return e.data == "u"; });
 
   auto add_tags = [&](const std::vector<TagLabel>& tags) {
     for (const auto& t : tags) {
@@ -204,13 +206,13 @@ Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<Field
     }
   };
   const bool has_service = r.kind == Kind::mlmodel || r.kind == Kind::search_index;
-  if (has_service) {
+  if (related && has_service) {
     auto s = container_name(tx, r.container);
     if (!s) return s.error();
     d.service = std::move(*s);
     c.add(Field::service, d.service, texts);
   }
-  if (r.kind == Kind::glossary_term) {
+  if (related && r.kind == Kind::glossary_term) {
     auto g = container_name(tx, r.glossary);
     if (!g) return g.error();
     d.glossary = std::move(*g);
@@ -371,7 +373,8 @@ Result<void> add_field_stats(storage::Transaction& txn, unsigned field, unsigned
   if (!v) return v.error();
   std::int64_t d = 0, l = 0;
   if (*v) {
-    if ((*v)->size() != 16) return fail(Errc::storage, "corrupt search statistic " + keys::printable(key));
+    if ((*v)->size() != 16)
+      return fail(Errc::storage, "corrupt search statistic " + keys::printable(key));
     d = static_cast<std::int64_t>(keys::decode_u64((*v)->substr(0, 8)));
     l = static_cast<std::int64_t>(keys::decode_u64((*v)->substr(8)));
   }
@@ -467,9 +470,9 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
                                     [&](const std::string& s) { return keys::name_entry(s, id); });
       !k)
     return k.error();
-  if (auto j = write_set_difference(txn, old ? name_words(*old) : none,
-                                    now ? name_words(*now) : none,
-                                    [&](const std::string& s) { return keys::name_word(s, id); });
+  if (auto j =
+          write_set_difference(txn, old ? name_words(*old) : none, now ? name_words(*now) : none,
+                               [&](const std::string& s) { return keys::name_word(s, id); });
       !j)
     return j.error();
   if (now) {
@@ -477,8 +480,12 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
   } else if (*stored) {
     if (auto e = txn.erase(keys::search_doc(id)); !e) return e.error();
   }
-  const bool owner_kind = (old ? old->kind : now ? now->kind : Kind::policy) == Kind::user ||
-                          (old ? old->kind : now ? now->kind : Kind::policy) == Kind::team;
+  const bool owner_kind = (old   ? old->kind
+                           : now ? now->kind
+                                 : Kind::policy) == Kind::user ||
+                          (old   ? old->kind
+                           : now ? now->kind
+                                 : Kind::policy) == Kind::team;
   return owner_kind && old && now &&
          (old->name != now->name || old->display_name != now->display_name);
 }
@@ -526,8 +533,8 @@ Result<bool> current(Tx& tx) {
 Result<bool> clear_step(Tx& tx, std::size_t batch) {
   std::vector<std::string> found;
   for (char tag : {'G', 'J', 'K', 'X', 'Y'}) {
-    auto cursor = tx.raw().scan(storage::prefix_range(std::string(1, tag)),
-                                storage::Direction::forward);
+    auto cursor =
+        tx.raw().scan(storage::prefix_range(std::string(1, tag)), storage::Direction::forward);
     if (!cursor) return cursor.error();
     for (auto& c = *cursor; c->valid() && found.size() < batch;) {
       found.emplace_back(c->key());
@@ -540,8 +547,8 @@ Result<bool> clear_step(Tx& tx, std::size_t batch) {
   return !found.empty();
 }
 
-Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after,
-                                       std::size_t batch, std::uint64_t& indexed) {
+Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after, std::size_t batch,
+                                       std::uint64_t& indexed) {
   auto range = storage::prefix_range(std::string(1, keys::entity_tag));
   if (after) range.begin = keys::entity(*after) + '\0';
   std::vector<Uuid> ids;
@@ -575,7 +582,8 @@ Result<std::uint64_t> rebuild(Tx& tx) {
     if (!*last) break;
     after = *last;
   }
-  if (auto p = tx.raw().put(keys::meta(analyzer_meta), keys::encode_u64(search::analyzer_version)); !p)
+  if (auto p = tx.raw().put(keys::meta(analyzer_meta), keys::encode_u64(search::analyzer_version));
+      !p)
     return p.error();
   if (auto e = tx.raw().erase(keys::meta(reindex_meta)); !e) return e.error();
   return indexed;

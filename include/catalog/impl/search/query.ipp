@@ -45,11 +45,16 @@ struct ScopedField {
   Field field;
 };
 constexpr ScopedField scoped_fields[] = {
-    {"name", Field::name},         {"displayName", Field::display_name},
-    {"description", Field::description}, {"fullyQualifiedName", Field::fqn},
-    {"tags", Field::tags},         {"synonyms", Field::synonyms},
-    {"owner", Field::owner},       {"service", Field::service},
-    {"glossary", Field::glossary}, {"domain", Field::domain},
+    {"name", Field::name},
+    {"displayName", Field::display_name},
+    {"description", Field::description},
+    {"fullyQualifiedName", Field::fqn},
+    {"tags", Field::tags},
+    {"synonyms", Field::synonyms},
+    {"owner", Field::owner},
+    {"service", Field::service},
+    {"glossary", Field::glossary},
+    {"domain", Field::domain},
 };
 
 // ---- postings ----
@@ -87,8 +92,8 @@ class Postings {
   Result<const PostingList*> get(const std::string& word) {
     if (auto it = lists_.find(word); it != lists_.end()) return &it->second;
     PostingList list;
-    auto cursor =
-        tx_.raw().scan(storage::prefix_range(keys::posting_prefix(word)), storage::Direction::forward);
+    auto cursor = tx_.raw().scan(storage::prefix_range(keys::posting_prefix(word)),
+                                 storage::Direction::forward);
     if (!cursor) return cursor.error();
     std::vector<std::pair<Field, std::uint32_t>> counts;
     for (auto& c = *cursor; c->valid();) {
@@ -149,7 +154,9 @@ struct Query {
   std::string folded;  // the whole query folded, for exact name matches
 };
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 std::size_t count_words(std::string_view q) {
   std::size_t n = 0;
@@ -239,8 +246,8 @@ void add_phrase(Query& query, std::string_view text, std::optional<Field> field,
 /// docs/SEMANTICS.md §16 "Query `q`": never fails for its syntax, only for its size.
 Result<Query> parse(std::string_view q) {
   if (q.size() > max_query_bytes)
-    return fail(Errc::invalid_parameter, "Invalid parameter q: longer than " +
-                                             std::to_string(max_query_bytes) + " bytes");
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter q: longer than " + std::to_string(max_query_bytes) + " bytes");
   if (count_words(q) > max_query_words)
     return fail(Errc::invalid_parameter,
                 "Invalid parameter q: more than " + std::to_string(max_query_words) + " words");
@@ -336,8 +343,8 @@ std::vector<std::string> atoms_of(const Clause& c) {
 Result<PreparedWord> prepare_word(Postings& postings, const QueryWord& w, bool stems) {
   PreparedWord p;
   auto get = [&](const std::string& word) { return postings.get(word); };
-  auto stem_pair = [&](const std::string& word)
-      -> Result<std::pair<const PostingList*, const PostingList*>> {
+  auto stem_pair =
+      [&](const std::string& word) -> Result<std::pair<const PostingList*, const PostingList*>> {
     const auto s = search::stem(word);
     auto marked = get(std::string(1, si::stem_marker) + s);
     if (!marked) return marked.error();
@@ -472,13 +479,20 @@ std::vector<std::string> values_of(const si::Document& d, std::string_view field
   return out;
 }
 
-constexpr std::string_view filter_fields[] = {
-    "entityType",  "owners.id",     "owners.name",   "owners.displayName",
-    "tags.tagFQN", "domains.id",    "domains.fullyQualifiedName", "service.name",
-    "glossary.name", "status",      "deleted"};
+constexpr std::string_view filter_fields[] = {"entityType",
+                                              "owners.id",
+                                              "owners.name",
+                                              "owners.displayName",
+                                              "tags.tagFQN",
+                                              "domains.id",
+                                              "domains.fullyQualifiedName",
+                                              "service.name",
+                                              "glossary.name",
+                                              "status",
+                                              "deleted"};
 constexpr std::string_view facet_fields[] = {
-    "entityType", "owners.displayName", "tags.tagFQN", "domains.fullyQualifiedName",
-    "service.name", "glossary.name", "status"};
+    "entityType",   "owners.displayName", "tags.tagFQN", "domains.fullyQualifiedName",
+    "service.name", "glossary.name",      "status"};
 
 bool matches(const SearchFilter& f, const si::Document& d) {
   if (f.term) {
@@ -581,7 +595,7 @@ int compare_value(const SortValue& a, const SortValue& b) {
   };
   auto na = number(a), nb = number(b);
   if (na && nb) return *na < *nb ? -1 : *na > *nb ? 1 : 0;
-  if (auto *sa = std::get_if<std::string>(&a), *sb = std::get_if<std::string>(&b); sa && sb)
+  if (auto* sa = std::get_if<std::string>(&a), *sb = std::get_if<std::string>(&b); sa && sb)
     return sa->compare(*sb) < 0 ? -1 : sa->compare(*sb) > 0 ? 1 : 0;
   return 0;
 }
@@ -628,9 +642,7 @@ bool ranked_before(const Match& x, const Match& y, const Order& o) {
   return a.id < b.id;  // byte order is the order of the text form
 }
 
-double bm25(double idf, double weighted_tf) {
-  return idf * weighted_tf / (k1 + weighted_tf);
-}
+double bm25(double idf, double weighted_tf) { return idf * weighted_tf / (k1 + weighted_tf); }
 
 /// What a query found before paging: every visible match, ranked.
 struct Found {
@@ -715,8 +727,8 @@ class Evaluator {
     std::vector<Uuid> exact;
     const bool dotted = qu.folded.find_first_of(".\"") != std::string::npos;
     if (!qu.match_all && !qu.folded.empty()) {
-      auto cursor = tx_.raw().scan(
-          storage::prefix_range(keys::name_entry_prefix(qu.folded) + '\0'), storage::Direction::forward);
+      auto cursor = tx_.raw().scan(storage::prefix_range(keys::name_entry_prefix(qu.folded) + '\0'),
+                                   storage::Direction::forward);
       if (!cursor) return cursor.error();
       for (auto& c = *cursor; c->valid();) {
         if (auto k = keys::decode_text_id('K', c->key()); k && k->text == qu.folded)
@@ -747,13 +759,14 @@ class Evaluator {
     return found;
   }
 
-  /// Reads the texts of a document's fields (phrases, highlights). Errors: storage.
-  Result<std::vector<si::FieldText>> texts(const Uuid& id) {
+  /// Reads the texts of a document's fields (phrases, highlights); those read from other
+  /// entities (owner, service, glossary, domain) only when `related`. Errors: storage.
+  Result<std::vector<si::FieldText>> texts(const Uuid& id, bool related) {
     std::vector<si::FieldText> out;
     auto r = tx_.find(id);
     if (!r) return r.error();
     if (!*r) return out;
-    auto built = si::build(tx_, **r, &out, false);
+    auto built = si::build(tx_, **r, &out, false, related);
     if (!built) return built.error();
     return out;
   }
@@ -782,7 +795,8 @@ class Evaluator {
   }
 
   double idf(std::int64_t df) const {
-    const double n = static_cast<double>(std::max<std::int64_t>(stats_[si::field_count].documents, 1));
+    const double n =
+        static_cast<double>(std::max<std::int64_t>(stats_[si::field_count].documents, 1));
     const double d = static_cast<double>(std::max<std::int64_t>(df, 0));
     return std::log(1 + (n - d + 0.5) / (d + 0.5));
   }
@@ -792,7 +806,8 @@ class Evaluator {
     const auto i = static_cast<std::size_t>(f);
     const double w = si::field_weight[i] > 0 ? si::field_weight[i] : (scoped ? 1.0 : 0.0);
     const auto& s = stats_[i];
-    const double avg = s.documents > 0 ? static_cast<double>(s.length) / static_cast<double>(s.documents) : 1.0;
+    const double avg =
+        s.documents > 0 ? static_cast<double>(s.length) / static_cast<double>(s.documents) : 1.0;
     const double len = d.lengths[i];
     return w * count / (1 - b + b * (avg > 0 ? len / avg : 1.0));
   }
@@ -821,7 +836,8 @@ class Evaluator {
     auto one = [&](const FieldCounts& a, const FieldCounts& b) {
       return stemmed ? a.in(field) + b.in(field) : a.in(field);
     };
-    if (auto n = stemmed ? one(f.stem, f.stem_word) + f.whole.in(field) : f.whole.in(field)) return n;
+    if (auto n = stemmed ? one(f.stem, f.stem_word) + f.whole.in(field) : f.whole.in(field))
+      return n;
     const std::size_t parts = f.parts.size();
     if (parts == 0) return 0;
     std::uint32_t least = 0xffffffff;
@@ -864,7 +880,9 @@ class Evaluator {
       if (all) candidates |= bit(f);
     }
     if (!candidates) return FieldMask{0};
-    auto t = texts(d.id);
+    constexpr FieldMask related =
+        bit(Field::owner) | bit(Field::service) | bit(Field::glossary) | bit(Field::domain);
+    auto t = texts(d.id, (candidates & related) != 0);
     if (!t) return t.error();
     FieldMask out = 0;
     for (const auto& ft : *t) {
@@ -955,7 +973,8 @@ std::string light(std::string_view text, const std::set<std::string>& words, boo
     bool lit = false;
     // An ASCII run none of whose lowered text holds a word (or a stem) is not lit: most runs.
     bool may = true;
-    if (std::all_of(run.begin(), run.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    if (std::all_of(run.begin(), run.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
       std::string lower(run);
       for (auto& c : lower)
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -1016,7 +1035,7 @@ Result<std::vector<std::pair<std::string, std::vector<std::string>>>>
 highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words) {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   if (words.empty()) return out;
-  auto t = ev.texts(id);
+  auto t = ev.texts(id, false);  // the fields lit are the entity's own
   if (!t) return t.error();
   auto add = [&](std::string_view field, std::string lit) {
     if (lit.empty()) return;
@@ -1046,7 +1065,8 @@ void for_each_facet_value(const si::Document& d, std::string_view field, F&& f) 
   if (field == "entityType") {
     f(type_name(d.kind));
   } else if (field == "owners.displayName") {
-    for (const auto& o : d.owners) f(std::string_view(o.display_name.empty() ? o.name : o.display_name));
+    for (const auto& o : d.owners)
+      f(std::string_view(o.display_name.empty() ? o.name : o.display_name));
   } else if (field == "tags.tagFQN") {
     for (const auto& t : d.tags) f(std::string_view(t));
   } else if (field == "domains.fullyQualifiedName") {
@@ -1061,8 +1081,8 @@ void for_each_facet_value(const si::Document& d, std::string_view field, F&& f) 
 }
 
 std::vector<Facet> count_facets(const std::vector<Match>& matches,
-                                std::span<const std::string_view> fields,
-                                std::string_view contains, std::size_t size) {
+                                std::span<const std::string_view> fields, std::string_view contains,
+                                std::size_t size) {
   std::vector<Facet> out;
   const std::size_t window = std::min<std::size_t>(matches.size(), max_window);
   const auto needle = search::fold(contains);
@@ -1110,15 +1130,18 @@ Result<KindSet> kinds_of_index(std::string_view index) {
     if (index == a.name || index == a.alias) return KindSet{a.kind};
   if (index == "dataAsset") return KindSet{Kind::mlmodel, Kind::glossary_term, Kind::search_index};
   if (index == "all")
-    return KindSet{Kind::mlmodel, Kind::glossary_term, Kind::search_index, Kind::glossary,
-                   Kind::mlmodel_service, Kind::search_service};
-  return fail(Errc::invalid_parameter, "Invalid parameter index: unknown index " + std::string(index));
+    return KindSet{Kind::mlmodel,  Kind::glossary_term,   Kind::search_index,
+                   Kind::glossary, Kind::mlmodel_service, Kind::search_service};
+  return fail(Errc::invalid_parameter,
+              "Invalid parameter index: unknown index " + std::string(index));
 }
 
 Result<void> check(const SearchRequest& r) {
   if (auto k = kinds_of_index(r.index); !k) return k.error();
-  if (r.from < 0) return fail(Errc::invalid_parameter, "Invalid parameter from: must not be negative");
-  if (r.size < 0) return fail(Errc::invalid_parameter, "Invalid parameter size: must not be negative");
+  if (r.from < 0)
+    return fail(Errc::invalid_parameter, "Invalid parameter from: must not be negative");
+  if (r.size < 0)
+    return fail(Errc::invalid_parameter, "Invalid parameter size: must not be negative");
   if (r.from > max_window || r.size > max_window || r.from + r.size > max_window)
     return fail(Errc::invalid_parameter, "Invalid parameter from + size: more than " +
                                              std::to_string(max_window) +
@@ -1137,8 +1160,8 @@ Result<void> check(const SearchRequest& r) {
     auto is_number = [](const SortValue& v) { return !std::holds_alternative<std::string>(v); };
     auto is_text = [](const SortValue& v) { return std::holds_alternative<std::string>(v); };
     if (ok && score)
-      ok = is_number(after[0]) && is_number(after[1]) && is_number(after[2]) &&
-           is_text(after[3]) && is_text(after[4]);
+      ok = is_number(after[0]) && is_number(after[1]) && is_number(after[2]) && is_text(after[3]) &&
+           is_text(after[4]);
     else if (ok)
       ok = (order->field == SortField::name || order->field == SortField::display_name
                 ? is_text(after[0])
@@ -1147,7 +1170,8 @@ Result<void> check(const SearchRequest& r) {
     if (!ok)
       return fail(Errc::invalid_parameter,
                   "Invalid parameter search_after: expected the sort values of a hit of this "
-                  "sort (" + std::to_string(n) + " values)");
+                  "sort (" +
+                      std::to_string(n) + " values)");
   }
   return {};
 }
@@ -1205,8 +1229,8 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
     return fail(Errc::invalid_parameter,
                 "Invalid parameter size: must be between 0 and " + std::to_string(max_suggest));
   if (q.size() > max_query_bytes)
-    return fail(Errc::invalid_parameter, "Invalid parameter q: longer than " +
-                                             std::to_string(max_query_bytes) + " bytes");
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter q: longer than " + std::to_string(max_query_bytes) + " bytes");
   std::vector<Suggested> out;
   const auto folded = search::fold(q);
   if (folded.empty() || size == 0) return out;
@@ -1287,8 +1311,8 @@ Result<Facet> aggregate(Tx& tx, const Principal& who, const AggregateRequest& re
   if (!kinds) return kinds.error();
   if (std::find(std::begin(facet_fields), std::end(facet_fields), request.field) ==
       std::end(facet_fields))
-    return fail(Errc::invalid_parameter, "Invalid parameter field: " + request.field +
-                                             " is not a facet field");
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter field: " + request.field + " is not a facet field");
   if (request.size < 0 || request.size > static_cast<std::int64_t>(max_buckets))
     return fail(Errc::invalid_parameter,
                 "Invalid parameter size: must be between 0 and " + std::to_string(max_buckets));

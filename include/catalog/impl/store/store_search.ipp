@@ -46,7 +46,8 @@ bjson::object facets_json(const std::vector<Facet>& facets) {
   bjson::object out;
   for (const auto& f : facets) {
     bjson::array buckets;
-    for (const auto& b : f.buckets) buckets.push_back(bjson::object{{"key", b.key}, {"doc_count", b.doc_count}});
+    for (const auto& b : f.buckets)
+      buckets.push_back(bjson::object{{"key", b.key}, {"doc_count", b.doc_count}});
     out[f.field] = bjson::object{{"buckets", std::move(buckets)}};
   }
   return out;
@@ -77,17 +78,23 @@ Result<SearchFilter> read_bool(const bjson::value& v, std::size_t depth) {
   if (depth > sq::max_filter_depth)
     return fail(Errc::invalid_parameter, "Invalid parameter query_filter: nested deeper than " +
                                              std::to_string(sq::max_filter_depth));
-  if (!v.is_object()) return fail(Errc::invalid_parameter, "Invalid parameter query_filter: bool is not an object");
+  if (!v.is_object())
+    return fail(Errc::invalid_parameter, "Invalid parameter query_filter: bool is not an object");
   SearchFilter out;
   for (const auto& kv : v.get_object()) {
     std::vector<SearchFilter>* list = nullptr;
-    if (kv.key() == "must") list = &out.must;
-    else if (kv.key() == "should") list = &out.should;
-    else if (kv.key() == "must_not") list = &out.must_not;
-    else if (kv.key() == "filter") list = &out.filter;
+    if (kv.key() == "must")
+      list = &out.must;
+    else if (kv.key() == "should")
+      list = &out.should;
+    else if (kv.key() == "must_not")
+      list = &out.must_not;
+    else if (kv.key() == "filter")
+      list = &out.filter;
     else
       return fail(Errc::invalid_parameter,
-                  "Invalid parameter query_filter: unsupported bool member " + std::string(kv.key()));
+                  "Invalid parameter query_filter: unsupported bool member " +
+                      std::string(kv.key()));
     if (kv.value().is_array()) {
       for (const auto& c : kv.value().get_array()) {
         auto f = read_clause(c, depth);
@@ -105,22 +112,23 @@ Result<SearchFilter> read_bool(const bjson::value& v, std::size_t depth) {
 
 Result<SearchFilter> read_clause(const bjson::value& v, std::size_t depth) {
   if (!v.is_object() || v.get_object().size() != 1)
-    return fail(Errc::invalid_parameter,
-                "Invalid parameter query_filter: a clause is an object with one of bool, term, terms");
+    return fail(
+        Errc::invalid_parameter,
+        "Invalid parameter query_filter: a clause is an object with one of bool, term, terms");
   const auto& [name, body] = *v.get_object().begin();
   if (name == "bool") return read_bool(body, depth + 1);
   if (name != "term" && name != "terms")
     return fail(Errc::invalid_parameter,
                 "Invalid parameter query_filter: unsupported query " + std::string(name));
   if (!body.is_object() || body.get_object().size() != 1)
-    return fail(Errc::invalid_parameter, "Invalid parameter query_filter: " + std::string(name) +
-                                             " names one field");
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter query_filter: " + std::string(name) + " names one field");
   const auto& [field, value] = *body.get_object().begin();
   SearchTerm term{field_name(field), {}};
   if (name == "terms") {
     if (!value.is_array())
-      return fail(Errc::invalid_parameter,
-                  "Invalid parameter query_filter: terms of " + std::string(field) + " is not an array");
+      return fail(Errc::invalid_parameter, "Invalid parameter query_filter: terms of " +
+                                               std::string(field) + " is not an array");
     for (const auto& e : value.get_array()) {
       auto s = term_value(e, field);
       if (!s) return s.error();
@@ -130,9 +138,9 @@ Result<SearchFilter> read_clause(const bjson::value& v, std::size_t depth) {
     const bjson::value* leaf = &value;
     if (value.is_object()) {
       if (value.get_object().size() != 1 || !value.get_object().contains("value"))
-        return fail(Errc::invalid_parameter,
-                    "Invalid parameter query_filter: term of " + std::string(field) +
-                        " is a value or {\"value\": ...}");
+        return fail(Errc::invalid_parameter, "Invalid parameter query_filter: term of " +
+                                                 std::string(field) +
+                                                 " is a value or {\"value\": ...}");
       leaf = &value.get_object().at("value");
     }
     auto s = term_value(*leaf, field);
@@ -148,7 +156,8 @@ Result<SearchFilter> read_clause(const bjson::value& v, std::size_t depth) {
 
 Result<SearchFilter> parse_search_filter(std::string_view text) {
   auto v = catalog::json::parse(text);
-  if (!v) return fail(Errc::invalid_parameter, "Invalid parameter query_filter: " + v.error().message());
+  if (!v)
+    return fail(Errc::invalid_parameter, "Invalid parameter query_filter: " + v.error().message());
   if (!v->is_object() || v->get_object().size() != 1 || !v->get_object().contains("query"))
     return fail(Errc::invalid_parameter,
                 "Invalid parameter query_filter: expected {\"query\": {\"bool\": {...}}}");
@@ -223,11 +232,11 @@ Result<bjson::object> Store::search_json(const Principal& who, const SearchReque
       bjson::array sort;
       for (const auto& v : h.sort) sort.push_back(sort_json(v));
       hits.push_back(bjson::object{{"_index", search_index_name(h.kind)},
-                                  {"_id", to_string(h.id)},
-                                  {"_score", h.score},
-                                  {"_source", std::move(*source)},
-                                  {"highlight", std::move(lit)},
-                                  {"sort", std::move(sort)}});
+                                   {"_id", to_string(h.id)},
+                                   {"_score", h.score},
+                                   {"_source", std::move(*source)},
+                                   {"highlight", std::move(lit)},
+                                   {"sort", std::move(sort)}});
     }
     bjson::object total{{"value", ranked->total}, {"relation", ranked->total_exact ? "eq" : "gte"}};
     bjson::object out;
@@ -260,7 +269,7 @@ Result<std::vector<Suggestion>> Store::suggest(const Principal& who, std::string
 }
 
 Result<bjson::object> Store::suggest_json(const Principal& who, std::string_view q,
-                                         std::string_view index, std::int64_t size) {
+                                          std::string_view index, std::int64_t size) {
   return impl_->read([&](engine::Tx& tx) -> Result<bjson::object> {
     auto found = sq::suggest(tx, who, q, index, size);
     if (!found) return found.error();
@@ -271,16 +280,16 @@ Result<bjson::object> Store::suggest_json(const Principal& who, std::string_view
       auto source = engine::render(tx, *r, source_fields(s.kind));
       if (!source) return source.error();
       options.push_back(bjson::object{{"text", s.text},
-                                     {"_index", search_index_name(s.kind)},
-                                     {"_id", to_string(s.id)},
-                                     {"_score", s.score},
-                                     {"_source", std::move(*source)}});
+                                      {"_index", search_index_name(s.kind)},
+                                      {"_id", to_string(s.id)},
+                                      {"_score", s.score},
+                                      {"_source", std::move(*source)}});
     }
     bjson::array entries;
     entries.push_back(bjson::object{{"text", q},
-                                   {"offset", 0},
-                                   {"length", static_cast<std::int64_t>(q.size())},
-                                   {"options", std::move(options)}});
+                                    {"offset", 0},
+                                    {"length", static_cast<std::int64_t>(q.size())},
+                                    {"options", std::move(options)}});
     return bjson::object{{"suggest", bjson::object{{"metadata-suggest", std::move(entries)}}}};
   });
 }
