@@ -289,7 +289,7 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
              " of indexed text: " + fixed(ratio) + "x");
     figures.back().values = {{"index_bytes", static_cast<double>(index_bytes)},
                              {"text_bytes", static_cast<double>(text_bytes)},
-                             {"ratio", ratio}};
+                             {"index_to_text", ratio}};
     verdict(ratio <= 2.0, "search index <= 2x the indexed text (" + fixed(ratio) + "x)");
   }
 
