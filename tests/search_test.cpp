@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 
 using catalog::AggregateRequest;
 using catalog::Errc;
@@ -424,5 +425,108 @@ TEST_CASE("a store written without the index is indexed by reindex and by the ne
   auto store = catalog::Store::open_lmdb(dir.path(), test::test_options()).value();
   Catalog c{store};
   CHECK(c.names("later") == Names{"later"});
+  c.clean();
+}
+
+namespace {
+
+/// The keys of the search index's families with their values, to count what a write changed.
+std::map<std::string, std::string> index_keys(catalog::Store& s) {
+  std::map<std::string, std::string> out;
+  auto txn = s.backend().begin(catalog::storage::Mode::read_only).value();
+  for (char tag : {'G', 'J', 'K', 'X', 'Y'}) {
+    auto c = txn->scan(catalog::storage::prefix_range(std::string(1, tag)),
+                       catalog::storage::Direction::forward)
+                 .value();
+    for (; c->valid(); (void)c->next()) out.emplace(c->key(), c->value());
+  }
+  return out;
+}
+
+/// How many index keys differ (added, removed or rewritten) between two states.
+std::size_t changed(const std::map<std::string, std::string>& a,
+                    const std::map<std::string, std::string>& b) {
+  std::size_t n = 0;
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end() || it->second != v) ++n;
+  }
+  for (const auto& [k, v] : b)
+    if (!a.count(k)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("soft delete, restore, follow and vote write a constant number of index keys, "
+                   "however long the text; a patch only the words that changed",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::user, R"({"name":"bob","email":"bob@example.com"})");
+  c.make(Kind::glossary, R"({"name":"g","description":"d"})");
+  std::string longer;
+  for (int i = 0; i < 400; ++i) longer += "word" + std::to_string(i) + " ";
+  longer += "yankee";
+  auto term = c.make(Kind::glossary_term,
+                     R"({"glossary":"g","name":"long","description":")" + longer + "\"}");
+  const auto id = test::uuid_of(term);
+  const auto bob = c.s.principal("bob").value();
+
+  auto before = index_keys(c.s);
+  REQUIRE(
+      c.s.remove_json(c.admin, Kind::glossary_term, catalog::EntityKey::by_id(id), {}).has_value());
+  auto after = index_keys(c.s);
+  CHECK(changed(before, after) == 1);  // the search document's deleted flag
+  REQUIRE(c.s.restore_json(c.admin, Kind::glossary_term, id).has_value());
+  before = after;
+  after = index_keys(c.s);
+  CHECK(changed(before, after) == 1);
+
+  before = after;
+  REQUIRE(c.s.follow_json(bob, Kind::glossary_term, id, bob.id).has_value());
+  after = index_keys(c.s);
+  CHECK(changed(before, after) == 0);  // followers are not searched
+  REQUIRE(c.s.vote_json(bob, Kind::glossary_term, id, catalog::VoteType::voted_up).has_value());
+  before = after;
+  after = index_keys(c.s);
+  CHECK(changed(before, after) == 1);  // the up-vote count, a sort field
+
+  // One word changed of 401: its postings, and the document; the name's keys stay.
+  before = after;
+  auto patched = longer;
+  patched.replace(patched.find("yankee"), 6, "zulu");
+  REQUIRE(c.s.patch_json(c.admin, Kind::glossary_term, catalog::EntityKey::by_id(id),
+                         parse(R"({"description":")" + patched + "\"}"))
+              .has_value());
+  after = index_keys(c.s);
+  // The postings of yankee, of its stem (yanke) and of zulu (its own stem), and the document.
+  CHECK(changed(before, after) == 4);
+  CHECK(c.names("zulu") == Names{"long"});
+  CHECK(c.names("yankee").empty());
+  c.clean();
+}
+
+TEMPLATE_TEST_CASE("an owner's new displayName reaches the facets of what it owns", "[search]",
+                   CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  auto team = c.make(Kind::team, R"({"name":"data","teamType":"Group","displayName":"Data"})");
+  c.make(Kind::glossary, R"({"name":"g","description":"owned words","owners":[{"id":")" +
+                             test::id_of(team) + R"(","type":"team"}]})");
+  auto facet = [&] {
+    AggregateRequest a;
+    a.field = "owners.displayName";
+    a.q = "owned";
+    return c.s.aggregate(c.admin, a).value().buckets;
+  };
+  CHECK(facet() == std::vector<catalog::FacetBucket>{{"Data", 1}});
+  REQUIRE(c.s.patch_json(c.admin, Kind::team, catalog::EntityKey::by_id(test::uuid_of(team)),
+                         parse(R"({"displayName":"Data Platform"})"))
+              .has_value());
+  CHECK(facet() == std::vector<catalog::FacetBucket>{{"Data Platform", 1}});
+  SearchRequest owner;
+  owner.q = "owner:platform";
+  CHECK(c.names(owner) == Names{"g"});
   c.clean();
 }
