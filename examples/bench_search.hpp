@@ -213,6 +213,7 @@ std::string team_body(const std::string& name) {
 
 void search_section(const fs::path& root, const Scale& sc, const fs::path& corpus) {
   heading("9. Search: the Debian corpus, against SQLite FTS5");
+  // On PostgreSQL (--store postgresql:...) the catalog's store is there; FTS5 stays a local file.
   if (!fs::exists(corpus)) {
     std::cout << "  skipped: no corpus at " << corpus.string() << " (--corpus FILE)\n";
     return;
@@ -325,7 +326,11 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
     figures.back().values = {{"p99_s", p99}, {"fts5_p99_s", f99}};
     verdict(p50 <= f50,
             "query " + std::string(kind) + " p50 <= FTS5's (" + fixed(p50 / f50) + "x)");
-    verdict(p99 <= 0.005, "query " + std::string(kind) + " p99 <= 5 ms (" + human(p99) + ")");
+    if (postgres_target)
+      verdict(p50 <= 0.005, "PostgreSQL: query " + std::string(kind) + " p50 <= 5 ms (" +
+                                human(p50) + ")");
+    else
+      verdict(p99 <= 0.005, "query " + std::string(kind) + " p99 <= 5 ms (" + human(p99) + ")");
   }
   {
     // q=* with facets: every live term, counted by the facets.
@@ -432,7 +437,8 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
     verdict(rate >= 10'000, "reindex >= 10,000 entities/s (" + fixed(rate, 0) + ")");
   }
 
-  // ---- writes with and without the index, in the same run ----
+  // ---- writes with and without the index, in the same run (LMDB) ----
+  if (postgres_target) return;
   for (auto mode : {storage::Durability::sync, storage::Durability::no_sync}) {
     const bool sync = mode == storage::Durability::sync;
     mode_now = sync ? "sync" : "no_sync";

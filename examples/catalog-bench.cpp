@@ -1715,7 +1715,7 @@ int run(int argc, char** argv) {
   if (wanted('8')) stored_encoding(*big);
   if (wanted('7')) writers(root, sc);
   if (wanted('6')) admin_tools(root, admin_entities.value_or(sc.admin_entities));
-  if (wanted('9') && !postgres_target) search_bench::search_section(root, sc, corpus);
+  if (wanted('9')) search_bench::search_section(root, sc, corpus);
 
   if (postgres_target && !keep)
     for (const auto& schema : postgres_target->made) (void)need_drop(schema);

@@ -1052,7 +1052,7 @@ highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words) {
     case Field::display_name: add("displayName", light(ft.text, words, true)); break;
     case Field::description: add("description", fragment(ft.text, words)); break;
     case Field::synonyms: add("synonyms", light(ft.text, words, false)); break;
-    case Field::tags: add("tags.tagFQN", light(ft.text, words, false)); break;
+    case Field::tags: add("tags", light(ft.text, words, false)); break;
     default: break;
     }
   }
