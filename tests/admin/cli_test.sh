@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # catalog-admin as its users run it (ctest: catalog_admin_cli), on LMDB stores written by
-# admin_test's hidden cases: the exit status and output of every subcommand. verify; stats (text
+# admin_test's hidden cases: the exit status and output of every subcommand. verify; reindex; stats (text
 # and --json); export to stdout and to a file; import from a file, a pipe and redirected stdin,
 # byte for byte the same export afterwards; import refused (a store not empty, truncated and bad
 # input, by line) leaving the store empty; backup while another process writes, then verified;
@@ -119,6 +119,17 @@ step "verify"
 run 0 verify "lmdb:$TMP/src"
 has out ok
 nothing_on err
+
+step "reindex"
+run 0 reindex "lmdb:$TMP/src"
+has out "search index rebuilt: 18 entities"
+nothing_on err
+run 0 verify "lmdb:$TMP/src"
+has out ok
+run 2 reindex
+has err "reindex takes one STORE"
+run 2 reindex "lmdb:$TMP/missing"
+has err "no LMDB store in"
 
 step "stats"
 run 0 stats "lmdb:$TMP/src"
