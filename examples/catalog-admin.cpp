@@ -101,7 +101,9 @@ Global global;
 
 // Opens the store `spec` names. It must exist already unless `create` (opening an LMDB
 // directory would make one, and checking an empty new store says nothing about the one meant).
-// Opened with no admins, so opening writes nothing (but the key schema of a new store).
+// Opened with no admins, so opening writes nothing (but the key schema of a new store, and the
+// search index of a store written before search or by another analyzer version: docs/
+// SEARCH_INDEX.md).
 catalog::Store open_store(std::string_view spec, bool create = false) {
   if (spec == "memory")
     throw Refusal{"memory: an in-memory store starts empty; name a store as lmdb:DIR or "
