@@ -255,62 +255,57 @@ Result<std::vector<SortValue>> sort_values(const std::string& text) {
   return out;
 }
 
-Result<std::int64_t> count_parameter(const Context& c, std::string_view name,
-                                     std::int64_t fallback) {
+// Search parameters read into a request's members, which hold their defaults: a parameter
+// not given leaves its member as it is.
+Result<void> read_text(const Context& c, std::string_view name, std::string& out,
+                       bool empty_allowed = false) {
+  auto v = empty_allowed ? c.query.text_or_empty(name) : c.query.text(name);
+  if (!v) return v.error();
+  if (*v) out = std::move(**v);
+  return {};
+}
+
+Result<void> read_count(const Context& c, std::string_view name, std::int64_t& out) {
   auto n = c.query.integer(name);
   if (!n) return n.error();
-  return n->has_value() ? static_cast<std::int64_t>(**n) : fallback;
+  if (*n) out = static_cast<std::int64_t>(**n);
+  return {};
+}
+
+Result<void> read_flag(const Context& c, std::string_view name, bool& out) {
+  auto b = c.query.boolean(name, out);
+  if (!b) return b.error();
+  out = *b;
+  return {};
 }
 
 Result<Response> search(const Context& c) {
   SearchRequest r;
-  auto q = c.query.text_or_empty("q");
-  if (!q) return q.error();
-  r.q = q->value_or("");
-  auto index = c.query.text("index");
-  if (!index) return index.error();
-  if (*index) r.index = **index;
-  auto from = count_parameter(c, "from", 0);
-  if (!from) return from.error();
-  r.from = *from;
-  auto size = count_parameter(c, "size", 10);
-  if (!size) return size.error();
-  r.size = *size;
-  auto deleted = c.query.boolean("deleted", false);
-  if (!deleted) return deleted.error();
-  r.deleted = *deleted;
-  auto filter = c.query.text("query_filter");
-  if (!filter) return filter.error();
-  if (*filter) {
-    auto f = parse_search_filter(**filter);
+  std::string filter, after, source;
+  for (auto read : {read_text(c, "q", r.q, true), read_text(c, "index", r.index),
+                    read_count(c, "from", r.from), read_count(c, "size", r.size),
+                    read_flag(c, "deleted", r.deleted), read_text(c, "query_filter", filter),
+                    read_text(c, "sort_field", r.sort_field),
+                    read_text(c, "sort_order", r.sort_order),
+                    read_text(c, "search_after", after),
+                    read_flag(c, "track_total_hits", r.track_total_hits),
+                    read_text(c, "include_source_fields", source)})
+    if (!read) return read.error();
+  if (!filter.empty()) {
+    auto f = parse_search_filter(filter);
     if (!f) return f.error();
     r.filter = std::move(*f);
   }
-  for (auto [name, out] : {std::pair{"sort_field", &r.sort_field}, {"sort_order", &r.sort_order}}) {
-    auto v = c.query.text(name);
-    if (!v) return v.error();
-    if (*v) *out = **v;
-  }
-  auto after = c.query.text("search_after");
-  if (!after) return after.error();
-  if (*after) {
-    auto values = sort_values(**after);
+  if (!after.empty()) {
+    auto values = sort_values(after);
     if (!values) return values.error();
     r.search_after = std::move(*values);
   }
-  auto track = c.query.boolean("track_total_hits", false);
-  if (!track) return track.error();
-  r.track_total_hits = *track;
-  auto source = c.query.text("include_source_fields");
-  if (!source) return source.error();
-  if (*source) {
-    std::string_view rest = **source;
-    while (!rest.empty()) {
-      auto comma = rest.find(',');
-      if (auto f = rest.substr(0, comma); !f.empty()) r.include_source_fields.emplace_back(f);
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
+  for (std::string_view rest = source; !rest.empty();) {
+    auto comma = rest.find(',');
+    if (auto f = rest.substr(0, comma); !f.empty()) r.include_source_fields.emplace_back(f);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
   }
   auto found = c.store.search_json(c.who, r);
   if (!found) return found.error();
@@ -318,38 +313,23 @@ Result<Response> search(const Context& c) {
 }
 
 Result<Response> suggest(const Context& c) {
-  auto q = c.query.text_or_empty("q");
-  if (!q) return q.error();
-  auto index = c.query.text("index");
-  if (!index) return index.error();
-  auto size = count_parameter(c, "size", 10);
-  if (!size) return size.error();
-  auto found = c.store.suggest_json(c.who, q->value_or(""), index->value_or("all"), *size);
+  std::string q, index = "all";
+  std::int64_t size = 10;
+  for (auto read :
+       {read_text(c, "q", q, true), read_text(c, "index", index), read_count(c, "size", size)})
+    if (!read) return read.error();
+  auto found = c.store.suggest_json(c.who, q, index, size);
   if (!found) return found.error();
   return json_response(200, bj::value(std::move(*found)));
 }
 
 Result<Response> aggregate(const Context& c) {
   AggregateRequest r;
-  auto index = c.query.text("index");
-  if (!index) return index.error();
-  if (*index) r.index = **index;
-  auto field = c.query.text("field");
-  if (!field) return field.error();
-  if (!*field) return fail(Errc::invalid_parameter, "Query parameter field is required");
-  r.field = **field;
-  auto value = c.query.text_or_empty("value");
-  if (!value) return value.error();
-  r.value = value->value_or("");
-  auto q = c.query.text_or_empty("q");
-  if (!q) return q.error();
-  r.q = q->value_or("");
-  auto size = count_parameter(c, "size", 10);
-  if (!size) return size.error();
-  r.size = *size;
-  auto deleted = c.query.boolean("deleted", false);
-  if (!deleted) return deleted.error();
-  r.deleted = *deleted;
+  for (auto read : {read_text(c, "index", r.index), read_text(c, "field", r.field),
+                    read_text(c, "value", r.value, true), read_text(c, "q", r.q, true),
+                    read_count(c, "size", r.size), read_flag(c, "deleted", r.deleted)})
+    if (!read) return read.error();
+  if (r.field.empty()) return fail(Errc::invalid_parameter, "Query parameter field is required");
   auto found = c.store.aggregate_json(c.who, r);
   if (!found) return found.error();
   return json_response(200, bj::value(std::move(*found)));

@@ -19,16 +19,11 @@ std::string shown(std::string_view value) {
 }  // namespace
 
 Result<std::optional<std::string>> Query::text(std::string_view name) const {
-  const std::optional<std::string>* found = nullptr;
-  for (const auto& [key, value] : params_) {
-    if (key != name) continue;
-    if (found) return invalid("Query parameter " + std::string(name) + " given more than once");
-    found = &value;
-  }
-  if (!found) return std::optional<std::string>();
-  if (!*found || (*found)->empty())
+  auto value = text_or_empty(name);
+  if (!value) return value.error();
+  if (*value && (*value)->empty())
     return invalid("Query parameter " + std::string(name) + " must not be empty");
-  return **found;
+  return value;
 }
 
 Result<std::optional<std::string>> Query::text_or_empty(std::string_view name) const {
