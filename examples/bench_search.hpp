@@ -327,8 +327,8 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
     verdict(p50 <= f50,
             "query " + std::string(kind) + " p50 <= FTS5's (" + fixed(p50 / f50) + "x)");
     if (postgres_target)
-      verdict(p50 <= 0.005, "PostgreSQL: query " + std::string(kind) + " p50 <= 5 ms (" +
-                                human(p50) + ")");
+      verdict(p50 <= 0.005,
+              "PostgreSQL: query " + std::string(kind) + " p50 <= 5 ms (" + human(p50) + ")");
     else
       verdict(p99 <= 0.005, "query " + std::string(kind) + " p99 <= 5 ms (" + human(p99) + ")");
   }

@@ -47,12 +47,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -74,7 +74,6 @@ constexpr int exit_ok = 0;
 constexpr int exit_problems = 1;
 constexpr int exit_usage = 2;
 constexpr int exit_corrupt = 3;  // verify: the store cannot be read (corrupt)
-
 
 // A command line that cannot be carried out: the message goes to stderr (with the usage when
 // the command line itself is wrong), the status is 2 unless said otherwise.
@@ -223,9 +222,9 @@ bool says_corrupt(std::string_view message) {
   // could hold.
   for (std::string_view phrase :
        {"MDB_INVALID", "MDB_CORRUPTED", "MDB_PAGE_NOTFOUND", "MDB_BAD_TXN", "MDB_BAD_VALSIZE",
-        "MDB_CURSOR_FULL", "MDB_VERSION_MISMATCH", "does not decode", "the store is corrupt:",
-        "corrupt entity record", "corrupt edge key", "corrupt snapshot", "corrupt change event",
-        "corrupt event key", "dangling containment edge"})
+        "MDB_CURSOR_FULL", "MDB_VERSION_MISMATCH", "does not decode",
+        "the store is corrupt:", "corrupt entity record", "corrupt edge key", "corrupt snapshot",
+        "corrupt change event", "corrupt event key", "dangling containment edge"})
     if (message.find(phrase) != std::string_view::npos) return true;
   return false;
 }

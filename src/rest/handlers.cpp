@@ -282,14 +282,13 @@ Result<void> read_flag(const Context& c, std::string_view name, bool& out) {
 Result<Response> search(const Context& c) {
   SearchRequest r;
   std::string filter, after, source;
-  for (auto read : {read_text(c, "q", r.q, true), read_text(c, "index", r.index),
-                    read_count(c, "from", r.from), read_count(c, "size", r.size),
-                    read_flag(c, "deleted", r.deleted), read_text(c, "query_filter", filter),
-                    read_text(c, "sort_field", r.sort_field),
-                    read_text(c, "sort_order", r.sort_order),
-                    read_text(c, "search_after", after),
-                    read_flag(c, "track_total_hits", r.track_total_hits),
-                    read_text(c, "include_source_fields", source)})
+  for (auto read :
+       {read_text(c, "q", r.q, true), read_text(c, "index", r.index), read_count(c, "from", r.from),
+        read_count(c, "size", r.size), read_flag(c, "deleted", r.deleted),
+        read_text(c, "query_filter", filter), read_text(c, "sort_field", r.sort_field),
+        read_text(c, "sort_order", r.sort_order), read_text(c, "search_after", after),
+        read_flag(c, "track_total_hits", r.track_total_hits),
+        read_text(c, "include_source_fields", source)})
     if (!read) return read.error();
   if (!filter.empty()) {
     auto f = parse_search_filter(filter);
