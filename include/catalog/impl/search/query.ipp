@@ -450,33 +450,35 @@ Result<void> expand(Tx& tx, Clause& c) {
 
 // ---- filters ----
 
-/// The values of a filter or facet field in a document.
-std::vector<std::string> values_of(const si::Document& d, std::string_view field) {
-  std::vector<std::string> out;
+/// Calls `f` with each value of a filter or facet field in a document (a view, valid during
+/// the call).
+template <class F>
+void for_each_value(const si::Document& d, std::string_view field, F&& f) {
   if (field == "entityType") {
-    out.emplace_back(type_name(d.kind));
+    f(type_name(d.kind));
   } else if (field == "owners.id") {
-    for (const auto& o : d.owners) out.push_back(to_string(o.id));
+    for (const auto& o : d.owners) f(std::string_view(to_string(o.id)));
   } else if (field == "owners.name") {
-    for (const auto& o : d.owners) out.push_back(o.name);
+    for (const auto& o : d.owners) f(std::string_view(o.name));
   } else if (field == "owners.displayName") {
-    for (const auto& o : d.owners) out.push_back(o.display_name.empty() ? o.name : o.display_name);
+    // An owner's key is its displayName, else its name (docs/SEMANTICS.md §16 "Facets").
+    for (const auto& o : d.owners)
+      f(std::string_view(o.display_name.empty() ? o.name : o.display_name));
   } else if (field == "tags.tagFQN") {
-    out = d.tags;
+    for (const auto& t : d.tags) f(std::string_view(t));
   } else if (field == "domains.id") {
-    for (const auto& dm : d.domains) out.push_back(to_string(dm.first));
+    for (const auto& dm : d.domains) f(std::string_view(to_string(dm.first)));
   } else if (field == "domains.fullyQualifiedName") {
-    for (const auto& dm : d.domains) out.push_back(dm.second);
+    for (const auto& dm : d.domains) f(std::string_view(dm.second));
   } else if (field == "service.name") {
-    if (!d.service.empty()) out.push_back(d.service);
+    if (!d.service.empty()) f(std::string_view(d.service));
   } else if (field == "glossary.name") {
-    if (!d.glossary.empty()) out.push_back(d.glossary);
+    if (!d.glossary.empty()) f(std::string_view(d.glossary));
   } else if (field == "status") {
-    if (!d.status.empty()) out.push_back(d.status);
+    if (!d.status.empty()) f(std::string_view(d.status));
   } else if (field == "deleted") {
-    out.emplace_back(d.deleted ? "true" : "false");
+    f(std::string_view(d.deleted ? "true" : "false"));
   }
-  return out;
 }
 
 constexpr std::string_view filter_fields[] = {"entityType",
@@ -496,10 +498,12 @@ constexpr std::string_view facet_fields[] = {
 
 bool matches(const SearchFilter& f, const si::Document& d) {
   if (f.term) {
-    auto have = values_of(d, f.term->field);
-    for (const auto& v : f.term->values)
-      if (std::find(have.begin(), have.end(), v) != have.end()) return true;
-    return false;
+    bool found = false;
+    for_each_value(d, f.term->field, [&](std::string_view v) {
+      found = found ||
+              std::find(f.term->values.begin(), f.term->values.end(), v) != f.term->values.end();
+    });
+    return found;
   }
   for (const auto* all : {&f.must, &f.filter})
     for (const auto& c : *all)
@@ -1059,27 +1063,6 @@ highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words) {
   return out;
 }
 
-/// Calls `f` with each value of a facet field in a document (views into it).
-template <class F>
-void for_each_facet_value(const si::Document& d, std::string_view field, F&& f) {
-  if (field == "entityType") {
-    f(type_name(d.kind));
-  } else if (field == "owners.displayName") {
-    for (const auto& o : d.owners)
-      f(std::string_view(o.display_name.empty() ? o.name : o.display_name));
-  } else if (field == "tags.tagFQN") {
-    for (const auto& t : d.tags) f(std::string_view(t));
-  } else if (field == "domains.fullyQualifiedName") {
-    for (const auto& dm : d.domains) f(std::string_view(dm.second));
-  } else if (field == "service.name") {
-    if (!d.service.empty()) f(std::string_view(d.service));
-  } else if (field == "glossary.name") {
-    if (!d.glossary.empty()) f(std::string_view(d.glossary));
-  } else if (field == "status") {
-    if (!d.status.empty()) f(std::string_view(d.status));
-  }
-}
-
 std::vector<Facet> count_facets(const std::vector<Match>& matches,
                                 std::span<const std::string_view> fields, std::string_view contains,
                                 std::size_t size) {
@@ -1091,7 +1074,7 @@ std::vector<Facet> count_facets(const std::vector<Match>& matches,
     std::unordered_map<std::string_view, std::int64_t> counts;
     for (std::size_t i = 0; i < window; ++i) {
       seen.clear();
-      for_each_facet_value(*matches[i].doc, field, [&](std::string_view v) {
+      for_each_value(*matches[i].doc, field, [&](std::string_view v) {
         if (std::find(seen.begin(), seen.end(), v) != seen.end()) return;
         seen.push_back(v);
         if (needle.empty() || search::fold(v).find(needle) != std::string::npos) ++counts[v];
