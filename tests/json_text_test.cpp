@@ -279,3 +279,57 @@ TEST_CASE("json_string_end and valid_utf8 agree with a byte-at-a-time reading", 
   }
   CHECK(checked > 9000);
 }
+
+TEST_CASE("canonical tells the forms to_json writes from those it would not", "[json_text]") {
+  using detail::canonical;
+  auto change = [](const char* text) { return bj::parse(text); };
+  constexpr std::type_identity<ChangeDescription> cd;
+  // What to_json writes is canonical.
+  ChangeDescription d;
+  d.previous_version = Version::from_tenths(3);
+  d.fields_updated.push_back(FieldChange{"description", bj::value("a"), bj::value(nullptr)});
+  CHECK(canonical(detail::to_json(d), cd));
+  // Members out of order, a version as an integer, an explicit null for an optional, a member
+  // that is not optional left out: each converts, none writes back the same.
+  const auto base = catalog::json::serialize(detail::to_json(d));
+  INFO(base);
+  for (const char* other :
+       {R"({"previousVersion":0.3,"fieldsAdded":[],"fieldsUpdated":[],"fieldsDeleted":[]})",
+        R"({"fieldsAdded":[],"fieldsUpdated":[],"fieldsDeleted":[],"previousVersion":1})",
+        R"({"fieldsUpdated":[],"fieldsDeleted":[],"previousVersion":0.3})"}) {
+    INFO(other);
+    auto v = change(other);
+    ChangeDescription read;
+    REQUIRE(detail::from_json(v, read, "").has_value());
+    CHECK_FALSE(canonical(v, cd));
+  }
+  CHECK_FALSE(canonical(bj::value(1), std::type_identity<Version>{}));
+  CHECK(canonical(bj::value(0.1), std::type_identity<Version>{}));
+  CHECK_FALSE(canonical(bj::value(nullptr), std::type_identity<std::optional<std::string>>{}));
+  // A value kept as JSON keeps its explicit null.
+  CHECK(canonical(bj::value(nullptr), std::type_identity<std::optional<bj::value>>{}));
+}
+
+TEST_CASE("the spaced reader takes white space between tokens, the canonical one none",
+          "[json_text]") {
+  const std::string spaced = " { \"a\" :\t[ 1 , -2.5e3 , true , null , { } ] ,\r\n\"b\" : \"x\" } ";
+  detail::BasicTextReader<detail::Spacing::json> s(spaced);
+  std::string_view key, value;
+  REQUIRE(s.eat('{'));
+  REQUIRE(s.key(key));
+  CHECK(key == "a");
+  REQUIRE(s.skip(value, 4));
+  CHECK(value == "[ 1 , -2.5e3 , true , null , { } ]");
+  REQUIRE(s.eat(','));
+  REQUIRE(s.key(key));
+  std::string buffer;
+  REQUIRE(s.string(value, buffer));
+  CHECK(value == "x");
+  CHECK(s.eat('}'));
+  CHECK(s.at_end());
+  detail::TextReader canonical(spaced);
+  CHECK_FALSE(canonical.eat('{'));
+  // Nesting past the limit is refused by both.
+  detail::BasicTextReader<detail::Spacing::json> deep("[[[ ]]]");
+  CHECK_FALSE(deep.skip(value, 2));
+}

@@ -200,11 +200,6 @@ inline Result<void> from_json(const boost::json::value& v, std::optional<boost::
 /// conversion that succeeds builds none.
 inline constexpr std::string_view quiet_path{};
 
-/// Set by a conversion that read JSON which to_json would not write back byte for byte: members
-/// out of the struct's order, or an explicit null read as an absent optional. A caller that must
-/// keep bytes as written (the engine's stored documents) clears it, converts, and keeps the JSON
-/// itself when it was set. One flag per thread; conversions never run on another thread midway.
-inline thread_local bool read_non_canonical = false;
 inline bool is_quiet(std::string_view path) noexcept { return path.data() == nullptr; }
 
 /// Declared before read_members, which converts members: a member that is itself a described
@@ -300,12 +295,9 @@ bool read_members(const boost::json::object& obj, T& out) {
     return obj.empty();
   } else {
     std::array<bool, n> seen{};
-    std::size_t next = 0;  // the smallest position a member in the struct's order may have
     for (const auto& kv : obj) {
       auto at = member_position<T>(kv.key());
       if (!at) return false;
-      if (*at < next) read_non_canonical = true;
-      next = *at + 1;
       bool converted = false;
       boost::mp11::mp_with_index<n>(*at, [&](auto i) {
         using D = boost::mp11::mp_at_c<members_of<T>, decltype(i)::value>;
@@ -314,10 +306,7 @@ bool read_members(const boost::json::object& obj, T& out) {
       if (!converted) return false;
       seen[*at] = true;
     }
-    if (!has_required<T>(seen)) return false;
-    // A missing member that is not optional is written back with its default.
-    if (obj.size() < n && !has_every_non_optional<T>(seen)) read_non_canonical = true;
-    return true;
+    return has_required<T>(seen);
   }
 }
 
@@ -391,7 +380,6 @@ Result<void> from_json(const boost::json::value& v, std::optional<T>& out,
                        std::string_view path) {
   if (v.is_null()) {  // an explicit null reads as absent
     out.reset();
-    read_non_canonical = true;
     return {};
   }
   T element{};
@@ -399,6 +387,70 @@ Result<void> from_json(const boost::json::value& v, std::optional<T>& out,
   if (!r) return r.error();
   out = std::move(element);
   return {};
+}
+
+// ---- the canonical form ----
+
+/// Whether `v`, which converts to a T, is in the form to_json writes for T, so that writing the
+/// converted value gives `v` back byte for byte: a struct's members in its order with every
+/// member that is not optional present, no explicit null for an optional, versions as doubles.
+/// A caller that must keep bytes as written (the engine's stored documents) keeps `v` itself
+/// when it is not.
+template <class T>
+bool canonical(const boost::json::value&, std::type_identity<T>) {
+  return true;  // scalars, strings, enumerations, ids: one form each
+}
+inline bool canonical(const boost::json::value& v, std::type_identity<Version>) {
+  return v.is_double();  // an integer is written back as a double (1 becomes 1.0)
+}
+inline bool canonical(const boost::json::value&, std::type_identity<std::optional<boost::json::value>>) {
+  return true;  // an explicit null is kept (a change description's "newValue": null)
+}
+template <class T>
+bool canonical(const boost::json::value& v, std::type_identity<std::optional<T>>);
+template <class T>
+bool canonical(const boost::json::value& v, std::type_identity<std::vector<T>>);
+template <Described T>
+bool canonical(const boost::json::value& v, std::type_identity<T>);
+
+template <class T>
+bool canonical(const boost::json::value& v, std::type_identity<std::optional<T>>) {
+  return !v.is_null() && canonical(v, std::type_identity<T>{});
+}
+
+template <class T>
+bool canonical(const boost::json::value& v, std::type_identity<std::vector<T>>) {
+  if (!v.is_array()) return false;
+  for (const auto& e : v.get_array())
+    if (!canonical(e, std::type_identity<T>{})) return false;
+  return true;
+}
+
+template <Described T>
+bool canonical(const boost::json::value& v, std::type_identity<T>) {
+  constexpr std::size_t n = boost::mp11::mp_size<members_of<T>>::value;
+  if (!v.is_object()) return false;
+  const auto& obj = v.get_object();
+  if constexpr (n == 0) {
+    return obj.empty();
+  } else {
+    std::array<bool, n> seen{};
+    std::size_t next = 0;  // the smallest position the next member may have
+    for (const auto& kv : obj) {
+      auto at = member_position<T>(kv.key());
+      if (!at || *at < next) return false;
+      next = *at + 1;
+      seen[*at] = true;
+      bool same = false;
+      boost::mp11::mp_with_index<n>(*at, [&](auto i) {
+        using D = boost::mp11::mp_at_c<members_of<T>, decltype(i)::value>;
+        using F = std::remove_cvref_t<decltype(std::declval<T&>().*D::pointer)>;
+        same = canonical(kv.value(), std::type_identity<F>{});
+      });
+      if (!same) return false;
+    }
+    return obj.size() == n || has_every_non_optional<T>(seen);
+  }
 }
 
 }  // namespace catalog::detail

@@ -11,8 +11,11 @@
 // forms, invalid JSON, a value that does not convert) it answers false and the caller reads the
 // text through the DOM and `from_json`, which accept every form, keep non-canonical ones as
 // written and word the errors. So this reader never decides what a document means: whenever it
-// answers true, `from_json` of the parsed text would have given the same struct without setting
-// `read_non_canonical` (json_text_test checks this on stored records and on mutations of them).
+// answers true, `from_json` of the parsed text would have given the same struct, and the text is
+// `canonical` (json_text_test checks this on stored records and on mutations of them).
+//
+// The same cursor, spaced (`Spacing::json`), reads tokens with white space between them: the
+// reference scan (references.ipp) reads stored records that way and skips what it does not need.
 
 #include <catalog/detail/json_mapping.hpp>
 #include <catalog/detail/json_scan.hpp>
@@ -111,21 +114,34 @@ inline bool unescape_json(std::string_view raw, std::string& out) {
   return true;
 }
 
-/// A cursor over JSON text in canonical form. Every method answers false (and may leave the
-/// cursor anywhere) when the text there is not what it reads.
-class TextReader {
+/// Where a reader takes white space: nowhere (`none`, the canonical text the catalog writes), or
+/// before any token, as RFC 8259 allows (`json`, for text another writer may have spaced).
+enum class Spacing { none, json };
+
+/// A cursor over JSON text: canonical (`Spacing::none`, the stored records' form) or spaced as
+/// any JSON writer may space it. Every method answers false (and may leave the cursor anywhere)
+/// when the text there is not what it reads.
+template <Spacing S>
+class BasicTextReader {
  public:
-  explicit TextReader(std::string_view text) noexcept
+  explicit BasicTextReader(std::string_view text) noexcept
       : p_(text.data()), end_(text.data() + text.size()) {}
 
-  bool at_end() const noexcept { return p_ == end_; }
-  bool peek(char c) const noexcept { return p_ != end_ && *p_ == c; }
+  bool at_end() noexcept {
+    space();
+    return p_ == end_;
+  }
+  bool peek(char c) noexcept {
+    space();
+    return p_ != end_ && *p_ == c;
+  }
   bool eat(char c) noexcept {
     if (!peek(c)) return false;
     ++p_;
     return true;
   }
   bool eat(std::string_view word) noexcept {
+    space();
     if (static_cast<std::size_t>(end_ - p_) < word.size() ||
         std::memcmp(p_, word.data(), word.size()) != 0)
       return false;
@@ -164,8 +180,24 @@ class TextReader {
     return true;
   }
 
+  /// Any JSON string as a view: of the text when it has no escapes, else of `buffer` holding
+  /// it decoded.
+  bool string(std::string_view& out, std::string& buffer) {
+    std::string_view raw;
+    bool escaped = false;
+    if (!raw_string(raw, escaped) || !valid_utf8(raw)) return false;
+    if (!escaped) {
+      out = raw;
+      return true;
+    }
+    if (!unescape_json(raw, buffer)) return false;
+    out = buffer;
+    return true;
+  }
+
   /// A number's text: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
   bool number(std::string_view& out) noexcept {
+    space();
     const char* start = p_;
     auto digits = [&] {
       const char* s = p_;
@@ -189,10 +221,11 @@ class TextReader {
 
   /// The text of the JSON value here, whatever it is, nesting at most `max_depth`.
   bool skip(std::string_view& out, std::size_t max_depth) {
+    space();
     const char* start = p_;
     std::string open;  // the closing character of each container open, innermost last
     std::string ignored;
-    std::string_view n;
+    std::string_view n, text;
     for (;;) {
       bool empty = false;  // a container that closed at once
       if (eat('{') || eat('[')) {
@@ -201,12 +234,12 @@ class TextReader {
         empty = eat(close);
         if (!empty) {
           open += close;
-          if (close == '}' && !(string(ignored) && eat(':'))) return false;
+          if (close == '}' && !(string(text, ignored) && eat(':'))) return false;
           continue;
         }
       }
       if (!empty &&
-          !(string(ignored) || eat("true") || eat("false") || eat("null") || number(n)))
+          !(string(text, ignored) || eat("true") || eat("false") || eat("null") || number(n)))
         return false;
       // After a value: close what ends here, then the next element or member, or the end.
       for (;;) {
@@ -215,7 +248,7 @@ class TextReader {
           return true;
         }
         if (eat(',')) {
-          if (open.back() == '}' && !(string(ignored) && eat(':'))) return false;
+          if (open.back() == '}' && !(string(text, ignored) && eat(':'))) return false;
           break;
         }
         if (!eat(open.back())) return false;
@@ -224,10 +257,57 @@ class TextReader {
     }
   }
 
+  /// Skips the value here by its structure alone: a string to its closing quote, an object or
+  /// array to its matching bracket (strings inside read as strings, so their brackets do not
+  /// count), a number or literal by its characters. Nothing inside is checked: for a reader that
+  /// wants a few members of a document that another reading checks whole.
+  bool skip_structure() noexcept {
+    space();
+    if (p_ == end_) return false;
+    std::string_view raw;
+    bool escaped = false;
+    if (*p_ == '"') return raw_string(raw, escaped);
+    if (*p_ == '{' || *p_ == '[') {
+      std::size_t depth = 0;
+      while (p_ != end_) {
+        const char c = *p_;
+        if (c == '"') {
+          if (!raw_string(raw, escaped)) return false;
+          continue;
+        }
+        if (c == '{' || c == '[') {
+          ++depth;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+          ++p_;
+          return true;
+        }
+        ++p_;
+      }
+      return false;
+    }
+    const char* start = p_;
+    while (p_ != end_ && scalar_char(*p_)) ++p_;
+    return p_ != start;
+  }
+
  private:
+  void space() noexcept {
+    if constexpr (S == Spacing::json)
+      while (p_ != end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+  }
+
+  // The characters of numbers and literals (true, false, null).
+  static bool scalar_char(char c) noexcept {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '-' || c == '+' || c == '.';
+  }
+
   const char* p_;
   const char* end_;
 };
+
+/// The reader of canonical text, the form of stored records.
+using TextReader = BasicTextReader<Spacing::none>;
 
 /// Sub-values kept as JSON (change descriptions' old and new values, extensions) are read by
 /// Boost.JSON's parser, as the DOM path reads them, when they nest at most this deep; deeper

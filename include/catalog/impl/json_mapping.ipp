@@ -67,7 +67,6 @@ Result<void> from_json(const boost::json::value& v, Version& out, std::string_vi
     d = static_cast<double>(v.get_uint64());
   else
     return type_error(path, "a version number");
-  if (!v.is_double()) read_non_canonical = true;  // written back as a double (1 becomes 1.0)
   double tenths = std::round(d * 10.0);
   if (!(tenths >= 1.0 && tenths < 4e9) || static_cast<double>(tenths) / 10.0 != d)
     return type_error(path, "a version number like 0.1");

@@ -133,7 +133,7 @@ Result<void> Record::set_member(std::string_view name, const json::value* v) {
         if (!pos) return fail(Errc::invalid_request, "Unknown member " + std::string(name));
         auto at = std::find(stored.begin(), stored.end(), static_cast<std::uint8_t>(*pos));
         Result<void> r;
-        detail::read_non_canonical = false;
+        bool canonical = true;
         record_detail::with_member<E>(*pos, [&](auto m) {
           auto& field = e.*decltype(m)::pointer;
           // Converted aside and moved in only whole: a value that fails leaves the member as
@@ -143,13 +143,16 @@ Result<void> Record::set_member(std::string_view name, const json::value* v) {
             field = E{}.*decltype(m)::pointer;
             return;
           }
-          std::remove_cvref_t<decltype(field)> now{};
+          using F = std::remove_cvref_t<decltype(field)>;
+          F now{};
           r = detail::from_json(*v, now, name);
-          if (r) field = std::move(now);
+          if (!r) return;
+          field = std::move(now);
+          canonical = detail::canonical(*v, std::type_identity<F>{});
         });
         if (!r) return r.error();
         forget_written(*pos);
-        if (v && detail::read_non_canonical) written.emplace_back(*pos, json::value(*v, {}));
+        if (v && !canonical) written.emplace_back(*pos, json::value(*v, {}));
         if (!v) {
           if (at != stored.end()) stored.erase(at);
         } else if (at == stored.end()) {
@@ -214,14 +217,17 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
           auto pos = detail::member_position<E>(kv.key());
           if (!pos || (rendered_only_mask<E>() >> *pos & 1))
             return fail(Errc::storage, what + ": unknown member " + std::string(kv.key()));
-          bool converted = false;
-          detail::read_non_canonical = false;
+          bool converted = false, canonical = true;
           record_detail::with_member<E>(*pos, [&](auto m) {
-            converted = static_cast<bool>(
-                detail::from_json(kv.value(), e.*decltype(m)::pointer, detail::quiet_path));
+            auto& field = e.*decltype(m)::pointer;
+            converted =
+                static_cast<bool>(detail::from_json(kv.value(), field, detail::quiet_path));
+            if (converted)
+              canonical = detail::canonical(
+                  kv.value(), std::type_identity<std::remove_cvref_t<decltype(field)>>{});
           });
           // Kept as written, copied out of the caller's (scratch) memory.
-          if (converted && detail::read_non_canonical)
+          if (converted && !canonical)
             r.written.emplace_back(static_cast<std::uint8_t>(*pos), json::value(kv.value(), {}));
           if (!converted) {
             auto why = detail::from_json(json::value(doc), e, "");

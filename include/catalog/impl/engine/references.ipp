@@ -26,161 +26,61 @@ namespace json = boost::json;
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+// Stored records are read as any JSON writer may have spaced them: the scan gives up only on
+// what the full decode would not read the same way.
+using Scanner = detail::BasicTextReader<detail::Spacing::json>;
 
-// The characters of numbers and literals (true, false, null).
-bool in_scalar(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
-         c == '+' || c == '.';
-}
+// Values the scan does not look at are skipped by their structure: the full decode, which a
+// record must pass to be written, checks them.
+bool skip_value(Scanner& s) { return s.skip_structure(); }
 
-// A cursor over JSON text that reads strings and booleans and skips other values by their
-// structure. Every read returns false on anything unexpected; the caller then gives up.
-class Scanner {
- public:
-  explicit Scanner(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
-
-  bool eat(char c) {
-    skip_space();
-    if (p_ == end_ || *p_ != c) return false;
-    ++p_;
+bool boolean(Scanner& s, bool& out) {
+  if (s.eat("true")) {
+    out = true;
     return true;
   }
-
-  char peek() {
-    skip_space();
-    return p_ == end_ ? '\0' : *p_;
-  }
-
-  bool at_end() {
-    skip_space();
-    return p_ == end_;
-  }
-
-  // A string's text between its quotes, still escaped; `escaped` tells whether it has escapes.
-  bool string(std::string_view& raw, bool& escaped) {
-    if (!eat('"')) return false;
-    const char* close = detail::json_string_end(p_, end_, escaped);
-    if (close == nullptr) return false;
-    raw = std::string_view(p_, static_cast<std::size_t>(close - p_));
-    p_ = close + 1;
+  if (s.eat("false")) {
+    out = false;
     return true;
   }
-
-  bool boolean(bool& out) {
-    skip_space();
-    auto word = [&](std::string_view w) {
-      if (static_cast<std::size_t>(end_ - p_) < w.size() ||
-          std::memcmp(p_, w.data(), w.size()) != 0)
-        return false;
-      const char* after = p_ + w.size();
-      if (after != end_ && *after != ',' && *after != '}' && *after != ']' && !is_space(*after))
-        return false;
-      p_ = after;
-      return true;
-    };
-    if (word("true")) {
-      out = true;
-      return true;
-    }
-    if (word("false")) {
-      out = false;
-      return true;
-    }
-    return false;
-  }
-
-  // Skips one value: a string, an object or array (to its matching bracket, strings inside
-  // read as strings so their brackets do not count), or a number or literal.
-  bool skip_value() {
-    skip_space();
-    if (p_ == end_) return false;
-    std::string_view raw;
-    bool escaped = false;
-    if (*p_ == '"') return string(raw, escaped);
-    if (*p_ == '{' || *p_ == '[') {
-      std::size_t depth = 0;
-      while (p_ != end_) {
-        char c = *p_;
-        if (c == '"') {
-          if (!string(raw, escaped)) return false;
-          continue;
-        }
-        if (c == '{' || c == '[') {
-          ++depth;
-        } else if (c == '}' || c == ']') {
-          if (--depth == 0) {
-            ++p_;
-            return true;
-          }
-        }
-        ++p_;
-      }
-      return false;
-    }
-    const char* start = p_;
-    while (p_ != end_ && in_scalar(*p_)) ++p_;
-    return p_ != start;
-  }
-
- private:
-  void skip_space() {
-    while (p_ != end_ && is_space(*p_)) ++p_;
-  }
-
-  const char* p_;
-  const char* end_;
-};
-
-// A string member's value, unescaped into `buffer` when it has escapes.
-bool text(Scanner& s, std::string_view& out, std::string& buffer) {
-  std::string_view raw;
-  bool escaped = false;
-  if (!s.string(raw, escaped) || !detail::valid_utf8(raw)) return false;
-  if (!escaped) {
-    out = raw;
-    return true;
-  }
-  if (!detail::unescape_json(raw, buffer)) return false;
-  out = buffer;
-  return true;
+  return false;
 }
 
 // The entity document: id, name, fullyQualifiedName, displayName, deleted; the rest skipped.
 bool scan_doc(Scanner& s, StoredReference& out) {
-  if (!s.eat('{') || s.peek() == '}') return false;
+  if (!s.eat('{') || s.peek('}')) return false;
   bool id = false, name = false, fqn = false, display = false, deleted = false, version = false;
   out.display_name.reset();
   out.deleted = false;
   do {
     std::string_view key;
     bool escaped = false;
-    if (!s.string(key, escaped) || escaped || !s.eat(':')) return false;
+    if (!s.raw_string(key, escaped) || escaped || !s.eat(':')) return false;
     if (key == "id") {
       std::string_view raw;
-      if (id || !s.string(raw, escaped) || escaped) return false;
+      if (id || !s.raw_string(raw, escaped) || escaped) return false;
       auto parsed = parse_uuid(raw);
       if (!parsed) return false;
       out.id = *parsed;
       id = true;
     } else if (key == "name") {
-      if (name || !text(s, out.name, out.name_buffer)) return false;
+      if (name || !s.string(out.name, out.name_buffer)) return false;
       name = true;
     } else if (key == "fullyQualifiedName") {
-      if (fqn || !text(s, out.fqn, out.fqn_buffer)) return false;
+      if (fqn || !s.string(out.fqn, out.fqn_buffer)) return false;
       fqn = true;
     } else if (key == "displayName") {
       std::string_view d;
-      if (display || s.peek() != '"' || !text(s, d, out.display_name_buffer)) return false;
+      if (display || !s.peek('"') || !s.string(d, out.display_name_buffer)) return false;
       out.display_name = d;
       display = true;
     } else if (key == "deleted") {
-      if (deleted || !s.boolean(out.deleted)) return false;
+      if (deleted || !boolean(s, out.deleted)) return false;
       deleted = true;
     } else if (key == "version") {  // read by the full decode only, but required there too
-      if (version || !s.skip_value()) return false;
+      if (version || !skip_value(s)) return false;
       version = true;
-    } else if (!s.skip_value()) {
+    } else if (!skip_value(s)) {
       return false;
     }
   } while (s.eat(','));
@@ -199,15 +99,15 @@ bool scan_reference(std::string_view stored, StoredReference& out) {
   for (std::size_t at = 64; at < stored.size() && at < 1024; at += 64)
     __builtin_prefetch(stored.data() + at);
   Scanner s(stored);
-  if (!s.eat('{') || s.peek() == '}') return false;
+  if (!s.eat('{') || s.peek('}')) return false;
   bool kind = false, doc = false;
   do {
     std::string_view key;
     bool escaped = false;
-    if (!s.string(key, escaped) || escaped || !s.eat(':')) return false;
+    if (!s.raw_string(key, escaped) || escaped || !s.eat(':')) return false;
     if (key == "k") {
       std::string_view type;
-      if (kind || !s.string(type, escaped) || escaped) return false;
+      if (kind || !s.raw_string(type, escaped) || escaped) return false;
       auto k = kind_from_type(type);
       if (!k) return false;
       out.kind = *k;
@@ -215,7 +115,7 @@ bool scan_reference(std::string_view stored, StoredReference& out) {
     } else if (key == "doc") {
       if (doc || !scan_doc(s, out)) return false;
       doc = true;
-    } else if (!s.skip_value()) {
+    } else if (!skip_value(s)) {
       return false;
     }
   } while (s.eat(','));
