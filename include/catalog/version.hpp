@@ -1,8 +1,9 @@
 #ifndef CATALOG_VERSION_HPP
 #define CATALOG_VERSION_HPP
 
-// The one version type: an entity version held as integer tenths (0.1 is 1, 1.3 is 13).
-// Never floating-point arithmetic; written as a plain decimal with one digit after the point.
+// Two versions: the library's (CATALOG_VERSION_*, library_version()), and the one version type
+// of entities, held as integer tenths (0.1 is 1, 1.3 is 13), never floating-point arithmetic,
+// written as a plain decimal with one digit after the point.
 
 #include <catalog/error.hpp>
 
@@ -11,7 +12,31 @@
 #include <string>
 #include <string_view>
 
+/// The version of the headers in use, as semantic versioning reads it (docs/COMPATIBILITY.md
+/// says what each part promises). CMakeLists.txt reads the project version from these lines.
+#define CATALOG_VERSION_MAJOR 0
+#define CATALOG_VERSION_MINOR 1
+#define CATALOG_VERSION_PATCH 0
+/// The three parts in one number, major * 10000 + minor * 100 + patch (0.1.0 is 100), for
+/// `#if CATALOG_VERSION >= 100`.
+#define CATALOG_VERSION \
+  (CATALOG_VERSION_MAJOR * 10000 + CATALOG_VERSION_MINOR * 100 + CATALOG_VERSION_PATCH)
+
 namespace catalog {
+
+/// A library version: major, minor, patch.
+struct LibraryVersion {
+  int major = 0;
+  int minor = 0;
+  int patch = 0;
+  friend constexpr auto operator<=>(const LibraryVersion&, const LibraryVersion&) = default;
+};
+
+/// The version of the compiled library the program links, which a host can compare with
+/// CATALOG_VERSION_* of the headers it was compiled with.
+LibraryVersion library_version() noexcept;
+/// "0.1.0".
+std::string library_version_string();
 
 /// An entity version. A plain value; thread-safe as any int.
 class Version {

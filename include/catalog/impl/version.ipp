@@ -7,6 +7,15 @@
 
 namespace catalog {
 
+LibraryVersion library_version() noexcept {
+  return {CATALOG_VERSION_MAJOR, CATALOG_VERSION_MINOR, CATALOG_VERSION_PATCH};
+}
+
+std::string library_version_string() {
+  const auto v = library_version();
+  return std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(v.patch);
+}
+
 Result<Version> Version::parse(std::string_view text) {
   auto bad = [&] {
     return fail(Errc::invalid_version, "Invalid version " + std::string(text) +
