@@ -3,6 +3,7 @@
 // (engine::decode_document) otherwise. The fast way must never disagree with the DOM: whenever
 // it gives a record, the DOM gives the same one. Checked on every record of the format fixture,
 // on records with escapes, and on seeded mutations of them.
+#include <catalog/change_event.hpp>
 #include <catalog/detail/engine/engine.hpp>
 #include <catalog/detail/json_text.hpp>
 #include <catalog/json.hpp>
@@ -332,4 +333,14 @@ TEST_CASE("the spaced reader takes white space between tokens, the canonical one
   // Nesting past the limit is refused by both.
   detail::BasicTextReader<detail::Spacing::json> deep("[[[ ]]]");
   CHECK_FALSE(deep.skip(value, 2));
+}
+
+TEST_CASE("member_name gives a member's wire name from its description", "[json_text]") {
+  CHECK(detail::member_name<&EntityBase::display_name>() == "displayName");
+  CHECK(detail::member_name<&EntityBase::version>() == "version");
+  CHECK(detail::member_name<&TagLabel::tag_fqn>() == "tagFQN");
+  CHECK(detail::member_name<&ChangeEvent::entity_fully_qualified_name>() ==
+        "entityFullyQualifiedName");
+  // A member a kind inherits is named by its own class's description, the same in every kind.
+  CHECK(detail::member_name<&Glossary::tags>() == "tags");
 }

@@ -211,6 +211,38 @@ template <Described T>
 using members_of = boost::describe::describe_members<T, boost::describe::mod_public |
                                                             boost::describe::mod_inherited>;
 
+template <class C, class T>
+C class_of_member(T C::*);
+
+/// The wire name of struct member `P`: `member_name<&EntityBase::display_name>()` is
+/// "displayName". Code that speaks of a member by name takes the name from here, so it is the
+/// description's and cannot drift from it.
+template <auto P>
+std::string_view member_name() {
+  using C = decltype(class_of_member(P));
+  constexpr auto is_p = [](auto m) {
+    if constexpr (std::is_same_v<std::remove_cv_t<decltype(m.pointer)>, decltype(P)>)
+      return m.pointer == P;
+    else
+      return false;
+  };
+  static_assert(
+      [&] {
+        bool found = false;
+        boost::mp11::mp_for_each<members_of<C>>([&](auto m) { found = found || is_p(m); });
+        return found;
+      }(),
+      "member_name: not a described member");
+  static const std::string_view name = [&] {
+    std::string_view found;
+    boost::mp11::mp_for_each<members_of<C>>([&](auto m) {
+      if (is_p(m)) found = wire_name<decltype(m)>();
+    });
+    return found;
+  }();
+  return name;
+}
+
 /// T's members by wire name: an open-addressing table of their positions in T's description,
 /// keyed by a hash of the name's length and three of its characters, so a lookup is one or two
 /// probes and one comparison, never a search with a comparison per step.

@@ -7,6 +7,7 @@
 
 #include <catalog/detail/engine/keys.hpp>
 #include <catalog/detail/engine/record.hpp>
+#include <catalog/detail/engine/wire.hpp>
 
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
@@ -252,7 +253,7 @@ Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const boost::json
 /// struct (Answer = AnyEntity) it is made of `r`'s own, and `r` is left unspecified.
 template <class Answer = boost::json::object>
 Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
-                             ChangeDescription change, std::string_view event_type, bool major,
+                             ChangeDescription change, EventType event_type, bool major,
                              const RenderFrom& from = {});
 
 template <class Answer = boost::json::object>
@@ -313,7 +314,7 @@ Result<boost::json::object> decode_event(std::uint64_t offset, std::string_view 
 /// record's own change description (not for entityCreated). append_event adds the offset and closes
 /// it. `previous` defaults to the record's version (a created entity has no earlier one:
 /// docs/SEMANTICS.md §13's previousVersion repeats it).
-EventText event_text(std::string_view type, const Record& r, std::optional<Version> previous,
+EventText event_text(EventType type, const Record& r, std::optional<Version> previous,
                      const Principal& who, std::int64_t now, std::string_view change = {});
 
 template <class IdOf, class F>

@@ -35,6 +35,12 @@ namespace catalog::engine {
 
 using EntityValue = AnyEntity;
 
+/// The members of a stored record's envelope (values.ipp) that name more than a letter: the
+/// entity's document.
+namespace envelope {
+inline constexpr std::string_view document = "doc";
+}  // namespace envelope
+
 /// Whether member `name` of a kind is rendered from edges or containers rather than stored:
 /// relationship fields, votes, counts, the container members and `href`.
 bool rendered_only(Kind kind, std::string_view name);

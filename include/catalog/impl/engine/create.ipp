@@ -431,7 +431,7 @@ Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d) {
     auto to = link.to == self ? r.id : link.to;
     if (auto l = tx.link(from, link.rel, to); !l) return l.error();
   }
-  auto event = event_text("entityCreated", r, std::nullopt, who, tx.env().now_ms);
+  auto event = event_text(EventType::entity_created, r, std::nullopt, who, tx.env().now_ms);
   auto answer = snapshot_answer<Answer>(tx, r);  // the last use of r
   if (!answer) return answer.error();
   if (auto e = tx.append_event(std::move(event)); !e) return e.error();
@@ -451,10 +451,10 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
     // docs/SEMANTICS.md §11: an existing admin principal is made admin: a change like any other, so
     // it gets its own version, history snapshot and event (docs/SEMANTICS.md §3, §13).
     user.is_admin = true;
-    r.keep("isAdmin");
+    r.keep(wire::is_admin());
     ChangeDescription change;
-    change.fields_updated.push_back(FieldChange{"isAdmin", json::value(false), json::value(true)});
-    auto w = write_version(tx, system, r, r.deleted(), std::move(change), "entityUpdated", false);
+    change.fields_updated.push_back(FieldChange{std::string(wire::is_admin()), json::value(false), json::value(true)});
+    auto w = write_version(tx, system, r, r.deleted(), std::move(change), EventType::entity_updated, false);
     if (!w) return w.error();
     return {};
   }

@@ -4,6 +4,7 @@
 // List cursors (docs/SEMANTICS.md §8): encode and decode in one place.
 
 #include <catalog/detail/engine/cursor.hpp>
+#include <catalog/detail/engine/wire.hpp>
 
 #include <catalog/detail/base64url.hpp>
 #include <catalog/fqn.hpp>
@@ -15,8 +16,8 @@ namespace catalog::engine {
 
 std::string encode_cursor(const ListPosition& position) {
   boost::json::object o;
-  o["name"] = position.name;
-  o["id"] = to_string(position.id);
+  o[wire::name()] = position.name;
+  o[wire::id()] = to_string(position.id);
   return detail::base64url_encode(catalog::json::serialize(o), detail::Padding::required);
 }
 
@@ -32,8 +33,8 @@ Result<ListPosition> decode_cursor(std::string_view text, std::string_view param
   if (!value || !value->is_object()) return refused();
   const auto& o = value->get_object();
   if (o.size() != 2) return refused();
-  auto name = o.find("name");
-  auto id = o.find("id");
+  auto name = o.find(wire::name());
+  auto id = o.find(wire::id());
   if (name == o.end() || id == o.end() || !name->value().is_string() || !id->value().is_string())
     return refused();
   // Only a name an entity could have is a position: it also keeps the seek key within the

@@ -49,35 +49,36 @@ Result<JsonEventPage> events(Tx& tx, std::uint64_t after, std::int64_t limit) {
 
 // Written as text, not built as a JSON object and serialized: every write makes an event, so an
 // event allocates no object and no strings beyond its own text.
-EventText event_text(std::string_view type, const Record& r, std::optional<Version> previous,
+EventText event_text(EventType type, const Record& r, std::optional<Version> previous,
                      const Principal& who, std::int64_t now, std::string_view change) {
   using catalog::json::serialize_string_to;
   EventText event;
   auto& out = event.text;
   out.reserve(320);
-  out += R"({"id":)";
+  out += '{';
+  wire::key(out, detail::member_name<&ChangeEvent::id>(), true);
   detail::write_text(out, random_uuid());
-  out += R"(,"eventType":)";
-  serialize_string_to(out, type);
-  out += R"(,"entityType":)";
+  wire::key(out, wire::event_type());
+  detail::write_text(out, type);
+  wire::key(out, wire::entity_type());
   serialize_string_to(out, type_name(r.kind));
-  out += R"(,"entityId":)";
+  wire::key(out, wire::entity_id());
   detail::write_text(out, r.id);
-  out += R"(,"entityFullyQualifiedName":)";
+  wire::key(out, wire::entity_fqn());
   serialize_string_to(out, r.fqn());
-  out += R"(,"previousVersion":)";
+  wire::key(out, detail::member_name<&ChangeEvent::previous_version>());
   detail::write_text(out, previous.value_or(r.version()));
-  out += R"(,"currentVersion":)";
+  wire::key(out, wire::current_version());
   detail::write_text(out, r.version());
-  out += R"(,"userName":)";
+  wire::key(out, wire::user_name());
   serialize_string_to(out, who.name);
-  out += R"(,"timestamp":)";
+  wire::key(out, wire::timestamp());
   detail::write_text(out, now);
   const auto before_change = out.size();
-  out += R"(,"changeDescription":)";
+  wire::key(out, detail::member_name<&ChangeEvent::change_description>());
   if (!change.empty())
     out += change;
-  else if (type == "entityCreated" || !r.write_member("changeDescription", out))
+  else if (type == EventType::entity_created || !r.write_member(wire::change_description(), out))
     out.resize(before_change);
   return event;
 }

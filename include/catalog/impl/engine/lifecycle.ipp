@@ -59,7 +59,8 @@ Result<void> erase_range(Tx& tx, const storage::Range& range, OnKey&& on_key) {
 
 ChangeDescription deleted_change(bool from, bool to) {
   ChangeDescription change;
-  change.fields_updated.push_back(FieldChange{"deleted", json::value(from), json::value(to)});
+  change.fields_updated.push_back(
+      FieldChange{std::string(wire::deleted()), json::value(from), json::value(to)});
   return change;
 }
 
@@ -67,7 +68,7 @@ Result<void> soft_delete_one(Tx& tx, const Principal& who, Record& r, std::uint6
   r.base().deleted = true;
   r.deleted_by = op;
   if (auto w =
-          write_version(tx, who, r, false, deleted_change(false, true), "entitySoftDeleted", false);
+          write_version(tx, who, r, false, deleted_change(false, true), EventType::entity_soft_deleted, false);
       !w)
     return w.error();
   return {};
@@ -77,7 +78,7 @@ Result<void> restore_one(Tx& tx, const Principal& who, Record& r) {
   r.base().deleted = false;
   r.deleted_by = 0;
   if (auto w =
-          write_version(tx, who, r, true, deleted_change(true, false), "entityRestored", false);
+          write_version(tx, who, r, true, deleted_change(true, false), EventType::entity_restored, false);
       !w)
     return w.error();
   return {};
@@ -87,7 +88,7 @@ Result<void> restore_one(Tx& tx, const Principal& who, Record& r) {
 /// edge to or from it (both directions). Appends the entityDeleted event unless `quiet`.
 Result<void> hard_delete_one(Tx& tx, const Principal& who, const Record& r, bool event) {
   if (event)
-    if (auto e = tx.append_event(event_text("entityDeleted", r, r.version(), who, tx.env().now_ms));
+    if (auto e = tx.append_event(event_text(EventType::entity_deleted, r, r.version(), who, tx.env().now_ms));
         !e)
       return e.error();
   if (auto i = tx.index(r, false); !i) return i.error();
@@ -185,7 +186,7 @@ Result<std::optional<Uuid>> first_child_below(Tx& tx, const Uuid& node,
 /// indexes moved from `was_deleted` state, snapshot, event.
 template <class Answer>
 Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
-                             ChangeDescription change, std::string_view event_type, bool major,
+                             ChangeDescription change, EventType event_type, bool major,
                              const RenderFrom& from) {
   auto previous = r.version();
   auto next = major ? previous.next_major() : previous.next_minor();
@@ -200,10 +201,10 @@ Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_d
   base.version = next;
   base.updated_at = tx.env().now_ms;
   base.updated_by = who.name;
-  for (auto stamp : {"version", "updatedAt", "updatedBy"}) r.keep(stamp);
+  for (auto stamp : {wire::version(), wire::updated_at(), wire::updated_by()}) r.keep(stamp);
   change.previous_version = previous;
   base.change_description = std::move(change);
-  r.keep("changeDescription");
+  r.keep(wire::change_description());
   if (auto p = tx.put(r); !p) return p.error();
   auto event = event_text(event_type, r, previous, who, tx.env().now_ms);  // before r is answered
   auto answer = snapshot_answer<Answer>(tx, r, from);
@@ -213,9 +214,9 @@ Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_d
 }
 
 template Result<json::object> write_version(Tx&, const Principal&, Record&, bool, ChangeDescription,
-                                            std::string_view, bool, const RenderFrom&);
+                                            EventType, bool, const RenderFrom&);
 template Result<AnyEntity> write_version(Tx&, const Principal&, Record&, bool, ChangeDescription,
-                                         std::string_view, bool, const RenderFrom&);
+                                         EventType, bool, const RenderFrom&);
 
 namespace {
 
@@ -265,7 +266,7 @@ Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& 
   if (*first && !recursive) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
   // The named entity's event comes first (docs/SEMANTICS.md §13); then the tree goes leaf by leaf,
   // so no list of descendants is ever held: find a leaf under the root, delete it, repeat.
-  if (auto e = tx.append_event(event_text("entityDeleted", r, r.version(), who, tx.env().now_ms));
+  if (auto e = tx.append_event(event_text(EventType::entity_deleted, r, r.version(), who, tx.env().now_ms));
       !e)
     return e.error();
   while (true) {

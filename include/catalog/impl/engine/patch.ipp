@@ -22,6 +22,9 @@ namespace catalog::engine {
 
 namespace json = boost::json;
 
+/// The team member the seed patches by a domain FQN (docs/SEMANTICS.md §9), read into `domains`.
+inline constexpr std::string_view team_domain = "domain";
+
 /// A patch body read and checked alone (docs/SEMANTICS.md §14 step 3): its format, and a team's
 /// `domain` member taken out, to be resolved once the entity is read. Outside the unnamed
 /// namespace: the templated operations below capture it.
@@ -59,7 +62,7 @@ std::vector<std::string> ids_of(const json::value* v) {
   if (v && v->is_array())
     for (const auto& e : v->as_array())
       if (e.is_object())
-        if (auto id = e.as_object().find("id");
+        if (auto id = e.as_object().find(wire::id());
             id != e.as_object().end() && id->value().is_string())
           out.emplace_back(id->value().as_string());
   std::sort(out.begin(), out.end());
@@ -79,10 +82,10 @@ bool differs(Kind kind, std::string_view field, const json::value* a, const json
     // Elements without an id are malformed; compare them whole so validation reports them.
     for (const auto* v : {a, b})
       for (const auto& e : v->as_array())
-        if (!e.is_object() || !e.as_object().contains("id")) return *a != *b;
+        if (!e.is_object() || !e.as_object().contains(wire::id())) return *a != *b;
     return ids_of(a) != ids_of(b);
   }
-  if (field == "tags" && a->is_array() && b->is_array()) {
+  if (field == wire::tags() && a->is_array() && b->is_array()) {
     auto ta = from_json<std::vector<TagLabel>>(*a);
     auto tb = from_json<std::vector<TagLabel>>(*b);
     if (!ta || !tb) return *a != *b;
@@ -184,13 +187,13 @@ Result<PatchBody> read_body(Kind kind, const json::value& body, PatchFormat form
   // The team field `domain` (a domain FQN, as the seed has it) is merge-patch only.
   if (format == PatchFormat::merge && info(kind).domain_by_fqn) {
     auto& o = out.body.as_object();
-    if (auto d = o.find("domain"); d != o.end()) {
-      if (o.contains("domains"))
+    if (auto d = o.find(team_domain); d != o.end()) {
+      if (o.contains(wire::domains()))
         return fail(Errc::invalid_patch, "Invalid patch: give domain or domains, not both");
       if (!d->value().is_string() && !d->value().is_null())
         return fail(Errc::invalid_request, "Invalid member domain: expected a domain FQN string");
       out.team_domain = d->value();
-      o.erase("domain");
+      o.erase(team_domain);
     }
   }
   return out;
@@ -223,7 +226,7 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const json::object& current, P
       if (!d) return d.error();
       domains.push_back(reference(*d));
     }
-    p.body.as_object()["domains"] = std::move(domains);
+    p.body.as_object()[wire::domains()] = std::move(domains);
   }
   json::value patched;
   if (p.format == PatchFormat::merge) {
@@ -313,11 +316,11 @@ Result<void> check_rules(std::type_identity<E>, Tx&, const Record&, const json::
 /// Team type rules for the type and parents the patch leaves (docs/SEMANTICS.md §9).
 Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
                          const json::object& before, const json::object& after) {
-  auto old_type = team_type_of(member(before, "teamType"));
-  auto new_type = team_type_of(member(after, "teamType"));
+  auto old_type = team_type_of(member(before, wire::team_type()));
+  auto new_type = team_type_of(member(after, wire::team_type()));
   if (old_type == TeamType::group && new_type != TeamType::group)
     return fail(Errc::team_rule, "Team of type Group can't change its type");
-  auto parents = resolve_field(tx, *relation(r.kind, "parents"), member(after, "parents"));
+  auto parents = resolve_field(tx, *relation(r.kind, wire::parents()), member(after, wire::parents()));
   if (!parents) return parents.error();
   auto children = tx.edges(r.id, Rel::contains, false);
   if (!children) return children.error();
@@ -416,10 +419,10 @@ Result<void> write_relation(Tx& tx, const Record& r, const RelField& rf,
   json::array new_refs;
   for (const auto& rec : now) new_refs.push_back(reference(rec));
   json::value new_refs_value = std::move(new_refs);
-  auto gained = minus(&new_refs_value, old_value, "id");
-  auto lost = minus(old_value, &new_refs_value, "id");
+  auto gained = minus(&new_refs_value, old_value, wire::id());
+  auto lost = minus(old_value, &new_refs_value, wire::id());
   auto other_of = [](const json::value& e) {
-    return *parse_uuid(e.as_object().at("id").as_string());
+    return *parse_uuid(e.as_object().at(wire::id()).as_string());
   };
   for (const auto& e : lost) {
     auto other = other_of(e);
@@ -441,11 +444,11 @@ Result<void> write_tags(Record& r, const json::value* old_value, const json::val
                         Changes& changes) {
   auto tags = from_json<std::vector<TagLabel>>(new_value ? *new_value : json::value(json::array()));
   json::value now = *normalize_tags(*tags);  // check_changes validated them
-  auto gained = minus(&now, old_value, "tagFQN");
-  auto lost = minus(old_value, &now, "tagFQN");
-  if (gained.empty() && lost.empty()) changes.record("tags", old_value, &now);
-  changes.record_sets("tags", std::move(gained), std::move(lost));
-  return r.set_member("tags", &now);
+  auto gained = minus(&now, old_value, wire::tag_fqn());
+  auto lost = minus(old_value, &now, wire::tag_fqn());
+  if (gained.empty() && lost.empty()) changes.record(wire::tags(), old_value, &now);
+  changes.record_sets(wire::tags(), std::move(gained), std::move(lost));
+  return r.set_member(wire::tags(), &now);
 }
 
 /// Writes the changed fields into `r` and their edges (docs/SEMANTICS.md §14 step 9 for
@@ -470,7 +473,7 @@ Result<Changes> write_fields(Tx& tx, Kind kind, Record& r, const json::object& b
       continue;
     }
     const auto* new_value = member(after, f);
-    if (f == "tags") {
+    if (f == wire::tags()) {
       if (auto w = write_tags(r, old_value, new_value, changes); !w) return w.error();
       continue;
     }
@@ -490,7 +493,7 @@ bool lists_itself(Kind kind, const json::object& rendered, const Uuid& id) {
     if (!refs || !refs->is_array()) continue;
     for (const auto& ref : refs->get_array())
       if (const auto* o = ref.if_object())
-        if (const auto* i = o->if_contains("id"); i && i->is_string() && i->get_string() == self)
+        if (const auto* i = o->if_contains(wire::id()); i && i->is_string() && i->get_string() == self)
           return true;
   }
   return false;
@@ -537,7 +540,7 @@ Result<Answer> patch_entity(Tx& tx, const Principal& who, Kind kind, const Entit
       std::none_of(changed.begin(), changed.end(),
                    [&](const std::string& f) { return relation(kind, f).has_value(); }) &&
       !lists_itself(kind, *current, r->id);
-  return write_version<Answer>(tx, who, *r, false, changes->description(), "entityUpdated",
+  return write_version<Answer>(tx, who, *r, false, changes->description(), EventType::entity_updated,
                                changes->major, RenderFrom{nullptr, own_only ? &*current : nullptr});
 }
 

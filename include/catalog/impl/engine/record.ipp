@@ -5,6 +5,7 @@
 // its stored document.
 
 #include <catalog/detail/engine/record.hpp>
+#include <catalog/detail/engine/wire.hpp>
 #include <catalog/detail/json_text.hpp>
 #include <catalog/json.hpp>
 
@@ -17,10 +18,10 @@ namespace json = boost::json;
 
 bool rendered_only(Kind kind, std::string_view name) {
   const auto& k = info(kind);
-  if (name == "href" || name == "votes") return true;
+  if (name == wire::href() || name == wire::votes()) return true;
   if (name == k.container_field || (!k.container_type.empty() && name == k.container_type))
     return true;
-  if (k.in_glossary && name == "glossary") return true;
+  if (k.in_glossary && name == wire::glossary()) return true;
   for (const auto& rf : k.relations)
     if (rf.field == name) return true;
   for (const auto& c : k.counts)
@@ -183,7 +184,7 @@ void Record::store_present() {
         // stored between the two.
         constexpr std::size_t base_n = record_detail::member_count<EntityBase>;
         constexpr std::size_t n = record_detail::member_count<E>;
-        const std::size_t head = *detail::member_position<EntityBase>("version");
+        const std::size_t head = *detail::member_position<EntityBase>(wire::version());
         std::vector<std::uint8_t> order;
         for (std::size_t p = 0; p < head; ++p) order.push_back(static_cast<std::uint8_t>(p));
         for (std::size_t p = base_n; p < n; ++p) order.push_back(static_cast<std::uint8_t>(p));
@@ -205,7 +206,7 @@ void Record::store_present() {
 Result<Record> record_from_document(Kind kind, const json::object& doc, std::string_view what_is) {
   // Messages name the entity when the document has its FQN (a policy that does not decode).
   std::string what(what_is);
-  if (const auto* f = doc.if_contains("fullyQualifiedName"); f && f->is_string())
+  if (const auto* f = doc.if_contains(wire::fqn()); f && f->is_string())
     what += " (" + std::string(type_name(kind)) + " " + std::string(f->get_string()) + ")";
   Record r(kind);
   auto read = std::visit(
@@ -240,8 +241,8 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
       r.value);
   if (!read) return read.error();
   const auto& b = r.base();
-  if (b.name.empty() || b.fully_qualified_name.empty() || !doc.contains("id") ||
-      !doc.contains("version") || !doc.contains("deleted"))
+  if (b.name.empty() || b.fully_qualified_name.empty() || !doc.contains(wire::id()) ||
+      !doc.contains(wire::version()) || !doc.contains(wire::deleted()))
     return fail(Errc::storage, what + ": no id, name, FQN, version or deleted flag");
   r.id = b.id;
   return r;
@@ -267,7 +268,7 @@ bool record_from_text(Kind kind, detail::TextReader& in, Record& r) {
           r.stored.push_back(static_cast<std::uint8_t>(*pos));
         } while (in.eat(','));
         // What record_from_document requires of every document.
-        for (std::string_view needed : {"id", "version", "deleted"})
+        for (std::string_view needed : {wire::id(), wire::version(), wire::deleted()})
           if (!(seen >> *detail::member_position<E>(needed) & 1)) return false;
         return in.eat('}');
       },

@@ -56,28 +56,28 @@ bool scan_doc(Scanner& s, StoredReference& out) {
     std::string_view key;
     bool escaped = false;
     if (!s.raw_string(key, escaped) || escaped || !s.eat(':')) return false;
-    if (key == "id") {
+    if (key == wire::id()) {
       std::string_view raw;
       if (id || !s.raw_string(raw, escaped) || escaped) return false;
       auto parsed = parse_uuid(raw);
       if (!parsed) return false;
       out.id = *parsed;
       id = true;
-    } else if (key == "name") {
+    } else if (key == wire::name()) {
       if (name || !s.string(out.name, out.name_buffer)) return false;
       name = true;
-    } else if (key == "fullyQualifiedName") {
+    } else if (key == wire::fqn()) {
       if (fqn || !s.string(out.fqn, out.fqn_buffer)) return false;
       fqn = true;
-    } else if (key == "displayName") {
+    } else if (key == wire::display_name()) {
       std::string_view d;
       if (display || !s.peek('"') || !s.string(d, out.display_name_buffer)) return false;
       out.display_name = d;
       display = true;
-    } else if (key == "deleted") {
+    } else if (key == wire::deleted()) {
       if (deleted || !boolean(s, out.deleted)) return false;
       deleted = true;
-    } else if (key == "version") {  // read by the full decode only, but required there too
+    } else if (key == wire::version()) {  // read by the full decode only, but required there too
       if (version || !skip_value(s)) return false;
       version = true;
     } else if (!skip_value(s)) {
@@ -112,7 +112,7 @@ bool scan_reference(std::string_view stored, StoredReference& out) {
       if (!k) return false;
       out.kind = *k;
       kind = true;
-    } else if (key == "doc") {
+    } else if (key == envelope::document) {
       if (doc || !scan_doc(s, out)) return false;
       doc = true;
     } else if (!skip_value(s)) {
@@ -138,12 +138,12 @@ json::object StoredReference::to_json(json::storage_ptr sp) const {
   o.reserve(6);
   char id_text[36];
   format_uuid(id, id_text);
-  o.emplace("id", json::string_view(id_text, sizeof id_text));
-  o.emplace("type", type_name(kind));
-  o.emplace("name", name);
-  o.emplace("fullyQualifiedName", fqn);
-  if (display_name) o.emplace("displayName", *display_name);
-  o.emplace("deleted", deleted);
+  o.emplace(wire::id(), json::string_view(id_text, sizeof id_text));
+  o.emplace(wire::reference_type(), type_name(kind));
+  o.emplace(wire::name(), name);
+  o.emplace(wire::fqn(), fqn);
+  if (display_name) o.emplace(wire::display_name(), *display_name);
+  o.emplace(wire::deleted(), deleted);
   return o;
 }
 
@@ -243,7 +243,7 @@ Result<json::array> references(Tx& tx, const std::vector<Edge>& edges) {
   auto g = gather_references<json::object>(
       tx, edges, [](const StoredReference& s) { return s.to_json(); },
       [](const Record& r) { return reference(r); },
-      [](const json::object& o) { return std::string_view(o.at("name").get_string()); });
+      [](const json::object& o) { return std::string_view(o.at(wire::name()).get_string()); });
   if (!g) return g.error();
   json::array out;
   out.reserve(g->order.size());

@@ -20,12 +20,12 @@ namespace json = boost::json;
 
 json::object reference(const Record& r) {
   json::object o;
-  o["id"] = to_string(r.id);
-  o["type"] = type_name(r.kind);
-  o["name"] = r.name();
-  o["fullyQualifiedName"] = r.fqn();
-  if (auto d = r.member("displayName")) o["displayName"] = std::move(*d);  // null if stored so
-  o["deleted"] = r.deleted();
+  o[wire::id()] = to_string(r.id);
+  o[wire::reference_type()] = type_name(r.kind);
+  o[wire::name()] = r.name();
+  o[wire::fqn()] = r.fqn();
+  if (auto d = r.member(wire::display_name())) o[wire::display_name()] = std::move(*d);  // null if stored so
+  o[wire::deleted()] = r.deleted();
   return o;
 }
 
@@ -87,10 +87,10 @@ std::optional<std::string> href_of(Tx& tx, const Record& r) {
 void render_own(Tx& tx, const Record& r, const FieldSet& fields, json::object& out) {
   const auto href = href_of(tx, r);
   r.for_each_stored([&](std::string_view name, json::value v) {
-    if (name == "changeDescription") return;
+    if (name == wire::change_description()) return;
     if (is_extra(r.kind, name) && !fields.has(name)) return;
     out.emplace(name, std::move(v));
-    if (name == "deleted" && href) out["href"] = *href;
+    if (name == wire::deleted() && href) out[wire::href()] = *href;
   });
 }
 
@@ -122,11 +122,11 @@ class JsonOut {
   }
   Result<void> votes(json::array up, json::array down) {
     json::object votes;
-    votes["upVotes"] = static_cast<std::int64_t>(up.size());
-    votes["downVotes"] = static_cast<std::int64_t>(down.size());
-    votes["upVoters"] = std::move(up);
-    votes["downVoters"] = std::move(down);
-    out_["votes"] = std::move(votes);
+    votes[wire::up_votes()] = static_cast<std::int64_t>(up.size());
+    votes[wire::down_votes()] = static_cast<std::int64_t>(down.size());
+    votes[wire::up_voters()] = std::move(up);
+    votes[wire::down_voters()] = std::move(down);
+    out_[wire::votes()] = std::move(votes);
     return {};
   }
   Result<void> count(std::string_view field, std::int64_t n) {
@@ -166,7 +166,7 @@ class StructOut {
     votes.down_votes = static_cast<std::int64_t>(down.size());
     votes.up_voters = std::move(up);
     votes.down_voters = std::move(down);
-    return assign("votes", std::move(votes));
+    return assign(wire::votes(), std::move(votes));
   }
   Result<void> count(std::string_view field, std::int64_t n) { return assign(field, n); }
 
@@ -241,7 +241,7 @@ template <class Out>
 Result<void> render_containers(Tx& tx, const Record& r, const RenderFrom& from, Out& out) {
   const auto& kind = info(r.kind);
   if (kind.in_glossary && r.glossary)
-    if (auto c = render_container(tx, *r.glossary, "glossary", {}, from, out); !c) return c;
+    if (auto c = render_container(tx, *r.glossary, wire::glossary(), {}, from, out); !c) return c;
   if (!kind.container_field.empty() && r.container &&
       !(kind.in_glossary && r.container == r.glossary))
     if (auto c = render_container(tx, *r.container, kind.container_field, kind.container_type, from,
@@ -264,7 +264,7 @@ Result<void> render_relations(Tx& tx, const Record& r, const FieldSet& fields, O
     if (!refs) return refs.error();
     if (auto s = out.relation(rf.field, std::move(*refs)); !s) return s;
   }
-  if (kind.has_votes && fields.has("votes") && !out.reuse("votes")) {
+  if (kind.has_votes && fields.has(wire::votes()) && !out.reuse(wire::votes())) {
     auto v = voters(tx, r.id);
     if (!v) return v.error();
     auto up = out.references_of(tx, v->first);
@@ -300,14 +300,14 @@ class TextOut {
   // (`change` false, with the href after `deleted`), or the change description alone.
   void stored(const Record& r, const std::optional<std::string>& href, bool change) {
     r.visit_stored([&](std::string_view name, const json::value* as_written, const auto& field) {
-      if ((name == "changeDescription") != change) return;
+      if ((name == wire::change_description()) != change) return;
       key(name);
       if (as_written)
         catalog::json::serialize_to(out_, *as_written);
       else
         detail::write_text(out_, field);  // an empty optional: null
-      if (name == "deleted" && href) {
-        key("href");
+      if (name == wire::deleted() && href) {
+        key(wire::href());
         catalog::json::serialize_string_to(out_, *href);
       }
     });
@@ -321,14 +321,15 @@ class TextOut {
     catalog::json::serialize_to(out_, o);
   }
   void votes(json::array up, json::array down) {
-    key("votes");
-    out_ += R"({"upVotes":)";
+    key(wire::votes());
+    out_ += '{';
+    wire::key(out_, wire::up_votes(), true);
     out_ += std::to_string(up.size());
-    out_ += R"(,"downVotes":)";
+    wire::key(out_, wire::down_votes());
     out_ += std::to_string(down.size());
-    out_ += R"(,"upVoters":)";
+    wire::key(out_, wire::up_voters());
     catalog::json::serialize_to(out_, json::value(std::move(up)));
-    out_ += R"(,"downVoters":)";
+    wire::key(out_, wire::down_voters());
     catalog::json::serialize_to(out_, json::value(std::move(down)));
     out_ += '}';
   }
@@ -405,7 +406,8 @@ json::object json_own(Tx& tx, const Record& r, const FieldSet& fields) {
 // The JSON answer's last member: the change description as stored (one imported as written
 // keeps its bytes).
 void json_change(const Record& r, json::object& out) {
-  if (auto cd = r.member("changeDescription")) out["changeDescription"] = std::move(*cd);
+  if (auto cd = r.member(wire::change_description()))
+    out[wire::change_description()] = std::move(*cd);
 }
 
 // The struct answer's own fields, up to its containers and relationships: extras not asked for

@@ -33,24 +33,25 @@ struct FieldChange {
 // written as text, byte for byte as serializing {previousVersion, fieldsAdded, fieldsUpdated,
 // fieldsDeleted} writes it, without building those objects and arrays on every follow or vote.
 Result<void> record(Tx& tx, const Principal& who, const Record& r, const FieldChange& c) {
-  std::string change = R"({"previousVersion":)";
+  std::string change = "{";
+  wire::key(change, wire::previous_version(), true);
   detail::write_text(change, r.version());
-  for (std::string_view list : {"fieldsAdded", "fieldsUpdated", "fieldsDeleted"}) {
-    change += ",\"";
-    change += list;
-    change += "\":[";
+  for (auto list : {wire::fields_added(), wire::fields_updated(), wire::fields_deleted()}) {
+    wire::key(change, list);
+    change += '[';
     if (list == c.list) {
-      change += R"({"name":)";
+      change += '{';
+      wire::key(change, wire::field_name(), true);
       catalog::json::serialize_string_to(change, c.name);
-      if (!c.old_value.empty()) (change += R"(,"oldValue":)") += c.old_value;
-      if (!c.new_value.empty()) (change += R"(,"newValue":)") += c.new_value;
+      if (!c.old_value.empty()) (wire::key(change, wire::old_value()), change += c.old_value);
+      if (!c.new_value.empty()) (wire::key(change, wire::new_value()), change += c.new_value);
       change += '}';
     }
     change += ']';
   }
   change += '}';
   if (auto e = tx.append_event(
-          event_text("entityFieldsChanged", r, r.version(), who, tx.env().now_ms, change));
+          event_text(EventType::entity_fields_changed, r, r.version(), who, tx.env().now_ms, change));
       !e)
     return e.error();
   return {};
@@ -59,7 +60,7 @@ Result<void> record(Tx& tx, const Principal& who, const Record& r, const FieldCh
 template <class Answer>
 Result<Answer> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
                             const Uuid& user, bool follow) {
-  if (auto r = require_route(kind, info(kind).has_followers, "followers"); !r) return r.error();
+  if (auto r = require_route(kind, info(kind).has_followers, wire::followers()); !r) return r.error();
   // Unfollowing works on soft-deleted entities (and for soft-deleted users): nobody is stuck
   // following what they cannot follow any more.
   const Include needed = follow ? Include::non_deleted : Include::all;
@@ -82,8 +83,8 @@ Result<Answer> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid&
     std::string refs = "[";
     catalog::json::serialize_to(refs, *follower);
     refs += ']';
-    auto e = follow ? record(tx, who, *r, {"fieldsAdded", "followers", {}, refs})
-                    : record(tx, who, *r, {"fieldsDeleted", "followers", refs, {}});
+    auto e = follow ? record(tx, who, *r, {wire::fields_added(), wire::followers(), {}, refs})
+                    : record(tx, who, *r, {wire::fields_deleted(), wire::followers(), refs, {}});
     if (!e) return e.error();
   }
   return render_as<Answer>(tx, std::move(*r));
@@ -123,7 +124,7 @@ Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, Vot
   if (detail::enum_name(v).empty())
     return fail(Errc::invalid_value,
                 "Invalid updatedVoteType: must be one of votedUp, votedDown, unVoted");
-  if (auto r = require_route(kind, info(kind).has_votes, "votes"); !r) return r.error();
+  if (auto r = require_route(kind, info(kind).has_votes, wire::votes()); !r) return r.error();
   auto r = tx.load(kind, id, Include::non_deleted);
   if (!r) return r.error();
   const Operation op = Operation::edit_votes;
@@ -145,7 +146,7 @@ Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, Vot
     // The voter is the event's userName; the change is that user's vote, O(1) to describe.
     auto from = vote_name(*current);
     auto to = vote_name(wanted);
-    if (auto e = record(tx, who, *r, {"fieldsUpdated", "votes", from, to}); !e) return e.error();
+    if (auto e = record(tx, who, *r, {wire::fields_updated(), wire::votes(), from, to}); !e) return e.error();
   }
   return render_as<Answer>(tx, std::move(*r));
 }

@@ -208,7 +208,7 @@ Result<std::uint64_t> Tx::append_event(EventText event) {
   if (!last) return last.error();
   std::uint64_t offset = (*last ? keys::decode_u64(**last) : 0) + 1;
   if (auto p = txn_.put(key, keys::encode_u64(offset)); !p) return p.error();
-  text += R"(,"offset":)";
+  wire::key(text, wire::offset());
   detail::write_text(text, offset);
   text += '}';
   if (auto p = txn_.put(keys::event(offset), text); !p) return p.error();

@@ -291,7 +291,7 @@ Result<void> check_values(const ServiceBase& e) {
 
 Result<void> check_values(const MlModel& e) {
   if (e.server)
-    if (auto u = validate_uri(*e.server, "server"); !u) return u.error();
+    if (auto u = validate_uri(*e.server, wire::server()); !u) return u.error();
   return check_tags(e.tags);
 }
 

@@ -43,7 +43,7 @@ Result<json::object> decode_event(std::uint64_t offset, std::string_view bytes) 
   auto v = parse_stored(bytes);
   if (!v || !v->is_object()) return fail(Errc::storage, "corrupt change event");
   // Parsed text gives an int64; the offset is written as the unsigned it was appended with.
-  v->get_object()["offset"] = offset;
+  v->get_object()[wire::offset()] = offset;
   return std::move(v->get_object());
 }
 
@@ -70,7 +70,8 @@ std::string encode(const Record& r) {
     out += R"(,"d":)";
     out += std::to_string(r.deleted_by);
   }
-  out += R"(,"doc":{)";
+  wire::key(out, envelope::document);
+  out += '{';
   r.write_stored(out);
   out += "}}";
   return out;
@@ -90,7 +91,8 @@ bool decode_text(std::string_view bytes, Record& out) {
   };
   if (!id(R"(,"c":)", container) || !id(R"(,"g":)", glossary)) return false;
   if (in.eat(R"(,"d":)") && !detail::read_text(in, deleted_by)) return false;
-  if (!in.eat(R"(,"doc":)")) return false;
+  std::string_view member;
+  if (!in.eat(',') || !in.key(member) || member != envelope::document) return false;
   if (!record_from_text(*kind, in, out) || !in.eat('}') || !in.at_end()) return false;
   out.container = container;
   out.glossary = glossary;
@@ -133,7 +135,7 @@ Result<Record> decode_document(std::string_view bytes) {
   if (k == o.end() || !k->value().is_string()) return corrupt();
   auto kind = kind_from_type(k->value().get_string());
   if (!kind) return corrupt();
-  auto doc = o.find("doc");
+  auto doc = o.find(envelope::document);
   if (doc == o.end() || !doc->value().is_object()) return corrupt();
   auto r = record_from_document(*kind, doc->value().get_object());
   if (!r) return r.error();

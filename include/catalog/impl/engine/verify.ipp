@@ -95,10 +95,10 @@ std::optional<std::string> record_shape_problem(const json::value& v) {
     if (!n.is_uint64() && !(n.is_int64() && n.get_int64() >= 0))
       return std::string("\"d\" is not an event offset");
   }
-  auto doc = o->find("doc");
+  auto doc = o->find(envelope::document);
   if (doc == o->end() || !doc->value().is_object()) return std::string("no document (\"doc\")");
   const auto& d = doc->value().get_object();
-  auto id = d.find("id");
+  auto id = d.find(wire::id());
   if (id == d.end() || !id->value().is_string() || !parse_uuid(id->value().get_string()))
     return std::string("the document has no valid id");
   return std::nullopt;
@@ -139,18 +139,18 @@ std::optional<Record> summarize(std::string_view bytes) {
   if (auto c = o.find("c"); c != o.end()) r.container = *parse_uuid(c->value().get_string());
   if (auto g = o.find("g"); g != o.end()) r.glossary = *parse_uuid(g->value().get_string());
   if (auto d = o.find("d"); d != o.end()) r.deleted_by = d->value().to_number<std::uint64_t>();
-  const auto& doc = o.at("doc").get_object();
-  r.id = *parse_uuid(doc.at("id").get_string());
+  const auto& doc = o.at(envelope::document).get_object();
+  r.id = *parse_uuid(doc.at(wire::id()).get_string());
   auto& base = r.base();
   bool whole = true;
   auto read = [&](std::string_view member, auto& field) {
     auto it = doc.find(member);
     whole = whole && it != doc.end() && detail::from_json(it->value(), field, detail::quiet_path);
   };
-  read("name", base.name);
-  read("fullyQualifiedName", base.fully_qualified_name);
-  read("version", base.version);
-  read("deleted", base.deleted);
+  read(wire::name(), base.name);
+  read(wire::fqn(), base.fully_qualified_name);
+  read(wire::version(), base.version);
+  read(wire::deleted(), base.deleted);
   if (!whole) return std::nullopt;
   return r;
 }
@@ -494,19 +494,19 @@ class Verifier {
       last = v;
       return {};
     }
-    auto id = snapshot->find("id");
+    auto id = snapshot->find(wire::id());
     if (id == snapshot->end() || !id->value().is_string() ||
         id->value().get_string() != to_string(r.id))
       problem(key, "snapshot is not of entity " + to_string(r.id));
-    if (version_member(*snapshot, "version") != v)
+    if (version_member(*snapshot, wire::version()) != v)
       problem(key, "snapshot's version is not " + v.to_string() + ", the version of its key");
     if (v > r.version())
       problem(key, "snapshot of version " + v.to_string() + ", newer than the entity's " +
                        r.version().to_string());
     std::optional<Version> previous;
-    if (auto cd = snapshot->find("changeDescription");
+    if (auto cd = snapshot->find(wire::change_description());
         cd != snapshot->end() && cd->value().is_object())
-      previous = version_member(cd->value().get_object(), "previousVersion");
+      previous = version_member(cd->value().get_object(), wire::previous_version());
     if (v == Version::initial()) {
       if (previous) problem(key, "first version with a previousVersion");
     } else if (!previous) {
@@ -754,10 +754,10 @@ class Verifier {
       return {};
     }
     const auto& e = v->get_object();
-    auto stored = e.find("offset");
+    auto stored = e.find(wire::offset());
     if (stored == e.end() || !stored->value().is_number() || !holds(stored->value(), offset))
       problem(key, "event does not hold its offset " + std::to_string(offset));
-    auto type = e.find("eventType");
+    auto type = e.find(wire::event_type());
     if (type == e.end() || !type->value().is_string()) problem(key, "event has no eventType");
     return {};
   }
