@@ -664,7 +664,8 @@ std::string usage() {
     out += "  catalog-admin " + std::string(c.name) + " " + std::string(c.arguments) + "\n      " +
            std::string(c.summary) + "\n";
   out += "STORE is lmdb:DIR or postgresql:CONNINFO (schema \"catalog\" unless --postgres-schema).\n"
-         "Progress goes to stderr when it is a terminal.\n"
+         "Progress goes to stderr when it is a terminal. catalog-admin --version prints the\n"
+         "version.\n"
          "Exit status: 0 done, 1 problems found or input refused, 2 bad usage or a store that\n"
          "cannot be opened, 3 verify cannot read the store (corrupt).\n";
   return out;
@@ -704,6 +705,10 @@ int main(int argc, char** argv) {
     const std::string_view name = all[0];
     if (name == "--help" || name == "-h" || name == "help") {
       std::cout << usage();
+      return exit_ok;
+    }
+    if (name == "--version" || name == "version") {
+      std::cout << "catalog-admin " << catalog::library_version_string() << '\n';
       return exit_ok;
     }
     for (const auto& c : commands)

@@ -1612,6 +1612,10 @@ int run(int argc, char** argv) {
       if (i + 1 >= argc) throw BenchFailure(std::string(a) + " needs a value");
       return argv[++i];
     };
+    if (a == "--version") {
+      std::cout << "catalog-bench " << catalog::library_version_string() << '\n';
+      return 0;
+    }
     if (a == "--help" || a == "-h") {
       std::cout
           << "usage: catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only 12345678]\n"

@@ -46,7 +46,8 @@ constexpr std::string_view usage =
     "                      [--jwt-issuer <iss>] [--jwt-audience <aud>] [--jwt-allow-no-exp]\n"
     "                      [--jwt-leeway <seconds>] [--jwt-principal-claim <claim>]...\n"
     "                      [--admin <name>]... [--base-url <url>] [--now <epoch-seconds>]\n"
-    "Reads one JSON request per line on standard input; writes one JSON response per line.\n";
+    "Reads one JSON request per line on standard input; writes one JSON response per line.\n"
+    "--help prints this usage and --version the version.\n";
 
 // ---- one line ----
 

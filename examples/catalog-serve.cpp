@@ -351,7 +351,8 @@ constexpr std::string_view usage =
     "                     [--jwt-issuer <iss>] [--jwt-audience <aud>] [--jwt-allow-no-exp]\n"
     "                     [--jwt-leeway <seconds>] [--jwt-principal-claim <claim>]...\n"
     "                     [--admin <name>]... [--base-url <url>] [--now <epoch-seconds>]\n"
-    "Serves the catalog's REST API on 127.0.0.1:<port> (default 8585; 0: any free port).\n";
+    "Serves the catalog's REST API on 127.0.0.1:<port> (default 8585; 0: any free port).\n"
+    "--help prints this usage and --version the version.\n";
 
 int main(int argc, char** argv) {
   unsigned short port = 8585;

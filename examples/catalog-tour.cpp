@@ -484,7 +484,8 @@ int run(catalog_examples::Options o) {
 constexpr std::string_view usage =
     "usage: catalog-tour [--store lmdb:<dir> | --store postgresql:<conninfo> | --store memory]\n"
     "                    [--postgres-schema <name>]\n"
-    "Walks through the catalog in ./catalog-data (LMDB), or in the store named. Run it twice.\n";
+    "Walks through the catalog in ./catalog-data (LMDB), or in the store named. Run it twice.\n"
+    "--help prints this usage and --version the version.\n";
 
 int main(int argc, char** argv) {
   catalog_examples::Options options;

@@ -89,7 +89,15 @@ inline std::int64_t read_integer(std::string_view text, std::string_view flag, s
   return n;
 }
 
-// Parses argv[1..argc). `--help` prints `usage` and exits 0. Throws BadOption.
+// `--version`: the program's name and the version of the library it runs, as
+// `catalog-serve 0.1.0`.
+inline void print_version(const char* argv0) {
+  std::cout << std::filesystem::path(argv0).filename().string() << ' '
+            << catalog::library_version_string() << '\n';
+}
+
+// Parses argv[1..argc). `--help` prints `usage` and `--version` the version, and each exits 0.
+// Throws BadOption.
 inline Options parse_options(int argc, char** argv, std::string_view usage,
                              const ExtraOption& extra = {}) {
   Options o;
@@ -115,6 +123,9 @@ inline Options parse_options(int argc, char** argv, std::string_view usage,
     };
     if (arg == "--help" || arg == "-h") {
       std::cout << usage;
+      std::exit(0);
+    } else if (arg == "--version") {
+      print_version(argv[0]);
       std::exit(0);
     } else if (arg == "--store") {
       once(arg);

@@ -151,7 +151,16 @@ TEST_CASE("a store of key schema 1 is converted when opened", "[counters]") {
     REQUIRE(sums.size() >= 4);
   }
 
-  auto s = Store::open_lmdb(dir.path(), test::test_options()).value();
+  // Converted once, and said so: before and after, through the log sink.
+  std::vector<std::pair<LogLevel, std::string>> logged;
+  auto options = test::test_options();
+  options.log = [&](LogLevel level, std::string_view message) {
+    logged.emplace_back(level, std::string(message));
+  };
+  auto s = Store::open_lmdb(dir.path(), options).value();
+  REQUIRE(logged.size() == 2);
+  CHECK(logged[0] == std::pair(LogLevel::info, std::string("converting the store from key schema 1 to 2")));
+  CHECK(logged[1] == std::pair(LogLevel::info, std::string("converted the store from key schema 1 to 2")));
   auto admin = s.principal("admin").value();
   CHECK(under(s.backend(), "C") == before);  // the same shards as a store written today
   CHECK(under(s.backend(), keys::meta("key_schema")).begin()->second ==

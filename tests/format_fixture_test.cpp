@@ -173,7 +173,18 @@ TEST_CASE("a store written at key schema 2 opens and answers the same", "[format
     else
       backend = std::make_unique<storage::MemoryBackend>();
     load(*backend, pairs);
-    auto store = Store::open(std::move(backend), fixture_options()).value();
+    // Written before search: opening it builds the index, and says so through the log sink.
+    std::vector<std::string> logged;
+    auto options = fixture_options();
+    options.log = [&](LogLevel level, std::string_view message) {
+      CHECK(level == LogLevel::info);
+      logged.emplace_back(message);
+    };
+    auto store = Store::open(std::move(backend), options).value();
+    REQUIRE(logged.size() == 2);
+    CHECK(logged[0].starts_with("building the search index (analyzer version "));
+    CHECK(logged[1].starts_with("built the search index: "));
+    CHECK_FALSE(logged[1].starts_with("built the search index: 0 "));
     check_answers(store);
     CHECK(store.verify().value().empty());
     // It keeps working: a change is one more version on top of the stored history.

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -86,6 +87,14 @@ struct PatchOptions {
 using PatchMaker = std::function<Result<boost::json::value>(const boost::json::object& current)>;
 
 /// Options of a Store. Plain data.
+/// How much a log line matters.
+enum class LogLevel { debug, info, warning, error };
+
+/// Receives what a store says beside its answers (StoreOptions::log). Called on the thread that
+/// does the work, possibly under the store's locks: it must return soon and must not call the
+/// Store.
+using LogSink = std::function<void(LogLevel level, std::string_view message)>;
+
 struct StoreOptions {
   /// Admin principals: created (email <name>@example.com) or made admin on every open
   /// (docs/SEMANTICS.md §11). Default: none.
@@ -110,6 +119,10 @@ struct StoreOptions {
   /// to measure what the index costs a write: a store written with it off searches stale until
   /// `Store::reindex` runs.
   bool search_index = true;
+  /// Where the store says what it does on its own, beside operations: converting a store
+  /// written with an older key schema, and building the search index of a store that has none
+  /// or one of another analyzer (docs/COMPATIBILITY.md). Default: nothing is logged.
+  LogSink log{};
 };
 
 }  // namespace catalog

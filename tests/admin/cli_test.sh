@@ -276,6 +276,9 @@ run 2
 has err "usage: catalog-admin"
 run 0 --help
 has out "catalog-admin events STORE [--after N] [--follow]"
+run 0 --version
+[[ $(cat "$TMP/out") =~ ^catalog-admin\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+  fail "catalog-admin --version printed: $(cat "$TMP/out")"
 run 2 frobnicate
 has err "unknown command frobnicate"
 run 2 export

@@ -202,6 +202,14 @@ foreach(args
   endif()
 endforeach()
 
+# --version: the program and the library's version, exit 0.
+execute_process(COMMAND "${REPLAY}" --version
+  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT stderr STREQUAL ""
+   OR NOT stdout MATCHES "^catalog-replay [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+  failed("--version: exit ${rc}, stdout '${stdout}', stderr '${stderr}'")
+endif()
+
 get_property(failures GLOBAL PROPERTY replay_failures)
 if(failures)
   list(LENGTH failures count)

@@ -46,6 +46,10 @@ fail() {
   [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
   exit 1
 }
+
+# --version prints the program and the library's version and exits 0, serving nothing.
+version=$("$SERVE" --version) || fail "catalog-serve --version exited $?"
+[[ $version =~ ^catalog-serve\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "catalog-serve --version: $version"
 step() { echo "== $*"; }
 
 # ---- tokens: HS256 signed here ----

@@ -4,6 +4,7 @@
 // The Store facade: opens transactions (retrying on a full LMDB map and on conflicts between
 // concurrent writers), upgrades old stores on open, and calls the engine.
 
+#include <catalog/detail/search/analyzer.hpp>
 #include <catalog/detail/store/store_impl.hpp>
 
 #include <catalog/fqn.hpp>
@@ -107,20 +108,39 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
   // A store written with an older key schema is converted once, by the first host to open it.
   auto schema = impl->read([](engine::Tx& tx) { return engine::stored_key_schema(tx); });
   if (!schema) return schema.error();
+  auto log = [&](LogLevel level, const std::string& message) {
+    if (impl->options.log) impl->options.log(level, message);
+  };
   if (*schema != engine::keys::key_schema) {
+    const auto versions = std::to_string(*schema) + " to " + std::to_string(engine::keys::key_schema);
+    log(LogLevel::info, "converting the store from key schema " + versions);
     auto upgraded = impl->write([](engine::Tx& tx) -> Result<bool> {
       if (auto u = engine::upgrade_key_schema(tx); !u) return u.error();
       return true;
     });
-    if (!upgraded) return upgraded.error();
+    if (!upgraded) {
+      log(LogLevel::error, "converting the store from key schema " + versions +
+                               " failed: " + upgraded.error().message());
+      return upgraded.error();
+    }
+    log(LogLevel::info, "converted the store from key schema " + versions);
   }
   // A store indexed by another analyzer, or by none (written before search), or whose reindex
   // was interrupted, is indexed now, in batches (docs/SEARCH_INDEX.md).
   if (impl->options.search_index) {
     auto current = impl->read([](engine::Tx& tx) { return engine::search_index::current(tx); });
     if (!current) return current.error();
-    if (!*current)
-      if (auto r = impl->reindex(1000, false); !r) return r.error();
+    if (!*current) {
+      log(LogLevel::info, "building the search index (analyzer version " +
+                              std::to_string(search::analyzer_version) +
+                              "): the store has none, one of another analyzer, or one half built");
+      auto r = impl->reindex(1000, false);
+      if (!r) {
+        log(LogLevel::error, "building the search index failed: " + r.error().message());
+        return r.error();
+      }
+      log(LogLevel::info, "built the search index: " + std::to_string(*r) + " entities");
+    }
   }
   for (const auto& admin : impl->options.admins) {
     auto made = impl->write([&](engine::Tx& tx) -> Result<bool> {
