@@ -114,7 +114,12 @@ TEST_CASE("a store of key schema 1 is converted when opened", "[counters]") {
   std::map<std::string, std::string> before;  // the counter shards as written today
   std::int64_t live = 0, deleted = 0;
   {
-    auto s = Store::open_lmdb(dir.path(), test::test_options()).value();
+    // A new store is set up, not converted: nothing is logged.
+    std::vector<std::string> logged;
+    auto options = test::test_options();
+    options.log = [&](LogLevel, std::string_view message) { logged.emplace_back(message); };
+    auto s = Store::open_lmdb(dir.path(), options).value();
+    CHECK(logged.empty());
     auto admin = s.principal("admin").value();
     s.create_json(admin, Kind::search_service, parse(R"({"name":"es","serviceType":"E"})"))
         .value();
@@ -184,8 +189,17 @@ TEST_CASE("a store of a newer key schema is refused", "[counters]") {
     txn->put(keys::meta("key_schema"), keys::encode_u64(keys::key_schema + 1)).value();
     txn->commit().value();
   }
-  auto refused = Store::open_lmdb(dir.path(), test::test_options());
+  // Refused, and logged as an error (not as a conversion).
+  std::vector<std::pair<LogLevel, std::string>> logged;
+  auto options = test::test_options();
+  options.log = [&](LogLevel level, std::string_view message) {
+    logged.emplace_back(level, std::string(message));
+  };
+  auto refused = Store::open_lmdb(dir.path(), options);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == Errc::storage);
   CHECK(refused.error().message().find("key schema 3") != std::string::npos);
+  REQUIRE(logged.size() == 1);
+  CHECK(logged[0].first == LogLevel::error);
+  CHECK(logged[0].second == refused.error().message());
 }

@@ -86,7 +86,6 @@ struct PatchOptions {
 /// (Store::update) is applied as the patch it makes. Errors: its own.
 using PatchMaker = std::function<Result<boost::json::value>(const boost::json::object& current)>;
 
-/// Options of a Store. Plain data.
 /// How much a log line matters.
 enum class LogLevel { debug, info, warning, error };
 
@@ -95,6 +94,7 @@ enum class LogLevel { debug, info, warning, error };
 /// Store.
 using LogSink = std::function<void(LogLevel level, std::string_view message)>;
 
+/// Options of a Store: values, and the functions it calls (clock, log, authorization).
 struct StoreOptions {
   /// Admin principals: created (email <name>@example.com) or made admin on every open
   /// (docs/SEMANTICS.md §11). Default: none.

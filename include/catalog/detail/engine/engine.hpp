@@ -276,9 +276,10 @@ Result<Answer> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityK
 /// (stores written before it was). Errors: storage.
 Result<std::uint64_t> stored_key_schema(Tx& tx);
 /// Converts a store of key schema 1 (one counter key per list) to the current schema (sharded
-/// counters) and records it; nothing if it is current. Errors: storage (also a store written by
-/// a newer schema).
-Result<void> upgrade_key_schema(Tx& tx);
+/// counters) and records it; nothing if it is current. Whether it converted: false when the
+/// store was current already (another host converted it). Errors: storage (also a store written
+/// by a newer schema).
+Result<bool> upgrade_key_schema(Tx& tx);
 
 /// Creates or promotes an admin user (docs/SEMANTICS.md §11), without authorization.
 Result<void> ensure_admin(Tx& tx, std::string_view name);

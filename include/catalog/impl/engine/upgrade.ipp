@@ -29,10 +29,10 @@ Result<std::uint64_t> stored_key_schema(Tx& tx) {
   return keys::decode_u64(**v);
 }
 
-Result<void> upgrade_key_schema(Tx& tx) {
+Result<bool> upgrade_key_schema(Tx& tx) {
   auto schema = stored_key_schema(tx);
   if (!schema) return schema.error();
-  if (*schema == keys::key_schema) return {};  // another host upgraded it meanwhile
+  if (*schema == keys::key_schema) return false;  // another host upgraded it meanwhile
   if (*schema > keys::key_schema)
     return fail(Errc::storage, "the store was written with key schema " + std::to_string(*schema) +
                                    "; this library knows up to " +
@@ -69,7 +69,8 @@ Result<void> upgrade_key_schema(Tx& tx) {
         return p.error();
     }
   }
-  return txn.put(key_schema_key, keys::encode_u64(keys::key_schema));
+  if (auto p = txn.put(key_schema_key, keys::encode_u64(keys::key_schema)); !p) return p.error();
+  return true;
 }
 
 }  // namespace catalog::engine

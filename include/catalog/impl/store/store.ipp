@@ -108,22 +108,32 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
   // A store written with an older key schema is converted once, by the first host to open it.
   auto schema = impl->read([](engine::Tx& tx) { return engine::stored_key_schema(tx); });
   if (!schema) return schema.error();
+  // A store without a key is new: it is set up, not converted, and that is not logged.
+  auto fresh = impl->read([](engine::Tx& tx) -> Result<bool> {
+    auto first = tx.raw().scan(storage::Range{}, storage::Direction::forward);
+    if (!first) return first.error();
+    return !(*first)->valid();
+  });
+  if (!fresh) return fresh.error();
   auto log = [&](LogLevel level, const std::string& message) {
-    if (impl->options.log) impl->options.log(level, message);
+    if (impl->options.log && !*fresh) impl->options.log(level, message);
   };
   if (*schema != engine::keys::key_schema) {
-    const auto versions = std::to_string(*schema) + " to " + std::to_string(engine::keys::key_schema);
-    log(LogLevel::info, "converting the store from key schema " + versions);
-    auto upgraded = impl->write([](engine::Tx& tx) -> Result<bool> {
-      if (auto u = engine::upgrade_key_schema(tx); !u) return u.error();
-      return true;
-    });
+    const bool older = *schema < engine::keys::key_schema;
+    const auto versions =
+        std::to_string(*schema) + " to " + std::to_string(engine::keys::key_schema);
+    if (older) log(LogLevel::info, "converting the store from key schema " + versions);
+    auto upgraded = impl->write([](engine::Tx& tx) { return engine::upgrade_key_schema(tx); });
     if (!upgraded) {
-      log(LogLevel::error, "converting the store from key schema " + versions +
-                               " failed: " + upgraded.error().message());
+      log(LogLevel::error, (older ? "converting the store from key schema " + versions +
+                                        " failed: "
+                                  : std::string()) +
+                               upgraded.error().message());
       return upgraded.error();
     }
-    log(LogLevel::info, "converted the store from key schema " + versions);
+    log(LogLevel::info, *upgraded ? "converted the store from key schema " + versions
+                                  : "another host converted the store from key schema " +
+                                        versions);
   }
   // A store indexed by another analyzer, or by none (written before search), or whose reindex
   // was interrupted, is indexed now, in batches (docs/SEARCH_INDEX.md).
