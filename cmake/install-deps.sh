@@ -7,9 +7,11 @@ set -eu
 # libutf8proc-dev (Unicode normalization, MIT-style licence) and libstemmer-dev (Snowball
 # stemmers, BSD) analyse the words of search; libsqlite3-dev is the baseline (FTS5) the search
 # benchmark measures against.
+# doxygen builds the API reference (target docs) and checks every public declaration has its
+# comment (ctest api_reference).
 # lmdb-utils (mdb_dump, mdb_load) is the baseline catalog-bench measures catalog-admin's export and
 # import against; the ctest smoke run of the bench runs it too.
-packages="libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev liblmdb-dev catch2 libssl-dev ninja-build cmake g++ curl pkg-config libpq-dev postgresql-15 clang libclang-rt-14-dev llvm lmdb-utils libutf8proc-dev libstemmer-dev libsqlite3-dev"
+packages="libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev liblmdb-dev catch2 libssl-dev ninja-build cmake g++ curl pkg-config libpq-dev postgresql-15 clang libclang-rt-14-dev llvm lmdb-utils libutf8proc-dev libstemmer-dev libsqlite3-dev doxygen"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

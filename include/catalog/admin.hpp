@@ -11,6 +11,7 @@
 // hosts may call them while other threads and processes use the store; what each one sees is
 // said below. A ProgressFn or EventSink is called on the calling thread.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
 #include <catalog/storage/lmdb_backend.hpp>
@@ -27,18 +28,20 @@
 #include <string_view>
 #include <vector>
 
+/// The maintenance tools of a store, which the catalog-admin program runs: integrity check, backup,
+/// export and import, statistics, and the change-event log.
 namespace catalog::admin {
 
 /// How far a long operation has got. `done` and `total` count the unit the operation estimates
 /// its end by (export: entities and events written; import: bytes read, then keys checked;
 /// verify: keys checked), so the time left is about `seconds * (total - done) / done`.
 struct Progress {
-  std::string_view phase{};    // "export", "import", "check" (import's integrity check), "verify"
-  std::uint64_t entities = 0;  // entities done so far
-  std::uint64_t done = 0;      // work done, in the unit of `total`
-  std::uint64_t total = 0;     // the work expected; 0 when it is not known
-  double seconds = 0;          // since the operation began
-  bool finished = false;       // the last call of this phase
+  std::string_view phase{};    ///< "export", "import", "check" (import's integrity check), "verify"
+  std::uint64_t entities = 0;  ///< entities done so far
+  std::uint64_t done = 0;      ///< work done, in the unit of `total`
+  std::uint64_t total = 0;     ///< the work expected; 0 when it is not known
+  double seconds = 0;          ///< since the operation began
+  bool finished = false;       ///< the last call of this phase
 };
 
 /// Told of progress every few thousand entities or keys, and once at the end of each phase.
@@ -50,14 +53,14 @@ using ProgressFn = std::function<void(const Progress&)>;
 /// Store::verify with progress: every invariant of the key schema, in one read transaction
 /// (the store as it was when it began). Returns the problems, empty when the store is clean.
 /// Memory does not grow with the store. Errors: storage.
-Result<std::vector<IntegrityProblem>> verify(Store& store, const ProgressFn& progress = {});
+CATALOG_DECL Result<std::vector<IntegrityProblem>> verify(Store& store, const ProgressFn& progress = {});
 
 // ---- backup ----
 
 /// What a backup wrote.
 struct BackupInfo {
-  std::uint64_t bytes = 0;  // size of the backup's data.mdb
-  bool lmdb_copy = false;   // true: LMDB's own compacting copy; false: copied key by key
+  std::uint64_t bytes = 0;  ///< size of the data in the backup's data.mdb
+  bool lmdb_copy = false;   ///< true: LMDB's own compacting copy; false: copied key by key
 };
 
 /// Writes a consistent copy of `store` into a new LMDB environment in directory `dest`, which
@@ -67,7 +70,7 @@ struct BackupInfo {
 /// transaction saw it, while other threads and processes go on writing, and it is flushed to
 /// disk. `dest` then opens with Store::open_lmdb. On failure, what was written in `dest` is
 /// removed. Errors: invalid_value (`dest` not empty or not a directory), storage.
-Result<BackupInfo> backup(Store& store, const std::filesystem::path& dest);
+CATALOG_DECL Result<BackupInfo> backup(Store& store, const std::filesystem::path& dest);
 
 // ---- export and import ----
 
@@ -77,18 +80,19 @@ inline constexpr int export_format_version = 1;
 
 /// What an export holds, or an import read: the counts of its end line.
 struct DumpCounts {
-  std::uint64_t entities = 0;
-  std::uint64_t snapshots = 0;  // versions in the histories
-  std::uint64_t edges = 0;      // followers, votes, owners, containment, ...
-  std::uint64_t events = 0;
+  std::uint64_t entities = 0;   ///< entities, soft-deleted ones included
+  std::uint64_t snapshots = 0;  ///< versions in the histories
+  std::uint64_t edges = 0;      ///< followers, votes, owners, containment, ...
+  std::uint64_t events = 0;     ///< change events
+  /// Equal when every count is.
   friend bool operator==(const DumpCounts&, const DumpCounts&) = default;
 };
 
 /// What export_store wrote.
 struct ExportInfo {
-  DumpCounts counts;
-  std::uint64_t bytes = 0;         // written to the stream
-  std::uint64_t skipped_keys = 0;  // snapshots and edges of missing entities (verify names them)
+  DumpCounts counts;               ///< what the end line counts
+  std::uint64_t bytes = 0;         ///< written to the stream
+  std::uint64_t skipped_keys = 0;  ///< snapshots and edges of missing entities (verify names them)
 };
 
 /// Writes the whole store to `out` in the export format (docs/EXPORT_FORMAT.md): the format
@@ -100,7 +104,7 @@ struct ExportInfo {
 /// verify finds broken) are left out and counted in `skipped_keys`.
 /// Errors: storage (a read failed, a record does not decode, or `out` failed: what was written
 /// is incomplete).
-Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressFn& progress = {});
+CATALOG_DECL Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressFn& progress = {});
 
 /// Options of import_store. Plain data.
 struct ImportOptions {
@@ -130,50 +134,50 @@ struct ImportOptions {
 /// data that does not verify), invalid_value (a format version newer than
 /// export_format_version), already_exists (the store is not empty), storage_full, storage,
 /// storage_conflict (another host wrote to a shared store meanwhile).
-Result<DumpCounts> import_store(Store& store, std::istream& in, const ImportOptions& options = {});
+CATALOG_DECL Result<DumpCounts> import_store(Store& store, std::istream& in, const ImportOptions& options = {});
 
 // ---- stats ----
 
 /// Entities of one kind, from the list counters.
 struct KindCount {
-  Kind kind = Kind::user;
-  std::int64_t live = 0;
-  std::int64_t deleted = 0;  // soft-deleted
+  Kind kind = Kind::user;    ///< the kind counted
+  std::int64_t live = 0;     ///< live entities
+  std::int64_t deleted = 0;  ///< soft-deleted
 };
 
 /// Keys and bytes (keys and values) of one family of the key schema.
 struct KeyFamily {
-  char tag = 0;             // the key's first byte
-  std::string_view name{};  // "entities", "names", "history", ...
-  std::uint64_t keys = 0;
-  std::uint64_t bytes = 0;
+  char tag = 0;             ///< the key's first byte
+  std::string_view name{};  ///< "entities", "names", "history", ...
+  std::uint64_t keys = 0;   ///< keys of the family
+  std::uint64_t bytes = 0;  ///< their keys' and values' bytes
 };
 
 /// Edges of one relation.
 struct RelationCount {
-  std::string_view relation{};  // "follows", "votes", ... as in the export format
-  std::uint64_t edges = 0;
+  std::string_view relation{};  ///< "follows", "votes", ... as in the export format
+  std::uint64_t edges = 0;      ///< edges of the relation
 };
 
 /// What `stats` reports.
 struct StoreStats {
-  std::vector<KindCount> kinds;  // every kind, in the order of all_kinds
-  std::int64_t live = 0;         // entities over every kind
-  std::int64_t deleted = 0;
-  std::uint64_t snapshots = 0;  // versions in the histories
-  std::uint64_t edges = 0;
-  std::vector<RelationCount> relations;    // edges per relation, those with any
-  std::uint64_t events = 0;                // the last event offset (offsets are dense from 1)
-  std::uint64_t keys = 0;                  // every key of the store
-  std::uint64_t bytes = 0;                 // keys and values: the bytes the data takes
-  std::vector<KeyFamily> families;         // per family, those with any key
-  std::optional<storage::LmdbStats> lmdb;  // an LMDB store's environment
+  std::vector<KindCount> kinds;  ///< every kind, in the order of all_kinds
+  std::int64_t live = 0;         ///< live entities over every kind
+  std::int64_t deleted = 0;      ///< soft-deleted entities over every kind
+  std::uint64_t snapshots = 0;   ///< versions in the histories
+  std::uint64_t edges = 0;       ///< edges over every relation
+  std::vector<RelationCount> relations;    ///< edges per relation, those with any
+  std::uint64_t events = 0;                ///< the last event offset (offsets are dense from 1)
+  std::uint64_t keys = 0;                  ///< every key of the store
+  std::uint64_t bytes = 0;                 ///< keys and values: the bytes the data takes
+  std::vector<KeyFamily> families;         ///< per family, those with any key
+  std::optional<storage::LmdbStats> lmdb;  ///< an LMDB store's environment; absent for others
 };
 
 /// Counts what the store holds, in one read transaction: entities per kind from the counters,
 /// the rest in one scan of every key (time linear in the store, memory constant), and for LMDB
 /// the figures of its map (storage::Backend::map_stats). Errors: storage.
-Result<StoreStats> stats(Store& store);
+CATALOG_DECL Result<StoreStats> stats(Store& store);
 
 // ---- change events ----
 
@@ -185,7 +189,7 @@ using EventSink = std::function<bool(std::uint64_t offset, std::string_view even
 /// short read transactions (the sink is not called inside one). Returns the offset of the last
 /// event passed to the sink, or `after` when there was none. Errors: storage (also a stored
 /// event that is not a JSON object).
-Result<std::uint64_t> events(Store& store, std::uint64_t after, const EventSink& sink);
+CATALOG_DECL Result<std::uint64_t> events(Store& store, std::uint64_t after, const EventSink& sink);
 
 /// Options of follow_events. Plain data.
 struct FollowOptions {
@@ -199,7 +203,7 @@ struct FollowOptions {
 /// Like `tail -f`: passes the events after `after` to `sink`, then keeps looking for new ones
 /// committed by any thread or process, until `options.stop` says so or the sink returns false.
 /// Returns the offset of the last event passed. Errors: as `events`.
-Result<std::uint64_t> follow_events(Store& store, std::uint64_t after, const EventSink& sink,
+CATALOG_DECL Result<std::uint64_t> follow_events(Store& store, std::uint64_t after, const EventSink& sink,
                                     const FollowOptions& options = {});
 
 }  // namespace catalog::admin

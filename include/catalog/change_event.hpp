@@ -30,12 +30,12 @@ namespace catalog {
 /// What happened to the entity (docs/SEMANTICS.md §13). entityFieldsChanged: a follow, unfollow or
 /// vote, which changes neither the version nor the document.
 enum class EventType {
-  entity_created,
-  entity_updated,
-  entity_fields_changed,
-  entity_soft_deleted,
-  entity_deleted,
-  entity_restored,
+  entity_created,         ///< `entityCreated`: a create
+  entity_updated,         ///< `entityUpdated`: fields changed in a new version (a patch)
+  entity_fields_changed,  ///< `entityFieldsChanged`: a follow, unfollow or vote
+  entity_soft_deleted,    ///< `entitySoftDeleted`: a soft delete
+  entity_deleted,         ///< `entityDeleted`: a hard delete
+  entity_restored,        ///< `entityRestored`: a restore
 };
 
 }  // namespace catalog
@@ -78,17 +78,21 @@ namespace catalog {
 /// in it, so theirs equals the stored event as a JSON value but not byte for byte; the `*_json`
 /// reads (Store::events_json, GET /v1/events) answer the stored bytes.
 struct ChangeEvent {
-  Uuid id{};
+  Uuid id{};                      ///< `id`: the event's own id
+  /// `eventType`: what happened.
   EventType event_type = EventType::entity_created;
-  Kind entity_type = Kind::user;
-  Uuid entity_id{};
+  Kind entity_type = Kind::user;  ///< `entityType`: the kind of the entity
+  Uuid entity_id{};               ///< `entityId`: the entity's id
+  /// `entityFullyQualifiedName`: the entity's FQN.
   std::string entity_fully_qualified_name{};
-  Version previous_version;
-  Version current_version;
-  std::string user_name{};
-  std::int64_t timestamp = 0;  // milliseconds since the Unix epoch
+  Version previous_version;       ///< `previousVersion`: the version before the change
+  Version current_version;        ///< `currentVersion`: the version after it
+  std::string user_name{};        ///< `userName`: who made the change
+  std::int64_t timestamp = 0;     ///< `timestamp`: epoch milliseconds (StoreOptions::clock)
+  /// `changeDescription`: what changed; absent on entityCreated.
   std::optional<ChangeDescription> change_description{};
-  std::uint64_t offset = 0;  // from 1, dense (docs/SEMANTICS.md §13)
+  std::uint64_t offset = 0;       ///< `offset`: from 1, dense (docs/SEMANTICS.md §13)
+  /// The members its JSON must have (for from_json).
   static constexpr std::array<std::string_view, 10> required_members{"id",
                                                                      "eventType",
                                                                      "entityType",

@@ -4,6 +4,7 @@
 // The two patch formats of docs/SEMANTICS.md §9 on JSON values: RFC 7396 JSON Merge Patch and
 // RFC 6902 JSON Patch (with RFC 6901 JSON Pointers), bounded by the limits of §15.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 #include <catalog/json.hpp>
 
@@ -14,7 +15,7 @@
 namespace catalog::json {
 
 /// Applies an RFC 7396 JSON Merge Patch to `target`. Errors: none (every patch applies).
-boost::json::value merge_patch(boost::json::value target, const boost::json::value& patch);
+CATALOG_DECL boost::json::value merge_patch(boost::json::value target, const boost::json::value& patch);
 
 /// What a JSON Patch may build (docs/SEMANTICS.md §15): `copy` and `add` can double a document per
 /// operation, and `move` can push a subtree deeper each time, so limits bind every operation, not
@@ -35,7 +36,7 @@ struct PatchLimits {
 /// not resolve, a `test` that does not match, moving a value into one of its own children;
 /// too_deep for an operation that would nest the document deeper than `limits.max_depth`;
 /// too_large when the operations together would build more than `limits.max_bytes`.
-[[nodiscard]] Result<boost::json::value> apply_json_patch(boost::json::value document,
+[[nodiscard]] CATALOG_DECL Result<boost::json::value> apply_json_patch(boost::json::value document,
                                                           const boost::json::value& patch,
                                                           PatchLimits limits = {});
 

@@ -7,6 +7,7 @@
 // kinds. Each kind states them once, in its `KindTraits` next to its struct in entities.hpp;
 // kind_traits.hpp gathers them into the table `info()` reads and visits kinds by type.
 
+#include <catalog/detail/export.hpp>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -15,19 +16,22 @@
 
 namespace catalog {
 
+/// The entity kinds (docs/SEMANTICS.md §1), in the order of `all_kinds` and of entity_types
+/// (entities.hpp). On the wire a kind is its reference `type` (type_name()).
 enum class Kind {
-  user,
-  team,
-  policy,
-  mlmodel_service,
-  search_service,
-  mlmodel,
-  glossary,
-  glossary_term,
-  domain,
-  search_index,
+  user,             ///< `user`, struct User
+  team,             ///< `team`, struct Team
+  policy,           ///< `policy`, struct Policy
+  mlmodel_service,  ///< `mlmodelService`, struct MlModelService
+  search_service,   ///< `searchService`, struct SearchService
+  mlmodel,          ///< `mlmodel`, struct MlModel
+  glossary,         ///< `glossary`, struct Glossary
+  glossary_term,    ///< `glossaryTerm`, struct GlossaryTerm
+  domain,           ///< `domain`, struct Domain
+  search_index,     ///< `searchIndex`, struct SearchIndex
 };
 
+/// Every kind, in the order of `Kind`.
 inline constexpr Kind all_kinds[] = {Kind::user,          Kind::team,           Kind::policy,
                                      Kind::mlmodel_service, Kind::search_service, Kind::mlmodel,
                                      Kind::glossary,      Kind::glossary_term,  Kind::domain,
@@ -36,11 +40,15 @@ inline constexpr Kind all_kinds[] = {Kind::user,          Kind::team,           
 /// A set of kinds. A plain value.
 class KindSet {
  public:
+  /// The empty set.
   constexpr KindSet() noexcept = default;
+  /// The set of `kinds`.
   constexpr KindSet(std::initializer_list<Kind> kinds) noexcept {
     for (auto k : kinds) bits_ |= bit(k);
   }
+  /// Whether `k` is in the set.
   constexpr bool contains(Kind k) const noexcept { return (bits_ & bit(k)) != 0; }
+  /// Whether the set has no kind.
   constexpr bool empty() const noexcept { return bits_ == 0; }
 
  private:
@@ -52,60 +60,63 @@ class KindSet {
 
 /// Relationships between entities, stored as one byte in edge keys (the engine's key schema).
 enum class Relation : char {
-  owns = 'o',      // owner (user/team) -> entity
-  follows = 'f',   // user -> entity
-  votes = 'v',     // user -> entity; data "u" or "d"
-  reviews = 'r',   // entity -> reviewer user
-  expert = 'x',    // domain -> expert user
-  contains = 'c',  // container -> child (glossary->term, term->term, service->asset,
-                   // domain->sub-domain, team->child team)
-  member = 'm',    // team -> user
-  policy = 'p',    // team -> policy
-  domain = 'd',    // entity -> domain it is assigned to
-  related = 't',   // term -> related term
+  owns = 'o',      ///< owner (user/team) -> entity
+  follows = 'f',   ///< user -> entity
+  votes = 'v',     ///< user -> entity; data "u" or "d"
+  reviews = 'r',   ///< entity -> reviewer user
+  expert = 'x',    ///< domain -> expert user
+  contains = 'c',  ///< container -> child (glossary->term, term->term, service->asset,
+                   ///< domain->sub-domain, team->child team)
+  member = 'm',    ///< team -> user
+  policy = 'p',    ///< team -> policy
+  domain = 'd',    ///< entity -> domain it is assigned to
+  related = 't',   ///< term -> related term
 };
 
 /// A relationship field of a kind (docs/SEMANTICS.md §2): rendered from the edges of `rel` from the
 /// entity (or to it, when `reverse`); `others` are the kinds at the other end.
 struct RelationField {
-  std::string_view field;
-  Relation rel;
-  bool reverse;
-  KindSet others;
+  std::string_view field;  ///< the field's wire name (`owners`)
+  Relation rel;            ///< the relation of its edges
+  bool reverse;            ///< edges to the entity (listing their sources), not from it
+  KindSet others;          ///< the kinds at the other end
 };
 
 /// A count shown as an extra field: the edges of `rel` from the entity, or with `deep` every
 /// entity of the containment tree below it.
 struct CountField {
-  std::string_view field;
-  Relation rel;
-  bool deep;
+  std::string_view field;  ///< the field's wire name (`termCount`)
+  Relation rel;            ///< the relation counted
+  bool deep;               ///< false: the edges from the entity; true: the whole tree below it
 };
 
 /// Whether an entity of a kind lives in a container (docs/SEMANTICS.md §1): `Record::container`,
 /// rendered as the kind's `container_field`.
-enum class Placement { top_level, optional_container, in_container };
+enum class Placement {
+  top_level,           ///< its FQN is its name (a team's parent teams do not enter it)
+  optional_container,  ///< in a container when it has one (a sub-domain in its parent domain)
+  in_container         ///< always in a container (an ML model in its service, a term)
+};
 
-/// An entity of the kind may own others only when its `field` is `value` (docs/SEMANTICS.md §5). A
-/// refusal reads
-/// "<what> <name> of type <actual> <refusal>".
+/// An entity of the kind may own others only when its `field` is `value` (docs/SEMANTICS.md §9). A
+/// refusal reads "<what> <name> of type <actual> <refusal>".
 struct OwnerRule {
-  std::string_view what;
-  std::string_view field;
-  std::string_view value;
-  std::string_view refusal;
+  std::string_view what;     ///< the kind as the refusal names it (`Team`)
+  std::string_view field;    ///< the member that decides (`teamType`)
+  std::string_view value;    ///< the value that may own (`Group`)
+  std::string_view refusal;  ///< the end of the refusal's message
 };
 
 /// What the catalog knows about one kind: every rule that differs between kinds. Static data;
 /// thread-safe. Each kind's is `KindTraits<E>::info` (entities.hpp); omitted members keep the
 /// defaults below.
 struct KindInfo {
-  Kind kind = Kind::user;
-  std::string_view type{};        // reference `type` and `entityType`, e.g. "glossaryTerm"
-  std::string_view collection{};  // REST collection path after /v1/, e.g. "glossaryTerms"
-  std::span<const std::string_view> extra_fields{};  // docs/SEMANTICS.md §2 "extra" column
-  bool has_followers = false;                        // followable (docs/SEMANTICS.md §4)
-  bool has_votes = false;                            // votable (docs/SEMANTICS.md §4)
+  Kind kind = Kind::user;         ///< the kind described
+  std::string_view type{};        ///< reference `type` and `entityType`, e.g. "glossaryTerm"
+  std::string_view collection{};  ///< REST collection path after /v1/, e.g. "glossaryTerms"
+  std::span<const std::string_view> extra_fields{};  ///< docs/SEMANTICS.md §2 "extra" column
+  bool has_followers = false;                        ///< followable (docs/SEMANTICS.md §4)
+  bool has_votes = false;                            ///< votable (docs/SEMANTICS.md §5)
   /// Relationship fields, in the order they are rendered.
   std::span<const RelationField> relations{};
   /// Read-only beyond the fields read-only in every kind (`common_read_only`).
@@ -128,6 +139,7 @@ struct KindInfo {
   /// The service kind an entity belongs to: lists filter by it (docs/SEMANTICS.md §8), a create
   /// names it, and its `serviceType` is the service's (read-only).
   std::optional<Kind> service{};
+  /// Whether an entity of the kind lives in a container (docs/SEMANTICS.md §1).
   Placement placement = Placement::top_level;
   /// The kinds whose containment edges may point at an entity of this kind; a delete cascades
   /// along them (docs/SEMANTICS.md §6) and a restore needs the containers live (docs/SEMANTICS.md
@@ -136,14 +148,16 @@ struct KindInfo {
   /// The member rendering the container (`service`, `parent`); with `container_type` the member
   /// copied from it (`serviceType`).
   std::string_view container_field{};
+  /// The member copied from the container (`serviceType`); empty when none is.
   std::string_view container_type{};
-  bool in_glossary = false;    // has a `glossary` beside its container (terms)
-  bool glossary_root = false;  // the glossary its terms name
-  bool may_own = false;        // owners may be of this kind (docs/SEMANTICS.md §5)
+  bool in_glossary = false;    ///< has a `glossary` beside its container (terms)
+  bool glossary_root = false;  ///< the glossary its terms name
+  bool may_own = false;        ///< owners may be of this kind (docs/SEMANTICS.md §9)
+  /// What an owner of this kind must be, beyond its kind (teams: of type Group); null: nothing.
   const OwnerRule* owner_rule = nullptr;
-  bool members_own =
-      false;  // its members count as owners where it owns (teams, docs/SEMANTICS.md §5)
-  bool principal = false;    // callers are of this kind: they follow and vote (users)
+  /// Its members count as owners where it owns (teams, docs/SEMANTICS.md §12 `isOwner()`).
+  bool members_own = false;
+  bool principal = false;  ///< callers are of this kind: they follow and vote (users)
   /// A merge patch may name the one domain by FQN in `domain` instead of `domains` (teams).
   bool domain_by_fqn = false;
 };
@@ -177,20 +191,20 @@ template <class E>
 struct KindTraits;
 
 /// The description of `k`.
-const KindInfo& info(Kind k) noexcept;
+CATALOG_DECL const KindInfo& info(Kind k) noexcept;
 
 /// The reference `type` of a kind ("mlmodelService").
 inline std::string_view type_name(Kind k) noexcept { return info(k).type; }
 
 /// The service kind an entity of `k` belongs to (ML models: mlmodelService; search indexes:
 /// searchService), which lists filter by (docs/SEMANTICS.md §8); nullopt for other kinds.
-std::optional<Kind> service_kind(Kind k) noexcept;
+CATALOG_DECL std::optional<Kind> service_kind(Kind k) noexcept;
 
 /// The kind whose reference type is `type`, if any.
-std::optional<Kind> kind_from_type(std::string_view type) noexcept;
+CATALOG_DECL std::optional<Kind> kind_from_type(std::string_view type) noexcept;
 
 /// The kind whose REST collection is `collection`, if any.
-std::optional<Kind> kind_from_collection(std::string_view collection) noexcept;
+CATALOG_DECL std::optional<Kind> kind_from_collection(std::string_view collection) noexcept;
 
 }  // namespace catalog
 

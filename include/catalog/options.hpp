@@ -31,11 +31,18 @@ namespace catalog {
 /// Addresses one entity: by id or by fully qualified name (any quoting; made canonical).
 class EntityKey {
  public:
+  /// The entity with id `id` (implicit, so a Uuid converts).
   EntityKey(const Uuid& id) : key_(id) {}  // NOLINT: implicit by design
+  /// The entity with id `id`.
   static EntityKey by_id(const Uuid& id) { return EntityKey(id); }
+  /// The entity with FQN `fqn`, as given; the operation makes it canonical and refuses an invalid
+  /// one (bad_request, invalid_fqn).
   static EntityKey by_fqn(std::string fqn) { return EntityKey(std::move(fqn), 0); }
+  /// Whether the key is an id (else an FQN).
   bool is_id() const noexcept { return std::holds_alternative<Uuid>(key_); }
+  /// The id. REQUIRES: is_id().
   const Uuid& id() const { return std::get<Uuid>(key_); }
+  /// The FQN as given. REQUIRES: !is_id().
   const std::string& fqn() const { return std::get<std::string>(key_); }
   /// The id or FQN as text, for messages.
   std::string text() const { return is_id() ? to_string(id()) : fqn(); }
@@ -46,40 +53,60 @@ class EntityKey {
 };
 
 /// Which deletion states an operation sees (docs/SEMANTICS.md §8, §10).
-enum class Include { non_deleted, deleted, all };
+enum class Include {
+  non_deleted,  ///< live entities only (REST `non-deleted`); the default
+  deleted,      ///< soft-deleted entities only
+  all           ///< both
+};
 
+/// Read parameters (docs/SEMANTICS.md §10).
 struct GetOptions {
-  std::vector<std::string> fields{};  // extra fields (docs/SEMANTICS.md §2) or "*"; Default: none
-  Include include = Include::non_deleted;  // Default: live entities only
+  /// Extra fields to fill (docs/SEMANTICS.md §2), or "*" for all of them; an unknown one is
+  /// bad_request (invalid_field). Default: none.
+  std::vector<std::string> fields{};
+  Include include = Include::non_deleted;  ///< which deletion states are found; Default: live
 };
 
 /// List parameters (docs/SEMANTICS.md §8).
 struct ListOptions {
-  std::int64_t limit = 10;                 // 0 to 1,000,000; Default: 10
-  std::optional<std::string> before{};     // cursor; Default: none
-  std::optional<std::string> after{};      // cursor; Default: none
-  std::vector<std::string> fields{};       // extra fields or "*"; Default: none
-  Include include = Include::non_deleted;  // Default: live entities only
-  std::optional<std::string> service{};    // ML models and search indexes: the service FQN
+  /// Entities per page, 0 to 1,000,000 (0: only `total`); else bad_request (invalid_parameter).
+  /// Default: 10.
+  std::int64_t limit = 10;
+  /// A page's `before` cursor: lists the entities before it. Not with `after`. Default: none.
+  std::optional<std::string> before{};
+  /// A page's `after` cursor: lists the entities after it. Not with `before`. Default: none.
+  std::optional<std::string> after{};
+  std::vector<std::string> fields{};       ///< extra fields or "*", as GetOptions; Default: none
+  Include include = Include::non_deleted;  ///< Default: live entities only
+  /// ML models and search indexes: the FQN of their service, whose assets alone are listed (an
+  /// unknown one: an empty page). Other kinds: bad_request. Default: none (all).
+  std::optional<std::string> service{};
 };
 
 /// Delete parameters (docs/SEMANTICS.md §6).
 struct DeleteOptions {
-  bool hard_delete = false;                   // Default: soft delete
-  bool recursive = false;                     // Default: refuse a non-empty entity
-  std::optional<Version> expected_version{};  // Default: none (no check)
+  /// Erase the entity, its history and its edges instead of marking it deleted.
+  /// Default: soft delete.
+  bool hard_delete = false;
+  /// Delete the descendants too, in the same mode. Default: refuse an entity with children
+  /// (bad_request, not_empty).
+  bool recursive = false;
+  /// The version the entity must be at, else conflict (version_mismatch). Default: none (no check).
+  std::optional<Version> expected_version{};
 };
 
 /// Which patch format a body is (docs/SEMANTICS.md §9).
 enum class PatchFormat {
-  detect,      // object: merge patch; array: JSON Patch
-  merge,       // RFC 7396
-  json_patch,  // RFC 6902
+  detect,      ///< object: merge patch; array: JSON Patch; else bad_request (invalid_patch)
+  merge,       ///< RFC 7396 JSON Merge Patch: an object
+  json_patch,  ///< RFC 6902 JSON Patch: an array of operations
 };
 
+/// Patch parameters (docs/SEMANTICS.md §9).
 struct PatchOptions {
-  PatchFormat format = PatchFormat::detect;   // Default: decided by the body
-  std::optional<Version> expected_version{};  // Default: none (no check)
+  PatchFormat format = PatchFormat::detect;  ///< Default: decided by the body
+  /// The version the entity must be at, else conflict (version_mismatch). Default: none (no check).
+  std::optional<Version> expected_version{};
 };
 
 /// Makes a JSON Patch from an entity's current document (all fields); a typed edit
@@ -87,7 +114,12 @@ struct PatchOptions {
 using PatchMaker = std::function<Result<boost::json::value>(const boost::json::object& current)>;
 
 /// How much a log line matters.
-enum class LogLevel { debug, info, warning, error };
+enum class LogLevel {
+  debug,    ///< detail that only a diagnosis needs
+  info,     ///< what the store is doing (a conversion, building the search index)
+  warning,  ///< something a host may want to look at
+  error     ///< something failed
+};
 
 /// Receives what a store says beside its answers (StoreOptions::log). Called on the thread that
 /// does the work, possibly under the store's locks: it must return soon and must not call the
@@ -96,7 +128,7 @@ using LogSink = std::function<void(LogLevel level, std::string_view message)>;
 
 /// Options of a Store: values, and the functions it calls (clock, log, authorization).
 struct StoreOptions {
-  /// Admin principals: created (email <name>@example.com) or made admin on every open
+  /// Admin principals: created (email `<name>@example.com`) or made admin on every open
   /// (docs/SEMANTICS.md §11). Default: none.
   std::vector<std::string> admins{};
   /// Base URL for `href` (`<base>/v1/<collection>/<id>`). Default: no href.

@@ -5,6 +5,7 @@
 // catalog::postgres (libpq), not in the core library, so that a host that does not link libpq
 // declares nothing it cannot call. Link catalog::postgres to use it.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/storage/postgres_backend.hpp>
 #include <catalog/store.hpp>
 
@@ -17,8 +18,8 @@ namespace catalog {
 /// postgresql:// URI). Errors: storage (cannot connect, not allowed, a newer table layout),
 /// invalid_value (a schema name that is empty or longer than PostgreSQL keeps); those of admin
 /// creation.
-Result<Store> open_postgres(const std::string& conninfo, StoreOptions options = {},
-                            storage::PostgresOptions postgres = {});
+CATALOG_DECL Result<Store> open_postgres(const std::string& conninfo, StoreOptions options = {},
+                                         storage::PostgresOptions postgres = {});
 
 }  // namespace catalog
 

@@ -3,6 +3,7 @@
 
 // Who calls an operation, and the authorization interface every operation goes through.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
 #include <catalog/uuid.hpp>
@@ -20,9 +21,9 @@ struct PolicyRule;  // entities.hpp
 /// The caller of an operation: a known, non-deleted user. From `Store::authenticate(token)` or
 /// `Store::principal(user_name)`. A plain value.
 struct Principal {
-  Uuid id{};
-  std::string name{};
-  bool is_admin = false;
+  Uuid id{};              ///< the user's id
+  std::string name{};     ///< the user's `name`
+  bool is_admin = false;  ///< `isAdmin`: may do everything (docs/SEMANTICS.md §12)
 
   /// Writes the user name (for logs and test output).
   template <class Ostream>
@@ -33,30 +34,30 @@ struct Principal {
 
 /// The operations policies speak of (docs/SEMANTICS.md §12).
 enum class Operation {
-  create,
-  delete_,
-  view_basic,
-  view_all,
-  edit_all,
-  edit_description,
-  edit_display_name,
-  edit_owners,
-  edit_tags,
-  edit_reviewers,
-  edit_users,
-  edit_policy,
-  follow,
-  edit_followers,
-  edit_votes,
+  create,             ///< Create: create an entity
+  delete_,            ///< Delete: soft or hard delete (docs/SEMANTICS.md §6)
+  view_basic,         ///< ViewBasic: read base fields, list, be a search hit
+  view_all,           ///< ViewAll: read extra fields too; covers ViewBasic
+  edit_all,           ///< EditAll: other fields, restore (docs/SEMANTICS.md §7); covers Edit*
+  edit_description,   ///< EditDescription: change `description`
+  edit_display_name,  ///< EditDisplayName: change `displayName`
+  edit_owners,        ///< EditOwners: change `owners`
+  edit_tags,          ///< EditTags: change `tags`
+  edit_reviewers,     ///< EditReviewers: change `reviewers` or `experts`
+  edit_users,         ///< EditUsers: change a team's `users`
+  edit_policy,        ///< EditPolicy: change a team's `policies`
+  follow,             ///< Follow: follow or unfollow as oneself (docs/SEMANTICS.md §4)
+  edit_followers,     ///< EditFollowers: add or remove another user as a follower
+  edit_votes,         ///< EditVotes: vote (docs/SEMANTICS.md §5)
 };
 
 /// "Create", "Delete", "ViewBasic", ... as policies and messages name them.
-std::string_view operation_name(Operation op) noexcept;
+CATALOG_DECL std::string_view operation_name(Operation op) noexcept;
 
 /// A field whose change needs an operation of its own (docs/SEMANTICS.md §9), whatever the kind.
 struct FieldOperation {
-  std::string_view field;
-  Operation operation;
+  std::string_view field;  ///< the field's wire name
+  Operation operation;     ///< what changing it needs
 };
 
 /// The fields a patch may change under a narrower operation than EditAll.
@@ -81,15 +82,17 @@ constexpr Operation edit_operation(std::string_view field) noexcept {
 
 /// An owner of an entity, own or inherited from the nearest container that has some.
 struct OwnerRef {
-  Uuid id{};
-  Kind kind = Kind::user;  // user or team
+  Uuid id{};               ///< the owner's id
+  Kind kind = Kind::user;  ///< user or team
 };
 
 /// The entity an operation acts on, as the authorizer sees it. Owners are computed only when
 /// asked. Valid only during the `authorize` call.
-class Resource {
+class CATALOG_DECL Resource {
  public:
+  /// Destroys the resource.
   virtual ~Resource() = default;
+  /// The kind of the entity (of a list or a create: the kind listed or created).
   virtual Kind kind() const noexcept = 0;
   /// The owners (own, else inherited, docs/SEMANTICS.md §12). Errors: storage.
   virtual Result<std::vector<OwnerRef>> owners() const = 0;
@@ -103,8 +106,9 @@ class Resource {
 
 /// Decides whether a principal may perform operations on a resource. Called once per operation,
 /// inside its transaction, after the entity is read. Implementations must be thread-safe.
-class Authorizer {
+class CATALOG_DECL Authorizer {
  public:
+  /// Destroys the authorizer.
   virtual ~Authorizer() = default;
   /// Errors: forbidden, naming the refused operation; storage.
   virtual Result<void> authorize(const Principal& who, std::span<const Operation> operations,
@@ -113,8 +117,9 @@ class Authorizer {
 
 /// Turns a bearer token into a user name. Called by `Store::authenticate`; the store then
 /// requires a live user of that name. Implementations must be thread-safe.
-class Authenticator {
+class CATALOG_DECL Authenticator {
  public:
+  /// Destroys the authenticator.
   virtual ~Authenticator() = default;
   /// The user name the token proves, checked at `now` (epoch seconds).
   /// Errors: unauthorized (unauthenticated) saying what failed.
@@ -122,7 +127,7 @@ class Authenticator {
 };
 
 /// Allows everything: for hosts that decide elsewhere, and for tests.
-class AllowAllAuthorizer final : public Authorizer {
+class CATALOG_DECL AllowAllAuthorizer final : public Authorizer {
  public:
   Result<void> authorize(const Principal&, std::span<const Operation>,
                          const Resource&) const override {

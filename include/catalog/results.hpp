@@ -22,13 +22,14 @@
 
 namespace catalog {
 
-/// One page of a list. `total` counts the whole filtered collection.
+/// One page of a list. `total` counts the whole filtered collection. Which cursors a page has:
+/// docs/SEMANTICS.md §8.
 template <class E>
 struct Page {
-  std::vector<E> data{};
-  std::optional<std::string> before{};
-  std::optional<std::string> after{};
-  std::int64_t total = 0;
+  std::vector<E> data{};                ///< the entities, in list order (docs/SEMANTICS.md §8)
+  std::optional<std::string> before{};  ///< ListOptions::before for the page before it
+  std::optional<std::string> after{};   ///< ListOptions::after for the page after it
+  std::int64_t total = 0;               ///< entities matching `include` and `service`, in all
 };
 
 namespace detail {
@@ -77,47 +78,47 @@ struct PageCursors {
 
 /// A page as `{data, paging: {before?, after?, total}}` pieces (Store::list_json).
 struct JsonPage {
-  boost::json::array data;
-  std::optional<std::string> before;
-  std::optional<std::string> after;
-  std::int64_t total = 0;
+  boost::json::array data;            ///< the entities as JSON objects
+  std::optional<std::string> before;  ///< `paging.before`, as Page::before
+  std::optional<std::string> after;   ///< `paging.after`, as Page::after
+  std::int64_t total = 0;             ///< `paging.total`, as Page::total
 };
 
 /// Version history (docs/SEMANTICS.md §3) as JSON (Store::history_json): the current entity first,
 /// then older versions newest first, each the entity serialized as JSON text.
 struct History {
-  std::string entity_type{};
-  std::vector<std::string> versions{};
+  std::string entity_type{};            ///< `entityType`: the reference type ("glossaryTerm")
+  std::vector<std::string> versions{};  ///< `versions`: each a JSON text, newest first
 };
 
 /// Version history (docs/SEMANTICS.md §3) typed (Store::history<E>): the versions of History,
 /// decoded, in the same order (the current entity first, then older versions newest first).
 template <class E>
 struct EntityHistory {
-  std::string entity_type{};  // the reference type, as History's ("glossaryTerm")
-  std::vector<E> versions{};
+  std::string entity_type{};  ///< the reference type, as History's ("glossaryTerm")
+  std::vector<E> versions{};  ///< the versions, newest first
 };
 
 /// A page of change events (docs/SEMANTICS.md §13): `after` is the last offset of the page when
 /// more follow, `total` the number of events.
 struct EventPage {
-  std::vector<ChangeEvent> data{};
-  std::optional<std::uint64_t> after{};
-  std::int64_t total = 0;
+  std::vector<ChangeEvent> data{};       ///< the events, oldest first
+  std::optional<std::uint64_t> after{};  ///< the last offset of the page, when more events follow
+  std::int64_t total = 0;                ///< the number of events in the store
 };
 
 /// The same page with each event as its stored JSON object (Store::events_json, GET /v1/events).
 struct JsonEventPage {
-  std::vector<boost::json::object> data{};
-  std::optional<std::uint64_t> after{};
-  std::int64_t total = 0;
+  std::vector<boost::json::object> data{};  ///< the events as stored, oldest first
+  std::optional<std::uint64_t> after{};     ///< as EventPage::after
+  std::int64_t total = 0;                   ///< as EventPage::total
 };
 
 /// One problem `Store::verify` found: the storage key concerned (printable: non-ASCII bytes as
-/// \xNN) and what is wrong with it.
+/// `\xNN`) and what is wrong with it.
 struct IntegrityProblem {
-  std::string key{};
-  std::string message{};
+  std::string key{};      ///< the storage key, printable
+  std::string message{};  ///< what is wrong with it
 };
 
 }  // namespace catalog

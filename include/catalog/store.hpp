@@ -6,6 +6,7 @@
 // surface uses. Does not include <lmdb.h>, OpenSSL or the whole of Boost.JSON. The types the
 // operations take and answer (options.hpp, results.hpp) are shared with the engine below it.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/auth/jwt.hpp>
 #include <catalog/entities.hpp>
 #include <catalog/error.hpp>
@@ -33,11 +34,13 @@
 #include <variant>
 #include <vector>
 
+/// The embeddable metadata catalog: the Store facade, the entity structs it takes and answers
+/// (entities.hpp), and the rest of the public API. What every operation does: docs/SEMANTICS.md.
 namespace catalog {
 
 /// The catalog. Move-only. Thread-safe: operations may run concurrently from several threads;
 /// each is one storage transaction (writers are serialized by the backend).
-class Store {
+class CATALOG_DECL Store {
  public:
   /// Opens (or creates) an LMDB store in `dir`. Errors: storage; those of admin creation.
   static Result<Store> open_lmdb(const std::filesystem::path& dir, StoreOptions options = {},
@@ -48,8 +51,13 @@ class Store {
   /// A store over any backend. Errors: storage; admin creation (bad admin names).
   static Result<Store> open(std::unique_ptr<storage::Backend> backend, StoreOptions options = {});
 
+  /// Takes over the store of the Store moved from, which may then only be destroyed or assigned
+  /// to.
   Store(Store&&) noexcept;
+  /// Closes this store and takes over that of the Store moved from, which may then only be
+  /// destroyed or assigned to.
   Store& operator=(Store&&) noexcept;
+  /// Closes the store and its backend. No operation may still be running on it.
   ~Store();
 
   /// The principal of a known, non-deleted user. Errors: unauthorized (unauthenticated).
@@ -77,9 +85,10 @@ class Store {
   template <class E>
   Result<Page<E>> list(const Principal& who, const ListOptions& options = {});
 
-  /// get<E> and list<E> for a kind chosen at run time: the struct of `kind` in an AnyEntity.
+  /// get<E> for a kind chosen at run time: the struct of `kind` in an AnyEntity. Errors: as get.
   Result<AnyEntity> get_entity(const Principal& who, Kind kind, const EntityKey& key,
                                const GetOptions& options = {});
+  /// list<E> for a kind chosen at run time, each entity in an AnyEntity. Errors: as list.
   Result<Page<AnyEntity>> list_entities(const Principal& who, Kind kind,
                                         const ListOptions& options = {});
 
@@ -146,6 +155,8 @@ class Store {
   /// failed or no-op operation). Returns an id for `unsubscribe`. Thread-safe; listeners run on
   /// the committing thread and must not call back into a write of this Store.
   std::uint64_t subscribe(std::function<void(const ChangeEvent&)> listener);
+  /// Removes the listener `subscribe` returned `id` for; a commit under way on another thread may
+  /// still call it once. An unknown id changes nothing.
   void unsubscribe(std::uint64_t id);
 
   // ---- the same on JSON documents ----
@@ -159,30 +170,39 @@ class Store {
 
   /// A page as `{data, paging: {before?, after?, total}}` pieces (results.hpp).
   using JsonPage = catalog::JsonPage;
+  /// list<E> as JSON: each entity as get_json renders it. Errors: as list.
   Result<JsonPage> list_json(const Principal& who, Kind kind, const ListOptions& options = {});
+  /// patch<E> on JSON. Returns the entity with all fields. Errors: as patch.
   Result<boost::json::object> patch_json(const Principal& who, Kind kind, const EntityKey& key,
                                          const boost::json::value& patch,
                                          const PatchOptions& options = {});
+  /// What update_json takes: makes a JSON Patch from the entity's document (options.hpp).
+  using PatchMaker = catalog::PatchMaker;
   /// A JSON Patch made from the entity's current document (all fields) by `make`, applied in
   /// the same transaction (what `update<E>` uses). Errors: as patch_json, and `make`'s own.
-  using PatchMaker = catalog::PatchMaker;
   Result<boost::json::object> update_json(const Principal& who, Kind kind, const EntityKey& key,
                                           const PatchMaker& make, const PatchOptions& options = {});
   /// nullopt after a hard delete.
   Result<std::optional<boost::json::object>> remove_json(const Principal& who, Kind kind,
                                                          const EntityKey& key,
                                                          const DeleteOptions& options = {});
+  /// restore<E> as JSON: the entity with all fields. Errors: as restore.
   Result<boost::json::object> restore_json(const Principal& who, Kind kind, const Uuid& id);
+  /// history<E> with each version as JSON text (History). Errors: as history.
   Result<History> history_json(const Principal& who, Kind kind, const Uuid& id);
   /// events() with each event as the JSON object stored (what GET /v1/events answers).
   Result<JsonEventPage> events_json(const Principal& who, std::uint64_t after = 0,
                                     std::int64_t limit = 10) const;
+  /// version<E> as JSON. Errors: as version.
   Result<boost::json::object> version_json(const Principal& who, Kind kind, const Uuid& id,
                                            std::string_view version);
+  /// follow<E> as JSON: the entity with all fields. Errors: as follow.
   Result<boost::json::object> follow_json(const Principal& who, Kind kind, const Uuid& id,
                                           const Uuid& user);
+  /// unfollow<E> as JSON: the entity with all fields. Errors: as unfollow.
   Result<boost::json::object> unfollow_json(const Principal& who, Kind kind, const Uuid& id,
                                             const Uuid& user);
+  /// vote<E> as JSON: the entity with all fields. Errors: as vote.
   Result<boost::json::object> vote_json(const Principal& who, Kind kind, const Uuid& id,
                                         VoteType vote);
 
@@ -201,12 +221,16 @@ class Store {
                                           std::string_view index = "all", std::int64_t size = 10);
   /// One facet's buckets over a query's matches. Errors: bad_request.
   Result<Facet> aggregate(const Principal& who, const AggregateRequest& request);
-  /// The REST answers: `{took, hits: {total, max_score, hits}, aggregations}`,
-  /// `{suggest: {"metadata-suggest": [...]}}`, `{aggregations: {<field>: {buckets}}}`.
+  /// search() as the REST surface answers it (GET /v1/search/query):
+  /// `{took, hits: {total, max_score, hits}, aggregations}`. Errors: as search.
   Result<boost::json::object> search_json(const Principal& who, const SearchRequest& request);
+  /// suggest() as the REST surface answers it (GET /v1/search/suggest):
+  /// `{suggest: {"metadata-suggest": [...]}}`. Errors: as suggest.
   Result<boost::json::object> suggest_json(const Principal& who, std::string_view q,
                                            std::string_view index = "all",
                                            std::int64_t size = 10);
+  /// aggregate() as the REST surface answers it (GET /v1/search/aggregate):
+  /// `{aggregations: {<field>: {buckets}}}`. Errors: as aggregate.
   Result<boost::json::object> aggregate_json(const Principal& who,
                                              const AggregateRequest& request);
   /// Builds the search index again from the entities, in transactions of `batch` entities
@@ -220,6 +244,7 @@ class Store {
   /// event offsets, every stored value decodes). Returns the problems found, empty when clean.
   /// Memory does not grow with the store. Errors: storage (the read itself failed).
   Result<std::vector<IntegrityProblem>> verify() const;
+
 
   /// The backend, for hosts that inspect bytes (tests). Never null.
   storage::Backend& backend() noexcept;

@@ -3,6 +3,7 @@
 
 // Entity ids: UUIDs written lowercase 8-4-4-4-12; read strictly (docs/SEMANTICS.md §2).
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 
 #include <boost/uuid/uuid.hpp>
@@ -12,20 +13,21 @@
 
 namespace catalog {
 
+/// An entity id: 16 bytes (Boost.UUID), written and read as docs/SEMANTICS.md §2 says.
 using Uuid = boost::uuids::uuid;
 
 /// Parses exactly 8-4-4-4-12 hex digits, either case, any version.
 /// Errors: bad_request (invalid_uuid): braces, missing hyphens, other lengths or characters.
-Result<Uuid> parse_uuid(std::string_view text);
+CATALOG_DECL Result<Uuid> parse_uuid(std::string_view text);
 
 /// Lowercase canonical form.
-std::string to_string(const Uuid& id);
+CATALOG_DECL std::string to_string(const Uuid& id);
 
 /// The same 36 characters into `out`, without allocating (for hot paths).
-void format_uuid(const Uuid& id, char (&out)[36]) noexcept;
+CATALOG_DECL void format_uuid(const Uuid& id, char (&out)[36]) noexcept;
 
 /// A random (version 4) UUID. Thread-safe.
-Uuid random_uuid();
+CATALOG_DECL Uuid random_uuid();
 
 }  // namespace catalog
 

@@ -4,6 +4,7 @@
 // JSON Web Token verification (docs/SEMANTICS.md §11): HS256 and RS256 compact tokens, checked
 // strictly, against keys the host configures, yielding the principal's user name.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 
 #include <cstddef>
@@ -14,34 +15,40 @@
 #include <string_view>
 #include <vector>
 
+/// Bearer token verification (docs/SEMANTICS.md §11): JSON Web Tokens.
 namespace catalog::auth {
 
 /// An HMAC-SHA-256 secret. The secret is raw bytes, at least 32 of them (RFC 7518 3.2), and
 /// never a PEM text (a public key is not a secret). The key only verifies `alg` "HS256".
 struct Hs256Key {
-  std::string secret;
-  std::optional<std::string> kid;  // Default: none (selected only by tokens without `kid`)
+  std::string secret;  ///< the secret's raw bytes
+  /// The id a token's `kid` selects the key by. Default: none (selected only by tokens
+  /// without `kid`).
+  std::optional<std::string> kid;
 };
 
 /// An RSA public key in PEM: SPKI ("PUBLIC KEY") or PKCS#1 ("RSA PUBLIC KEY"), at least 2048
 /// bits (RFC 7518 3.3). The key only verifies `alg` "RS256" (PKCS#1 v1.5, SHA-256).
 struct Rs256Key {
-  std::string public_key_pem;
-  std::optional<std::string> kid;  // Default: none (selected only by tokens without `kid`)
+  std::string public_key_pem;  ///< the key as PEM text
+  /// The id a token's `kid` selects the key by. Default: none (selected only by tokens
+  /// without `kid`).
+  std::optional<std::string> kid;
 };
 
 /// What a JwtVerifier accepts. Plain data; copied into the verifier by `create`.
 struct JwtOptions {
-  std::vector<Hs256Key> hs256_keys;     // Default: none (with no key at all every token is refused)
-  std::vector<Rs256Key> rs256_keys;     // Default: none
-  std::optional<std::string> issuer;    // Default: not checked; else `iss` must equal it
-  std::optional<std::string> audience;  // Default: not checked; else `aud` must contain it
-  bool allow_no_exp = false;            // Default: `exp` required
-  std::int64_t leeway_seconds = 60;     // Default: 60; applies to exp, nbf and iat
-  // The claims naming the principal, tried in order; the first one present as a non-empty
-  // string wins. For "email" the user name is the part before the '@'.
+  /// The HS256 secrets. Default: none (with no key at all every token is refused).
+  std::vector<Hs256Key> hs256_keys;
+  std::vector<Rs256Key> rs256_keys;     ///< the RS256 public keys; Default: none
+  std::optional<std::string> issuer;    ///< Default: not checked; else `iss` must equal it
+  std::optional<std::string> audience;  ///< Default: not checked; else `aud` must contain it
+  bool allow_no_exp = false;            ///< accept tokens without `exp`; Default: `exp` required
+  std::int64_t leeway_seconds = 60;     ///< slack in seconds for exp, nbf and iat; Default: 60
+  /// The claims naming the principal, tried in order; the first one present as a non-empty
+  /// string wins. For "email" the user name is the part before the '@'.
   std::vector<std::string> principal_claims = {"email", "preferred_username", "sub"};
-  std::size_t max_token_size = 8192;  // Default: 8 KiB; longer tokens are refused unread
+  std::size_t max_token_size = 8192;  ///< bytes; Default: 8 KiB; longer tokens are refused unread
 };
 
 /// Verifies compact JWS tokens (header.payload.signature) and extracts the principal.
@@ -57,7 +64,7 @@ struct JwtOptions {
 /// Thread safety: immutable after `create`; `verify` may run concurrently from any threads.
 /// Lifetimes: copies share the parsed keys (reference counted); a copy outlives the options
 /// and the verifier it was made from.
-class JwtVerifier {
+class CATALOG_DECL JwtVerifier {
  public:
   /// Validates `options` and loads the keys.
   /// Errors (bad_request, invalid_value): an HS256 secret shorter than 32 bytes or holding a

@@ -7,6 +7,7 @@
 // strict (unknown members, wrong types, values outside an enumeration, missing required members
 // are errors naming the member).
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 #include <catalog/uuid.hpp>
 #include <catalog/version.hpp>
@@ -31,7 +32,7 @@
 namespace catalog::detail {
 
 /// `snake_case` to `camelCase`; `tag_fqn` is `tagFQN` (the wire name of tag labels).
-std::string camel_name(std::string_view snake);
+CATALOG_DECL std::string camel_name(std::string_view snake);
 
 /// The wire name of the member that descriptor `D` describes, computed once and kept: every
 /// conversion looks names up, so a name is never computed on the path of a conversion.
@@ -147,9 +148,9 @@ inline Error type_error(std::string_view path, const char* expected) {
               "Invalid member " + std::string(path) + ": expected " + expected);
 }
 
-Result<void> from_json(const boost::json::value& v, std::string& out, std::string_view path);
-Result<void> from_json(const boost::json::value& v, bool& out, std::string_view path);
-Result<void> from_json(const boost::json::value& v, std::int64_t& out, std::string_view path);
+CATALOG_DECL Result<void> from_json(const boost::json::value& v, std::string& out, std::string_view path);
+CATALOG_DECL Result<void> from_json(const boost::json::value& v, bool& out, std::string_view path);
+CATALOG_DECL Result<void> from_json(const boost::json::value& v, std::int64_t& out, std::string_view path);
 inline Result<void> from_json(const boost::json::value& v, std::uint64_t& out,
                               std::string_view path) {
   if (v.is_uint64()) {
@@ -162,10 +163,10 @@ inline Result<void> from_json(const boost::json::value& v, std::uint64_t& out,
   }
   return type_error(path, "a non-negative integer");
 }
-Result<void> from_json(const boost::json::value& v, Uuid& out, std::string_view path);
-Result<void> from_json(const boost::json::value& v, Version& out, std::string_view path);
-Result<void> from_json(const boost::json::value& v, boost::json::value& out, std::string_view);
-Result<void> from_json(const boost::json::value& v, boost::json::object& out,
+CATALOG_DECL Result<void> from_json(const boost::json::value& v, Uuid& out, std::string_view path);
+CATALOG_DECL Result<void> from_json(const boost::json::value& v, Version& out, std::string_view path);
+CATALOG_DECL Result<void> from_json(const boost::json::value& v, boost::json::value& out, std::string_view);
+CATALOG_DECL Result<void> from_json(const boost::json::value& v, boost::json::object& out,
                        std::string_view path);
 
 template <NamedEnum E>

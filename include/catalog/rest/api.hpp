@@ -5,6 +5,7 @@
 // request to a response. No sockets: a host puts it behind any HTTP server, and tests call it
 // directly.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/store.hpp>
 
 #include <cstddef>
@@ -12,21 +13,23 @@
 #include <utility>
 #include <vector>
 
+/// The REST surface (docs/REST.md): a request in, a response out, no sockets.
 namespace catalog::rest {
 
 /// One HTTP request as a server received it. Plain data.
 struct Request {
-  std::string method;  // "GET", "POST", ... (case-sensitive, as HTTP methods are)
-  std::string target;  // origin-form: path and query, percent-encoded as on the wire
-  std::vector<std::pair<std::string, std::string>> headers;  // names compare case-insensitively
-  std::string body;                                          // raw bytes
+  std::string method;  ///< "GET", "POST", ... (case-sensitive, as HTTP methods are)
+  std::string target;  ///< origin-form: path and query, percent-encoded as on the wire
+  std::vector<std::pair<std::string, std::string>> headers;  ///< names compare case-insensitively
+  std::string body;                                          ///< raw bytes
 };
 
 /// One HTTP response. Plain data. A 204 has no body and no Content-Type.
 struct Response {
-  int status = 200;
+  int status = 200;  ///< the HTTP status code
+  /// Names and values (Content-Type, ETag, Allow, WWW-Authenticate).
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
+  std::string body;  ///< the JSON body; empty for a 204
 };
 
 /// The HTTP status that answers an error of kind `k` (docs/REST.md): 400, 401, 403, 404, 409,
@@ -53,8 +56,9 @@ struct ApiOptions {
 ///
 /// Thread safety: `handle` may run concurrently from any number of threads (the Store is
 /// thread-safe and the Api keeps no state of its own). Lifetimes: the Store must outlive the Api.
-class Api {
+class CATALOG_DECL Api {
  public:
+  /// The REST surface over `store`, which must outlive it.
   explicit Api(Store& store, ApiOptions options = {});
 
   /// Answers one request. Never throws: every failure is a response with a JSON error body

@@ -4,6 +4,7 @@
 // The storage interface: a dumb, memcmp-ordered key-value store with transactions and cursors.
 // Catalog rules never live here; a backend only stores bytes.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 
 #include <cstddef>
@@ -16,36 +17,47 @@
 #include <string>
 #include <string_view>
 
+/// Storage: the key-value interface the catalog runs on (transactions, cursors, memcmp order) and
+/// its backends (memory, LMDB, PostgreSQL).
 namespace catalog::storage {
 
 /// Longest key any backend accepts (LMDB's default limit). Longer keys: Errc::key_too_long.
 inline constexpr std::size_t max_key_size = 511;
 
-enum class Mode { read_only, read_write };
-enum class Direction { forward, reverse };
+/// What a transaction may do.
+enum class Mode {
+  read_only,  ///< reads only: a snapshot, never blocked by a writer
+  read_write  ///< reads and writes
+};
+/// The order of a scan.
+enum class Direction {
+  forward,  ///< ascending keys
+  reverse   ///< descending keys
+};
 
 /// A half-open key range [begin, end). No `end` means up to the end of the keyspace.
 struct Range {
-  std::string begin;               // inclusive lower bound; "" = start of the keyspace
-  std::optional<std::string> end;  // exclusive upper bound; nullopt = end of keyspace
+  std::string begin;               ///< inclusive lower bound; "" = start of the keyspace
+  std::optional<std::string> end;  ///< exclusive upper bound; nullopt = end of keyspace
 };
 
 /// The range of every key starting with `prefix`: `end` is `prefix` with its trailing 0xFF
 /// bytes dropped and its last other byte incremented; no `end` if nothing is left (an empty
 /// prefix, or one made only of 0xFF bytes). Errors: none.
-Range prefix_range(std::string_view prefix);
+CATALOG_DECL Range prefix_range(std::string_view prefix);
 
 /// Checks the key rule every backend applies: not empty (LMDB refuses empty keys), at most
 /// `max_key_size` bytes. Errors: invalid_value (empty), key_too_long.
-[[nodiscard]] Result<void> check_key(std::string_view key);
+[[nodiscard]] CATALOG_DECL Result<void> check_key(std::string_view key);
 
 /// A position in a scan. Not thread-safe. Dies with its transaction: the transaction closes
 /// its cursors before it ends. `key()` and `value()` views are valid until the next `next()`
 /// or until the transaction writes. After the transaction writes, `next()` moves to the entry
 /// following (in the scan's direction) the key the cursor was on, as the transaction now sees
 /// the store, so a scan may erase the entries it visits.
-class Cursor {
+class CATALOG_DECL Cursor {
  public:
+  /// Closes the cursor.
   virtual ~Cursor() = default;
   /// True while positioned on an entry inside the range.
   virtual bool valid() const noexcept = 0;
@@ -68,8 +80,9 @@ class Cursor {
 /// storage_conflict: a backend whose write transactions run concurrently (PostgreSQL) fails a
 /// transaction that cannot be serialized with the others, from any call; it is then dead and
 /// changed nothing: run it again from the start. Memory and LMDB never return it.
-class Transaction {
+class CATALOG_DECL Transaction {
  public:
+  /// Ends the transaction: rolls it back unless it committed.
   virtual ~Transaction() = default;
   /// The value stored at `key`, or nullopt. Errors: invalid_value, key_too_long,
   /// storage_conflict, storage.
@@ -85,6 +98,9 @@ class Transaction {
     lent_ = std::move(**v);
     return std::optional<std::string_view>(lent_);
   }
+  /// The callback of get_each: the index of a key in `keys`, and the value stored at it or
+  /// nullopt.
+  using Visit = std::function<void(std::size_t, std::optional<std::string_view>)>;
   /// What `get_view` answers for each of `keys`, in their order: `visit(i, value)` for i = 0, 1,
   /// ..., with the value stored at keys[i] or nullopt. A view is valid during its visit only, and
   /// `visit` must not call this transaction. Keys in ascending order read fastest: LMDB keeps its
@@ -93,7 +109,6 @@ class Transaction {
   /// failed may have been visited, that one and those after it are not, and the transaction is
   /// left as a failed `get` leaves it (PostgreSQL: dead after a failed round trip). An exception
   /// from `visit` propagates; the transaction stays usable. Errors: as `get`.
-  using Visit = std::function<void(std::size_t, std::optional<std::string_view>)>;
   [[nodiscard]] virtual Result<void> get_each(std::span<const std::string_view> keys,
                                               const Visit& visit) {
     for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -125,19 +140,19 @@ class Transaction {
 /// What a backend kept in one memory-mapped B-tree file says of it (LMDB's mdb_env_info,
 /// mdb_env_stat, free list and reader table, as `mdb_stat -efr` prints them). Plain data.
 struct MapStats {
-  std::size_t map_size = 0;      // bytes of the memory map
-  std::size_t page_size = 0;     // bytes of a page
-  std::size_t pages_in_use = 0;  // pages of the file written so far (last page + 1)
-  std::size_t free_pages = 0;    // of those, pages on the free list (reused by writes)
-  std::size_t entries = 0;       // keys stored
-  std::size_t depth = 0;         // of the B-tree
-  std::size_t branch_pages = 0;  // B-tree pages by type
-  std::size_t leaf_pages = 0;
-  std::size_t overflow_pages = 0;      // values larger than a page take overflow pages
-  std::uint64_t last_transaction = 0;  // id of the last committed write transaction
-  unsigned max_readers = 0;            // reader slots of the environment
-  unsigned reader_slots_used = 0;      // slots taken since the lock file was created
-  unsigned readers = 0;                // read transactions open now, over every process
+  std::size_t map_size = 0;      ///< bytes of the memory map
+  std::size_t page_size = 0;     ///< bytes of a page
+  std::size_t pages_in_use = 0;  ///< pages of the file written so far (last page + 1)
+  std::size_t free_pages = 0;    ///< of those, pages on the free list (reused by writes)
+  std::size_t entries = 0;       ///< keys stored
+  std::size_t depth = 0;         ///< of the B-tree
+  std::size_t branch_pages = 0;  ///< B-tree pages by type: branch pages
+  std::size_t leaf_pages = 0;    ///< leaf pages
+  std::size_t overflow_pages = 0;      ///< values larger than a page take overflow pages
+  std::uint64_t last_transaction = 0;  ///< id of the last committed write transaction
+  unsigned max_readers = 0;            ///< reader slots of the environment
+  unsigned reader_slots_used = 0;      ///< slots taken since the lock file was created
+  unsigned readers = 0;                ///< read transactions open now, over every process
 };
 
 /// A store of bytes. Thread-safe: transactions may be begun from any thread. Read transactions
@@ -147,8 +162,9 @@ struct MapStats {
 ///
 /// Beside `begin`, what maintenance tools (catalog::admin) ask of a backend, each with a default
 /// that suits a backend which can do nothing special: a backend overrides what it does better.
-class Backend {
+class CATALOG_DECL Backend {
  public:
+  /// Destroys the backend (the memory, LMDB and PostgreSQL backends let transactions outlive it).
   virtual ~Backend() = default;
   /// Begins a transaction. Errors: storage.
   [[nodiscard]] virtual Result<std::unique_ptr<Transaction>> begin(Mode mode) = 0;

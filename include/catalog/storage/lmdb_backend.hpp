@@ -3,6 +3,7 @@
 
 // The LMDB storage backend: the default, and the only one that persists.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 #include <catalog/storage/backend.hpp>
 
@@ -16,25 +17,25 @@ namespace catalog::storage {
 /// How much a commit waits for the disk. Every mode survives a crash of the process; they differ
 /// in what a crash of the operating system may lose.
 enum class Durability {
-  sync,          // flush data and meta pages at every commit: a commit is durable
-  no_meta_sync,  // MDB_NOMETASYNC: the last commit may be undone by a system crash
-  no_sync,       // MDB_NOSYNC: recent commits may be undone by a system crash, and a file
-                 // system that reorders writes may leave the database corrupt
+  sync,          ///< flush data and meta pages at every commit: a commit is durable
+  no_meta_sync,  ///< MDB_NOMETASYNC: the last commit may be undone by a system crash
+  no_sync,       ///< MDB_NOSYNC: recent commits may be undone by a system crash, and a file
+                 ///< system that reorders writes may leave the database corrupt
 };
 
 /// Options of LmdbBackend::open. They apply when the environment is first opened in this
 /// process; a second open of the same directory shares the environment and its options.
 struct LmdbOptions {
-  // Initial size of the memory map, rounded up to the page size; the map doubles when full.
-  // Default: 64 MiB.
+  /// Initial size of the memory map, rounded up to the page size; the map doubles when full.
+  /// Default: 64 MiB.
   std::size_t map_size = std::size_t{64} << 20;
-  // Size the map never grows past: a write that needs more fails with storage_full.
-  // Default: 1 TiB.
+  /// Size the map never grows past: a write that needs more fails with storage_full.
+  /// Default: 1 TiB.
   std::size_t max_map_size = std::size_t{1} << 40;
-  // Most read transactions open at once, over every process sharing the directory.
-  // Default: 126.
+  /// Most read transactions open at once, over every process sharing the directory.
+  /// Default: 126.
   unsigned max_readers = 126;
-  // Default: Durability::sync.
+  /// How much a commit waits for the disk (docs/SEMANTICS.md §15). Default: Durability::sync.
   Durability durability = Durability::sync;
 };
 
@@ -71,7 +72,7 @@ struct LmdbEnv;
 /// once space is freed, the next write transaction reserves the map and proceeds.
 ///
 /// Lifetimes: transactions may outlive the LmdbBackend; cursors die with their transaction.
-class LmdbBackend final : public Backend {
+class CATALOG_DECL LmdbBackend final : public Backend {
  public:
   /// Opens (creating if missing) the environment in directory `dir`, creating the directory
   /// too, and clears reader slots left by dead processes. Errors: storage (the directory cannot
@@ -79,8 +80,11 @@ class LmdbBackend final : public Backend {
   [[nodiscard]] static Result<std::unique_ptr<LmdbBackend>> open(const std::filesystem::path& dir,
                                                                  LmdbOptions options = {});
 
+  /// Closes this handle; the environment closes when no backend or transaction uses it.
   ~LmdbBackend() override;
+  /// Not copyable: open the directory again for another handle.
   LmdbBackend(const LmdbBackend&) = delete;
+  /// Not assignable.
   LmdbBackend& operator=(const LmdbBackend&) = delete;
 
   /// Begins a transaction. A write transaction first grows the map if a write found it full

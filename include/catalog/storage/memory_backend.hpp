@@ -3,6 +3,7 @@
 
 // A storage backend in memory: for unit tests and for hosts that want no files.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 #include <catalog/storage/backend.hpp>
 
@@ -23,12 +24,15 @@ struct MemoryState;
 /// begun meanwhile waits that long); otherwise it copies the map once, O(n), so those readers keep
 /// their snapshot. Transactions may outlive the backend. Keys follow `check_key`, the same rule
 /// as LmdbBackend.
-class MemoryBackend final : public Backend {
+class CATALOG_DECL MemoryBackend final : public Backend {
  public:
   /// An empty store.
   MemoryBackend();
+  /// Destroys the backend; open transactions may outlive it.
   ~MemoryBackend() override;
+  /// Not copyable.
   MemoryBackend(const MemoryBackend&) = delete;
+  /// Not assignable.
   MemoryBackend& operator=(const MemoryBackend&) = delete;
 
   /// Begins a transaction; a write transaction first waits for the current writer to end.

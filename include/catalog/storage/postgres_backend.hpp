@@ -4,6 +4,7 @@
 // The PostgreSQL storage backend: one catalog shared by hosts on many machines. Built into its
 // own library, catalog::postgres (libpq); this header does not include <libpq-fe.h>.
 
+#include <catalog/detail/export.hpp>
 #include <catalog/error.hpp>
 #include <catalog/storage/backend.hpp>
 
@@ -33,7 +34,7 @@ struct PostgresOptions {
   /// Default: 4 MiB.
   std::size_t write_buffer_bytes = std::size_t{4} << 20;
   /// How write transactions of all hosts meet. false: they take turns, as on LMDB: each locks
-  /// out other writers before its snapshot (LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE, a
+  /// out other writers before its snapshot (`LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE`, a
   /// table of its own, sent with its first statement; readers and autovacuum go on), so no two
   /// conflict and none is retried. true:
   /// they run concurrently and the server fails those it cannot serialize (storage_conflict; the
@@ -52,10 +53,11 @@ struct PostgresOptions {
 /// What a backend has sent: requests waited for (each carries any number of statements) and
 /// connections opened. Counted since open, over every transaction.
 struct PostgresStats {
-  std::uint64_t round_trips = 0;
-  std::uint64_t connections = 0;
-  std::uint64_t conflicts = 0;   // transactions failed with storage_conflict
-  std::uint64_t exclusive = 0;   // write transactions run alone (taking turns, or after conflicts)
+  std::uint64_t round_trips = 0;  ///< requests sent and waited for
+  std::uint64_t connections = 0;  ///< connections opened
+  std::uint64_t conflicts = 0;    ///< transactions failed with storage_conflict
+  /// Write transactions run alone (taking turns, or after conflicts).
+  std::uint64_t exclusive = 0;
 };
 
 namespace detail {
@@ -88,7 +90,7 @@ struct PgShared;
 /// holds another of the same catalog (one run alone would wait for the other). A child created by
 /// fork() must not use its parent's backends or transactions; it may open its own. Transactions
 /// may outlive the backend.
-class PostgresBackend final : public Backend {
+class CATALOG_DECL PostgresBackend final : public Backend {
  public:
   /// The version of the table layout this library writes; open refuses a newer one.
   static constexpr int schema_version = 1;
@@ -107,8 +109,11 @@ class PostgresBackend final : public Backend {
   [[nodiscard]] static Result<void> drop_schema(const std::string& conninfo,
                                                 std::string_view schema);
 
+  /// Destroys the backend; open transactions may outlive it.
   ~PostgresBackend() override;
+  /// Not copyable: open the database again for another backend.
   PostgresBackend(const PostgresBackend&) = delete;
+  /// Not assignable.
   PostgresBackend& operator=(const PostgresBackend&) = delete;
 
   /// Begins a transaction on a pooled (or new) connection. A read-only one waits for its

@@ -1,0 +1,55 @@
+# Debian packages: `cpack -G DEB` in a build configured with BUILD_SHARED_LIBS=ON makes three,
+# named as Debian names a library's packages (one per install component, CMakeLists.txt):
+#   libcatalog<soversion>  runtime: libcatalog.so.N and, when built, libcatalog_rest and
+#                          libcatalog_postgres;
+#   libcatalog-dev         development: headers, .so links, CMake and pkg-config files, docs;
+#   catalog-tools          catalog-admin, catalog-serve, catalog-replay and their man pages.
+# Dependencies are the Debian 12 packages of what the libraries link, written out rather than
+# computed by dpkg-shlibdeps, so packaging needs no dpkg-dev. tests/package/deb.cmake installs
+# them and builds a consumer against /usr.
+set(CPACK_PACKAGE_NAME catalog)
+set(CPACK_PACKAGE_VENDOR "catalog developers")
+set(CPACK_PACKAGE_CONTACT "catalog developers <catalog@localhost>")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
+set(CPACK_COMPONENTS_ALL runtime development tools)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
+
+set(catalog_deb_runtime libcatalog${PROJECT_VERSION_MAJOR})
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME ${catalog_deb_runtime})
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
+set(catalog_runtime_depends "libboost-json1.81.0, liblmdb0, libssl3, libutf8proc2, libstemmer0d")
+set(catalog_dev_depends "libboost1.81-dev, libboost-json1.81-dev, liblmdb-dev, libssl-dev, libutf8proc-dev, libstemmer-dev")
+if(TARGET catalog_rest)
+  string(APPEND catalog_runtime_depends ", libboost-url1.81.0")
+  string(APPEND catalog_dev_depends ", libboost-url1.81-dev")
+endif()
+if(TARGET catalog_postgres)
+  string(APPEND catalog_runtime_depends ", libpq5")
+  string(APPEND catalog_dev_depends ", libpq-dev")
+endif()
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "${catalog_runtime_depends}")
+set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
+  "Embeddable metadata catalog: shared libraries\n The catalog library over LMDB, its REST surface as a function and its PostgreSQL backend.")
+
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libcatalog-dev)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
+  "${catalog_deb_runtime} (= ${PROJECT_VERSION}), ${catalog_dev_depends}")
+set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION
+  "Embeddable metadata catalog: development files\n Headers, CMake package, pkg-config files and the behaviour reference of the catalog library.")
+
+set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME catalog-tools)
+set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION database)
+set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${catalog_deb_runtime} (= ${PROJECT_VERSION})")
+set(CPACK_COMPONENT_TOOLS_DESCRIPTION
+  "Embeddable metadata catalog: tools\n catalog-admin (verify, backup, export, import, stats, events, reindex), catalog-serve (the REST API over HTTP) and catalog-replay.")
+
+include(CPack)
