@@ -1,10 +1,13 @@
 // catalog-serve: the catalog's REST surface (docs/REST.md) over HTTP/1.1, with Boost.Beast.
 //
-//   catalog-serve [--port <n>] [the flags of catalog-replay: --store, --jwt-*, --admin, ...]
+//   catalog-serve [--port <n>] [--bind <address>] [--tls-cert <pem> --tls-key <pem>]
+//                 [--access-log <file>] [--slow-ms <n>]
+//                 [the flags of catalog-replay: --store, --jwt-*, --admin, ...]
 //
-// It listens on 127.0.0.1:<port> (default 8585; 0 picks a free port) and prints one line,
-// `listening on 127.0.0.1:<port>`, so that scripts can read the port. Four threads run one
-// io_context; each connection is a Session on its own strand that reads a request, hands it to
+// It listens on <address>:<port> (default 127.0.0.1:8585; port 0 picks a free one) and prints
+// one line, `listening on <address>:<port>`, so that scripts can read the port; with a
+// certificate and key it speaks HTTPS only. Four threads run one io_context; each connection is
+// a Session on its own strand that reads a request, hands it to
 // rest::Api::handle (which never throws and is thread-safe), writes the answer and, with
 // keep-alive, reads the next. SIGINT or SIGTERM stops accepting, lets the requests in flight
 // finish, closes idle connections, and exits 0. A bad command line exits 2. A request whose
@@ -14,8 +17,11 @@
 //
 // All the catalog needs from a host is the conversion between its HTTP messages and
 // rest::Request / rest::Response (`to_rest` and `Session::respond` below); the rest is Beast.
+// What an operator needs beside it (an access log, GET /healthz, GET /metrics) is in
+// serve_host.hpp.
 
 #include "options.hpp"
+#include "serve_host.hpp"
 
 #include <catalog/rest/api.hpp>
 
@@ -23,10 +29,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -41,6 +49,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -52,12 +61,29 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
+// What every connection shares: the Api, the store (for /metrics), the server's counters and
+// the access log, if any.
+struct Host {
+  catalog::Store& store;
+  const rest::Api& api;
+  std::size_t body_limit;
+  catalog_examples::ServerCounters counters;
+  std::optional<catalog_examples::AccessLog> access_log;
+};
+
 constexpr int threads = 4;
 constexpr auto idle_timeout = std::chrono::seconds(60);        // also bounds reading and writing
 constexpr auto accept_pause = std::chrono::milliseconds(100);  // after a failed accept
 constexpr auto shed_pause = std::chrono::milliseconds(5);      // after idle connections closed
 
 std::string str(beast::string_view s) { return std::string(s.data(), s.size()); }
+
+// An endpoint as people write it: 127.0.0.1:8585, [::1]:8585.
+std::string endpoint_text(const tcp::endpoint& e) {
+  auto address = e.address().to_string();
+  if (e.address().is_v6()) address = "[" + address + "]";
+  return address + ":" + std::to_string(e.port());
+}
 
 // A Beast request as the plain data Api takes.
 rest::Request to_rest(http::request<http::string_body>&& req) {
@@ -111,30 +137,67 @@ std::optional<std::string> framing_error(const http::request_parser<http::string
   return std::nullopt;
 }
 
-// One connection: read a request, answer it, repeat while keep-alive. Every handler runs on
-// the connection's strand, so `stop` (dispatched there) never races with them.
-class Session : public std::enable_shared_from_this<Session> {
+// What the server asks of a connection, whatever carries it (TCP, or TLS over TCP).
+class Connection {
  public:
-  Session(tcp::socket socket, const rest::Api& api, std::size_t body_limit)
-      : stream_(std::move(socket)), api_(api), body_limit_(body_limit) {}
-
-  void start() {
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
-  }
-
+  virtual ~Connection() = default;
+  virtual void start() = 0;
   // Since when the connection has waited for a request (steady clock ticks), 0 while a request
   // is in flight: what the server sheds first when descriptors run out.
-  std::int64_t idle_since() const noexcept { return idle_since_.load(); }
-
+  virtual std::int64_t idle_since() const noexcept = 0;
   // Closes the connection if it is still idle when this runs on its strand.
-  void shed() {
+  virtual void shed() = 0;
+  // Graceful stop: an idle connection closes now, a busy one after its response.
+  virtual void stop() = 0;
+};
+
+// One connection over `Stream` (beast::tcp_stream, or beast::ssl_stream over one): read a
+// request, answer it, repeat while keep-alive. Every handler runs on the connection's strand,
+// so `stop` (dispatched there) never races with them.
+template <class Stream>
+class Session final : public Connection, public std::enable_shared_from_this<Session<Stream>> {
+  static constexpr bool tls = !std::is_same_v<Stream, beast::tcp_stream>;
+  using std::enable_shared_from_this<Session<Stream>>::shared_from_this;
+
+ public:
+  template <class... TlsContext>
+  Session(tcp::socket socket, Host& host, TlsContext&... tls_context)
+      : stream_(std::move(socket), tls_context...), host_(host), body_limit_(host.body_limit) {
+    host_.counters.opened();
+    if (host_.access_log) {
+      beast::error_code ec;
+      auto peer = lowest().socket().remote_endpoint(ec);
+      peer_ = ec ? "-" : endpoint_text(peer);
+    }
+  }
+  ~Session() override { host_.counters.closed(); }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Over TLS the handshake comes first, bounded by the idle timeout like a read.
+  void start() override {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if constexpr (tls) {
+        self->lowest().expires_after(idle_timeout);
+        self->stream_.async_handshake(asio::ssl::stream_base::server, [self](beast::error_code ec) {
+          if (ec) return self->close();
+          self->read_header();
+        });
+      } else {
+        self->read_header();
+      }
+    });
+  }
+
+  std::int64_t idle_since() const noexcept override { return idle_since_.load(); }
+
+  void shed() override {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
       if (!self->busy_) self->close();
     });
   }
 
-  // Graceful stop: an idle connection closes now, a busy one after its response.
-  void stop() {
+  void stop() override {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
       self->stopping_ = true;
       if (!self->busy_) self->close();  // cancels the read that waits for a request
@@ -142,13 +205,15 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
   void read_header() {
     busy_ = false;
     idle_since_.store(std::chrono::steady_clock::now().time_since_epoch().count());
     if (stopping_) return close();
     parser_.emplace();
     parser_->body_limit(body_limit_);  // Api's own limit: a longer body never gets buffered
-    stream_.expires_after(idle_timeout);
+    lowest().expires_after(idle_timeout);
     http::async_read_header(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
@@ -158,6 +223,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) return on_error(ec);
     busy_ = true;  // a request is in flight: a stop waits for its response
     idle_since_.store(0);
+    started_ = std::chrono::steady_clock::now();
+    if (host_.access_log) {
+      method_ = str(parser_->get().method_string());
+      target_ = str(parser_->get().target());
+    }
     if (auto framing = framing_error(*parser_)) return respond(bad_request(*framing), false);
     auto length = parser_->content_length();
     if (length && *length > body_limit_)
@@ -176,17 +246,18 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void read_body() {
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                       if (ec) return self->on_error(ec);
-                       auto req = self->parser_->release();
-                       bool keep_alive = req.keep_alive(), head = req.method() == http::verb::head;
-                       auto request = to_rest(std::move(req));
-                       // HEAD is GET without the body (RFC 9110 9.3.2): the same status and
-                       // headers, Content-Length included.
-                       if (head) request.method = "GET";
-                       self->respond(self->api_.handle(std::move(request)), keep_alive, head);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          if (ec) return self->on_error(ec);
+          auto req = self->parser_->release();
+          bool keep_alive = req.keep_alive(), head = req.method() == http::verb::head;
+          auto request = to_rest(std::move(req));
+          // HEAD is GET without the body (RFC 9110 9.3.2): the same status and
+          // headers, Content-Length included.
+          if (head) request.method = "GET";
+          auto own = catalog_examples::own_route(request, self->host_.store, self->host_.counters);
+          self->respond(own ? std::move(*own) : self->host_.api.handle(request), keep_alive, head);
+        });
   }
 
   void on_error(beast::error_code ec) {
@@ -202,6 +273,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void respond(rest::Response r, bool keep_alive, bool head = false) {
     busy_ = true;
     idle_since_.store(0);
+    status_ = r.status;
+    host_.counters.answered(r.status, r.body.size());
     unsigned version = parser_->is_header_done() ? parser_->get().version() : 11;
     response_.emplace(http::status::ok, version);
     response_->result(static_cast<unsigned>(r.status));
@@ -212,24 +285,40 @@ class Session : public std::enable_shared_from_this<Session> {
       response_->prepare_payload();         // Content-Length
       if (head) response_->body().clear();  // a HEAD answer has the length but not the body
     }
-    stream_.expires_after(idle_timeout);
+    lowest().expires_after(idle_timeout);
     http::async_write(stream_, *response_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        self->log_request();
                         if (ec || !self->response_->keep_alive()) return self->close();
                         self->read_header();
                       });
   }
 
+  // The access log's line for the request just answered.
+  void log_request() {
+    if (!host_.access_log) return;
+    host_.access_log->write(peer_, method_.empty() ? "-" : method_, target_.empty() ? "-" : target_,
+                            status_, response_->body().size(),
+                            std::chrono::steady_clock::now() - started_);
+    method_.clear();
+    target_.clear();
+  }
+
   void close() {
     idle_since_.store(0);  // nothing left to shed
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.socket().close(ignored);
+    lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    lowest().socket().close(ignored);
   }
 
-  beast::tcp_stream stream_;
-  const rest::Api& api_;
+  Stream stream_;
+  Host& host_;
   std::size_t body_limit_;
+  std::string peer_;    // for the access log
+  std::string method_;  // of the request in flight, for the access log
+  std::string target_;
+  int status_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> response_;
@@ -250,10 +339,12 @@ std::string accept_error_text(beast::error_code ec) {
 // pause timer, the signal set and the session list share one strand, so they need no lock.
 class Server {
  public:
-  Server(asio::io_context& io, const rest::Api& api, std::size_t body_limit, unsigned short port)
+  // With `tls`, every connection speaks TLS with that context.
+  Server(asio::io_context& io, Host& host, const asio::ip::address& address, unsigned short port,
+         asio::ssl::context* tls)
       : io_(io), strand_(asio::make_strand(io)), acceptor_(strand_), accept_timer_(strand_),
-        signals_(strand_, SIGINT, SIGTERM), api_(api), body_limit_(body_limit) {
-    tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
+        signals_(strand_, SIGINT, SIGTERM), host_(host), tls_(tls) {
+    tcp::endpoint endpoint(address, port);
     acceptor_.open(endpoint.protocol());
     acceptor_.set_option(asio::socket_base::reuse_address(true));
     acceptor_.bind(endpoint);
@@ -262,20 +353,25 @@ class Server {
     accept();
   }
 
-  unsigned short port() const { return acceptor_.local_endpoint().port(); }
+  tcp::endpoint endpoint() const { return acceptor_.local_endpoint(); }
 
  private:
   void accept() {
-    acceptor_.async_accept(
-        asio::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
-          if (!acceptor_.is_open()) return;  // stopped
-          if (ec) return pause_accepting(ec);
-          std::erase_if(sessions_, [](const auto& s) { return s.expired(); });
-          auto session = std::make_shared<Session>(std::move(socket), api_, body_limit_);
-          sessions_.push_back(session);
-          session->start();
-          accept();
-        });
+    acceptor_.async_accept(asio::make_strand(io_), [this](beast::error_code ec,
+                                                          tcp::socket socket) {
+      if (!acceptor_.is_open()) return;  // stopped
+      if (ec) return pause_accepting(ec);
+      std::erase_if(sessions_, [](const auto& s) { return s.expired(); });
+      std::shared_ptr<Connection> session;
+      if (tls_)
+        session = std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(std::move(socket),
+                                                                                  host_, *tls_);
+      else
+        session = std::make_shared<Session<beast::tcp_stream>>(std::move(socket), host_);
+      sessions_.push_back(session);
+      session->start();
+      accept();
+    });
   }
 
   // An accept that fails (EMFILE or ENFILE when out of descriptors, ENOBUFS, ENOMEM) leaves the
@@ -309,7 +405,7 @@ class Server {
   // Closes the longest idle quarter of the idle connections (at least one); returns how many
   // were asked to close.
   std::size_t shed_idle() {
-    std::vector<std::pair<std::int64_t, std::shared_ptr<Session>>> idle;
+    std::vector<std::pair<std::int64_t, std::shared_ptr<Connection>>> idle;
     for (auto& weak : sessions_)
       if (auto session = weak.lock())
         if (auto since = session->idle_since(); since != 0) idle.emplace_back(since, session);
@@ -335,15 +431,16 @@ class Server {
   asio::steady_timer accept_timer_;
   std::optional<std::chrono::steady_clock::time_point> accept_reported_;
   asio::signal_set signals_;
-  const rest::Api& api_;
-  std::size_t body_limit_;
-  std::vector<std::weak_ptr<Session>> sessions_;
+  Host& host_;
+  asio::ssl::context* tls_;
+  std::vector<std::weak_ptr<Connection>> sessions_;
 };
 
 }  // namespace
 
 constexpr std::string_view usage =
-    "usage: catalog-serve [--port <n>]\n"
+    "usage: catalog-serve [--port <n>] [--bind <address>] [--tls-cert <pem> --tls-key <pem>]\n"
+    "                     [--access-log <file>] [--slow-ms <n>]\n"
     "                     [--store memory | --store lmdb:<dir> | --store postgresql:<conninfo>]\n"
     "                     [--postgres-schema <name>]\n"
     "                     [--jwt-hs256-secret-file <file>]...\n"
@@ -351,17 +448,46 @@ constexpr std::string_view usage =
     "                     [--jwt-issuer <iss>] [--jwt-audience <aud>] [--jwt-allow-no-exp]\n"
     "                     [--jwt-leeway <seconds>] [--jwt-principal-claim <claim>]...\n"
     "                     [--admin <name>]... [--base-url <url>] [--now <epoch-seconds>]\n"
-    "Serves the catalog's REST API on 127.0.0.1:<port> (default 8585; 0: any free port).\n"
+    "Serves the catalog's REST API on <address>:<port> (default 127.0.0.1:8585; port 0: any\n"
+    "free port). With --tls-cert (a PEM certificate chain) and --tls-key (its PEM private key) it\n"
+    "speaks HTTPS only (TLS 1.2 or later). --access-log appends one line per request to <file> (- "
+    "for standard output);\n"
+    "--slow-ms logs operations of the store slower than <n> ms to standard error.\n"
+    "GET /healthz answers anyone; GET /metrics (Prometheus text) answers admins.\n"
     "--help prints this usage and --version the version.\n";
 
 int main(int argc, char** argv) {
   unsigned short port = 8585;
+  asio::ip::address address = asio::ip::make_address("127.0.0.1");
+  std::optional<std::string> access_log;
+  std::optional<std::string> tls_cert;
+  std::optional<std::string> tls_key;
+  std::int64_t slow_ms = 0;
   catalog_examples::Options options;
   try {
     options = catalog_examples::parse_options(
         argc, argv, usage, [&](std::string_view flag, const catalog_examples::OptionValue& value) {
-          if (flag != "--port") return false;
-          port = static_cast<unsigned short>(catalog_examples::read_integer(value(), flag, 65535));
+          if (flag == "--port") {
+            port =
+                static_cast<unsigned short>(catalog_examples::read_integer(value(), flag, 65535));
+          } else if (flag == "--bind") {
+            auto text = value();
+            beast::error_code ec;
+            address = asio::ip::make_address(text, ec);
+            if (ec)
+              throw catalog_examples::BadOption{"--bind: not an IPv4 or IPv6 address: " + text};
+          } else if (flag == "--access-log") {
+            access_log = value();
+            if (access_log->empty()) throw catalog_examples::BadOption{"--access-log needs a file"};
+          } else if (flag == "--tls-cert") {
+            tls_cert = value();
+          } else if (flag == "--tls-key") {
+            tls_key = value();
+          } else if (flag == "--slow-ms") {
+            slow_ms = catalog_examples::read_integer(value(), flag, 86'400'000);
+          } else {
+            return false;
+          }
           return true;
         });
   } catch (const catalog_examples::BadOption& bad) {
@@ -371,11 +497,44 @@ int main(int argc, char** argv) {
     std::cerr << "catalog-serve: " << e.what() << '\n';
     return 2;
   }
+  // TLS: both files or neither; a certificate or key that does not load is a bad command line.
+  std::optional<asio::ssl::context> tls;
+  if (tls_cert.has_value() != tls_key.has_value()) {
+    std::cerr << "catalog-serve: --tls-cert and --tls-key go together\nRun catalog-serve --help "
+                 "for the usage.\n";
+    return 2;
+  }
+  if (tls_cert) {
+    tls.emplace(asio::ssl::context::tls_server);
+    tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                     asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                     asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use);
+    beast::error_code ec;
+    tls->use_certificate_chain_file(*tls_cert, ec);
+    if (ec) {
+      std::cerr << "catalog-serve: --tls-cert: cannot load " << *tls_cert << ": " << ec.message()
+                << '\n';
+      return 2;
+    }
+    tls->use_private_key_file(*tls_key, asio::ssl::context::pem, ec);  // must match the cert
+    if (ec) {
+      std::cerr << "catalog-serve: --tls-key: cannot use " << *tls_key << ": " << ec.message()
+                << '\n';
+      return 2;
+    }
+  }
+  if (slow_ms > 0) {
+    options.store.slow_operation = std::chrono::milliseconds(slow_ms);
+    options.store.log = [](catalog::LogLevel level, std::string_view message) {
+      if (level >= catalog::LogLevel::info) std::cerr << "catalog-serve: " << message << '\n';
+    };
+  }
   auto store = catalog_examples::open_store(std::move(options));
   if (!store) {
     // Keys, leeway or admin names the store refuses are bad options too.
     if (store.error().kind() == catalog::ErrorKind::bad_request) {
-      std::cerr << "catalog-serve: " << store.error().message() << "\nRun catalog-serve --help for the usage.\n";
+      std::cerr << "catalog-serve: " << store.error().message()
+                << "\nRun catalog-serve --help for the usage.\n";
       return 2;
     }
     std::cerr << "catalog-serve: cannot open the store: " << store.error().message() << '\n';
@@ -383,18 +542,27 @@ int main(int argc, char** argv) {
   }
   rest::ApiOptions api_options;
   rest::Api api(*store, api_options);
+  Host host{*store, api, api_options.max_body_bytes, {}, std::nullopt};
+  if (access_log) {
+    try {
+      host.access_log.emplace(*access_log);
+    } catch (const std::exception& e) {
+      std::cerr << "catalog-serve: " << e.what() << '\n';
+      return 1;
+    }
+  }
 
   asio::io_context io(threads);
   std::optional<Server> server;
   try {
-    server.emplace(io, api, api_options.max_body_bytes, port);
+    server.emplace(io, host, address, port, tls ? &*tls : nullptr);
   } catch (const boost::system::system_error& e) {
     // The error's words alone: what() adds Boost's source location.
-    std::cerr << "catalog-serve: cannot listen on 127.0.0.1:" << port << ": "
-              << e.code().message() << '\n';
+    std::cerr << "catalog-serve: cannot listen on " << endpoint_text(tcp::endpoint(address, port))
+              << ": " << e.code().message() << '\n';
     return 1;
   }
-  std::cout << "listening on 127.0.0.1:" << server->port() << std::endl;
+  std::cout << "listening on " << endpoint_text(server->endpoint()) << std::endl;
 
   std::vector<std::thread> pool;
   for (int i = 0; i < threads; ++i) pool.emplace_back([&io] { io.run(); });

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -105,7 +106,8 @@ class ConflictingBackend final : public storage::Backend {
 
 struct Fixture {
   Plan plan;
-  Store store = Store::open(std::make_unique<ConflictingBackend>(plan), test::test_options()).value();
+  std::vector<std::string> log;  // "<level> <message>" of each line the store logged
+  Store store = Store::open(std::make_unique<ConflictingBackend>(plan), options()).value();
   Principal admin = store.principal("admin").value();
   std::vector<std::string> events;  // the eventType of each event a subscriber was told of
 
@@ -114,6 +116,22 @@ struct Fixture {
       events.emplace_back(catalog::detail::enum_name(e.event_type));
     });
     plan.conflicts = -1000000;  // armed by each test
+  }
+
+  StoreOptions options() {
+    auto o = test::test_options();
+    o.log = [this](LogLevel level, std::string_view message) {
+      log.push_back(std::to_string(static_cast<int>(level)) + " " + std::string(message));
+    };
+    return o;
+  }
+  std::size_t logged(std::string_view text) const {
+    return static_cast<std::size_t>(std::count_if(log.begin(), log.end(), [&](const auto& line) {
+      return line.find(text) != std::string::npos;
+    }));
+  }
+  const OperationCounts& creates(const StoreCounters& c) const {
+    return c.operations[static_cast<std::size_t>(StoreOperation::create)];
   }
 
   Result<boost::json::object> create_user(const std::string& name) {
@@ -136,9 +154,18 @@ TEST_CASE("an operation whose transaction conflicts runs again and is applied on
   f.plan.where = where;
   f.plan.conflicts = 3;
   f.plan.write_begins = 0;
+  const auto before = f.store.counters();
   auto made = f.create_user("alice");
   REQUIRE(made.has_value());
   CHECK(f.plan.write_begins == 4);  // three conflicted, the fourth committed
+  // Counted once, as it ended; each retry counted and logged at debug level.
+  const auto after = f.store.counters();
+  CHECK(f.creates(after).ok == f.creates(before).ok + 1);
+  CHECK(after.conflict_retries == before.conflict_retries + 3);
+  CHECK(after.conflicts_given_up == 0);
+  CHECK(after.commits == before.commits + 1);
+  CHECK(f.logged("0 a transaction conflicted with concurrent writers (attempt ") == 3);
+  CHECK(f.logged("of 12): it runs again") == 3);
   CHECK(f.users() == 2);            // admin and alice, once
   CHECK(f.events == std::vector<std::string>{"entityCreated"});
   auto page = f.store.events(f.admin, 0, 100).value();
@@ -153,8 +180,18 @@ TEST_CASE("an operation that keeps conflicting gives up and changes nothing", "[
   f.plan.conflicts = 1000;
   f.plan.write_begins = 0;
   const auto before = test::dump(f.store);
+  const auto counted = f.store.counters();
   auto refused = f.create_user("bob");
   REQUIRE_FALSE(refused.has_value());
+  const auto now = f.store.counters();
+  CHECK(f.creates(now).ok == f.creates(counted).ok);
+  CHECK(f.creates(now).failed[static_cast<std::size_t>(ErrorKind::internal)] ==
+        f.creates(counted).failed[static_cast<std::size_t>(ErrorKind::internal)] + 1);
+  CHECK(now.conflict_retries == counted.conflict_retries + 11);
+  CHECK(now.conflicts_given_up == counted.conflicts_given_up + 1);
+  CHECK(now.commits == counted.commits);
+  CHECK(f.logged("2 an operation gave up after 12 attempts in conflict with concurrent writers") ==
+        1);
   CHECK(refused.error().code() == Errc::storage_conflict);
   CHECK(refused.error().kind() == ErrorKind::internal);
   CHECK(refused.error().message().find("gave up after 12 attempts") != std::string::npos);

@@ -44,7 +44,8 @@ struct ParseOptions {
 /// Numbers are finite (1e400 is refused) and correctly rounded (Boost.JSON 1.81's own parser is
 /// not), so a parsed value survives `serialize` and `parse` unchanged.
 /// Errors (all bad_request): invalid_json, duplicate_member, too_deep.
-[[nodiscard]] Result<boost::json::value> parse(std::string_view text, ParseOptions options = {});
+[[nodiscard]] CATALOG_DECL Result<boost::json::value> parse(std::string_view text,
+                                                        ParseOptions options = {});
 
 /// How deep a value nests and how long its serialization is.
 struct Extent {

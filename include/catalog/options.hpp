@@ -16,6 +16,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -152,9 +153,14 @@ struct StoreOptions {
   /// `Store::reindex` runs.
   bool search_index = true;
   /// Where the store says what it does on its own, beside operations: converting a store
-  /// written with an older key schema, and building the search index of a store that has none
-  /// or one of another analyzer (docs/COMPATIBILITY.md). Default: nothing is logged.
+  /// written with an older key schema and building the search index of a store that has none
+  /// or one of another analyzer (info, docs/COMPATIBILITY.md); growing a full LMDB map (info);
+  /// running a transaction again after a conflict with concurrent writers (debug) and giving up
+  /// (warning); operations slower than `slow_operation` (warning). Default: nothing is logged.
   LogSink log{};
+  /// An operation that takes at least this long, retries included, is logged as a warning and
+  /// counted (StoreCounters::slow_operations). Default: zero, no operation is slow.
+  std::chrono::milliseconds slow_operation{0};
 };
 
 }  // namespace catalog

@@ -45,6 +45,7 @@
 #include <catalog/impl/storage/backend.ipp>
 #include <catalog/impl/storage/lmdb_backend.ipp>
 #include <catalog/impl/storage/memory_backend.ipp>
+#include <catalog/impl/store/counting.ipp>
 #include <catalog/impl/store/store.ipp>
 #include <catalog/impl/store/store_events.ipp>
 #include <catalog/impl/store/store_lifecycle.ipp>

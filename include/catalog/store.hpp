@@ -8,6 +8,7 @@
 
 #include <catalog/detail/export.hpp>
 #include <catalog/auth/jwt.hpp>
+#include <catalog/counters.hpp>
 #include <catalog/entities.hpp>
 #include <catalog/error.hpp>
 #include <catalog/kind.hpp>
@@ -245,6 +246,10 @@ class CATALOG_DECL Store {
   /// Memory does not grow with the store. Errors: storage (the read itself failed).
   Result<std::vector<IntegrityProblem>> verify() const;
 
+  /// What this Store has counted since it was opened: operations by kind and outcome, retries,
+  /// conflicts, slow operations and commit times (<catalog/counters.hpp>). Each counter is read
+  /// on its own, so a snapshot taken while others work may be a moment apart between counters.
+  StoreCounters counters() const noexcept;
 
   /// The backend, for hosts that inspect bytes (tests). Never null.
   storage::Backend& backend() noexcept;

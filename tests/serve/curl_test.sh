@@ -11,7 +11,9 @@
 # service and a model; follow and vote; a glossary with a term, soft delete and restore; list
 # pages; a domain patched with ETag / If-Match; versions; 403 for a non-admin create; 404, 405,
 # 204; a body over 8 MiB and one over 1 MiB (Expect: 100-continue); keep-alive (also after a
-# HEAD, answered as GET without the body); and SIGTERM while an upload is in flight and an idle connection is open: the upload
+# HEAD, answered as GET without the body); the operator's routes (GET /healthz for anyone, GET
+# /metrics for admins, in the Prometheus text format) and the access log, one line per request;
+# a bad --bind; and SIGTERM while an upload is in flight and an idle connection is open: the upload
 # gets its 201 and the server exits 0. Every step checks the HTTP status; the first mismatch
 # prints the response and exits 1. Needs bash, curl, openssl, sed, grep; no jq. Exit 77
 # (ctest: skipped) when curl or openssl is missing.
@@ -52,6 +54,13 @@ version=$("$SERVE" --version) || fail "catalog-serve --version exited $?"
 [[ $version =~ ^catalog-serve\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "catalog-serve --version: $version"
 step() { echo "== $*"; }
 
+# A --bind that is not an address is a bad command line: exit 2, one line naming the flag.
+rc=0
+"$SERVE" --bind not-an-address --port 0 >"$TMP/bind_out" 2>"$TMP/bind_err" || rc=$?
+[[ $rc -eq 2 ]] || fail "catalog-serve --bind not-an-address exited $rc, not 2"
+grep -q -- '--bind: not an IPv4 or IPv6 address: not-an-address' "$TMP/bind_err" ||
+  fail "catalog-serve --bind not-an-address said: $(cat "$TMP/bind_err")"
+
 # ---- tokens: HS256 signed here ----
 
 SECRET=$(openssl rand -hex 24)  # 48 bytes of text; the file holds exactly these bytes
@@ -72,8 +81,8 @@ ALICE=$(token_of alice)
 
 # ---- the server ----
 
-"$SERVE" --port 0 --admin admin --jwt-hs256-secret-file "$TMP/secret" "${STORE_OPTIONS[@]}" \
-  >"$TMP/stdout" 2>"$TMP/stderr" &
+"$SERVE" --port 0 --bind 127.0.0.1 --admin admin --jwt-hs256-secret-file "$TMP/secret" \
+  --access-log "$TMP/access.log" "${STORE_OPTIONS[@]}" >"$TMP/stdout" 2>"$TMP/stderr" &
 SERVER_PID=$!
 PORT=
 for _ in $(seq 100); do
@@ -255,6 +264,42 @@ head_length=$(grep -i '^content-length:' "$TMP/head" | tr -d '\r' | awk '{print 
   fail "HEAD's Content-Length $head_length is not the GET body's $(wc -c <"$TMP/body") bytes"
 got=$(curl -sS -H "Authorization: Bearer $ALICE" -I -o /dev/null -w '%{http_code}' "$BASE/v1/nowhere")
 [[ $got == 404 ]] || fail "HEAD of an unknown path: expected 404, got $got"
+
+step "the operator's routes: /healthz for anyone, /metrics for admins only"
+call 200 - GET /healthz
+[[ $BODY == '{"status":"ok"}' ]] || fail "GET /healthz: $BODY"
+got=$(curl -sS -I -o /dev/null -w '%{http_code}' "$BASE/healthz")
+[[ $got == 200 ]] || fail "HEAD /healthz: expected 200, got $got"
+call 405 - POST /healthz
+expect_header Allow 'GET, HEAD'
+call 401 - GET /metrics
+expect_body '"errorType":"UNAUTHORIZED"'
+call 401 not-a-jwt GET /metrics
+call 403 "$ALICE" GET /metrics
+expect_body '"errorType":"FORBIDDEN"'
+call 200 "$ADMIN" GET /metrics
+expect_header Content-Type 'text/plain; version=0.0.4; charset=utf-8'
+expect_body '# TYPE catalog_operations_total counter'
+# Users alice and bob, the service, the model, the glossaries... were created: counted as such.
+grep -Eq '^catalog_operations_total\{operation="create",outcome="ok"\} [1-9][0-9]*$' "$TMP/body" ||
+  fail "the metrics count no successful create"
+grep -Eq '^catalog_operations_total\{operation="create",outcome="conflict"\} [1-9][0-9]*$' "$TMP/body" ||
+  fail "the metrics count no create refused as a conflict (bob, twice)"
+grep -Eq '^catalog_http_requests_total\{status="401"\} [1-9][0-9]*$' "$TMP/body" ||
+  fail "the metrics count no 401"
+grep -Eq '^catalog_commit_seconds_count [1-9][0-9]*$' "$TMP/body" || fail "the metrics count no commit"
+expect_body 'catalog_http_connections '
+
+step "the access log: one line per request, time peer method target status bytes milliseconds"
+# A request that never parsed (a malformed message) has "-" for its method and target.
+# The line of a request is written once its answer is: the /metrics answer above is the last.
+line_re='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z 127\.0\.0\.1:[0-9]+ ([A-Z]+|-) [^ ]+ [0-9]{3} [0-9]+ [0-9]+\.[0-9]{3}$'
+bad=$(grep -Ecv "$line_re" "$TMP/access.log" || true)
+[[ $bad -eq 0 ]] || fail "access log lines not in the format: $(grep -Ev "$line_re" "$TMP/access.log" | head -3)"
+grep -Eq ' GET /v1/glossaries 401 [0-9]+ ' "$TMP/access.log" || fail "no 401 GET /v1/glossaries logged"
+grep -Eq ' POST /v1/users 409 [0-9]+ ' "$TMP/access.log" || fail "no 409 POST /v1/users logged"
+grep -Eq ' GET /healthz 200 15 ' "$TMP/access.log" || fail "no GET /healthz logged with its 15 bytes"
+grep -Eq ' HEAD /healthz 200 ' "$TMP/access.log" || fail "no HEAD /healthz logged"
 
 step "SIGTERM during an upload, an idle connection open: the upload is answered, exit 0"
 sed 's/"Big"/"Slow"/' "$TMP/big" >"$TMP/slow"

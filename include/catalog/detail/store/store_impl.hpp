@@ -7,6 +7,7 @@
 
 #include <catalog/detail/engine/engine.hpp>
 #include <catalog/detail/search/index.hpp>
+#include <catalog/detail/store/counting.hpp>
 
 #include <catalog/auth/jwt.hpp>
 #include <catalog/store.hpp>
@@ -38,6 +39,42 @@ struct Store::Impl {
         .count();
   }
 
+  /// What the store counts (Store::counters()).
+  detail::StoreCounting counting;
+
+  /// Says `message` to the log sink, if there is one.
+  void log(LogLevel level, const std::string& message) const {
+    if (options.log) options.log(level, message);
+  }
+
+  /// Counts the final outcome of an operation that began at `start`, and logs it when it was
+  /// slower than `options.slow_operation`. Returns `result`.
+  template <class R>
+  R&& finish(StoreOperation op, std::chrono::steady_clock::time_point start, R&& result) {
+    if (result)
+      counting.succeeded(op);
+    else
+      counting.failed(op, result.error().kind());
+    if (options.slow_operation.count() > 0) {
+      auto took = std::chrono::steady_clock::now() - start;
+      if (took >= options.slow_operation) {
+        counting.slow_operation();
+        log(LogLevel::warning,
+            "slow operation: " + std::string(store_operation_name(op)) + " took " +
+                std::to_string(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) +
+                " ms" + (result ? "" : " and failed: " + result.error().message()));
+      }
+    }
+    return std::forward<R>(result);
+  }
+
+  /// An operation `op` that failed before its transaction began: counted as such.
+  Error failed(StoreOperation op, Error e) {
+    counting.failed(op, e.kind());
+    return e;
+  }
+
   /// Attempts of an operation whose transaction keeps conflicting with concurrent writers (a
   /// backend that runs them concurrently: PostgreSQL) before it gives up.
   static constexpr int conflict_attempts = 12;
@@ -47,12 +84,15 @@ struct Store::Impl {
   /// backend could not serialize with concurrent writers (storage_conflict) changed nothing: the
   /// whole operation runs again after a short random pause, growing with each conflict, at most
   /// `conflict_attempts` times in all; then storage_conflict, nothing changed.
+  /// The operation is counted as `op`, with its final outcome.
   template <class F>
-  auto write(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
-    Attempts attempts;
+  auto write(StoreOperation op, F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
+    using R = decltype(fn(std::declval<engine::Tx&>()));
+    const auto start = std::chrono::steady_clock::now();
+    Attempts attempts(*this);
     for (;;) {
       auto txn = backend->begin(storage::Mode::read_write);
-      if (!txn) return txn.error();
+      if (!txn) return finish(op, start, R(txn.error()));
       engine::Env env{options, now()};
       engine::Tx tx(**txn, env);
       auto result = fn(tx);
@@ -60,15 +100,17 @@ struct Store::Impl {
         if (auto s = engine::search_index::update(tx); !s) result = s.error();
       if (!result) {
         if (attempts.again(result.error())) continue;
-        return attempts.final(result.error());
+        return finish(op, start, R(attempts.final(result.error())));
       }
+      const auto commit_start = std::chrono::steady_clock::now();
       auto committed = (*txn)->commit();
       if (!committed) {
         if (attempts.again(committed.error())) continue;
-        return attempts.final(committed.error());
+        return finish(op, start, R(attempts.final(committed.error())));
       }
+      counting.commit(std::chrono::steady_clock::now() - commit_start);
       notify(tx.first_event(), tx.last_event());
-      return result;
+      return finish(op, start, std::move(result));
     }
   }
 
@@ -84,24 +126,27 @@ struct Store::Impl {
   /// Runs `fn` in one read transaction (again, as `write` does, if it conflicted: a serializable
   /// read can, with concurrent writers).
   template <class F>
-  auto read(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
-    Attempts attempts;
+  auto read(StoreOperation op, F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
+    using R = decltype(fn(std::declval<engine::Tx&>()));
+    const auto start = std::chrono::steady_clock::now();
+    Attempts attempts(*this);
     for (;;) {
       auto txn = backend->begin(storage::Mode::read_only);
-      if (!txn) return txn.error();
+      if (!txn) return finish(op, start, R(txn.error()));
       engine::Env env{options, now()};
       engine::Tx tx(**txn, env);
       auto result = fn(tx);
       if (!result && attempts.again(result.error())) continue;
-      if (!result) return attempts.final(result.error());
-      return result;
+      if (!result) return finish(op, start, R(attempts.final(result.error())));
+      return finish(op, start, std::move(result));
     }
   }
 
   /// The retries of one operation: how many times the map was full or the transaction
-  /// conflicted, and the pause before the next attempt.
+  /// conflicted, and the pause before the next attempt. Each retry is counted and logged.
   class Attempts {
    public:
+    explicit Attempts(Impl& impl) : impl_(impl) {}
     /// Whether to run the operation again after `e` (pausing first after a conflict).
     bool again(const Error& e);
     /// The error to answer: after the last conflict, one that says the operation gave up.
@@ -109,6 +154,7 @@ struct Store::Impl {
     int conflicts() const noexcept { return conflicts_; }
 
    private:
+    Impl& impl_;
     int full_ = 0;
     int conflicts_ = 0;
   };

@@ -67,8 +67,29 @@ void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
 }
 
 bool Store::Impl::Attempts::again(const Error& e) {
-  if (e.code() == Errc::storage_full) return ++full_ < 40;
-  if (e.code() != Errc::storage_conflict || ++conflicts_ >= conflict_attempts) return false;
+  if (e.code() == Errc::storage_full) {
+    if (++full_ >= 40) return false;
+    impl_.counting.map_full_retry();
+    if (impl_.options.log) {
+      std::string size;
+      if (auto stats = impl_.backend->map_stats(); stats && *stats)
+        size = " (" + std::to_string((*stats)->map_size) + " bytes)";
+      impl_.log(LogLevel::info,
+                "the storage map is full" + size + ": it grows and the operation runs again");
+    }
+    return true;
+  }
+  if (e.code() != Errc::storage_conflict) return false;
+  if (++conflicts_ >= conflict_attempts) {
+    impl_.counting.conflict_given_up();
+    impl_.log(LogLevel::warning, "an operation gave up after " + std::to_string(conflicts_) +
+                                     " attempts in conflict with concurrent writers");
+    return false;
+  }
+  impl_.counting.conflict_retry();
+  impl_.log(LogLevel::debug, "a transaction conflicted with concurrent writers (attempt " +
+                                 std::to_string(conflicts_) + " of " +
+                                 std::to_string(conflict_attempts) + "): it runs again");
   // Exponential backoff with full jitter: writers that collided pick different moments to try
   // again, and a crowd spreads out over at most 20 ms.
   thread_local std::minstd_rand rng(std::random_device{}());
@@ -106,10 +127,11 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
     o.authenticator = std::make_shared<JwtAuthenticator>(std::move(*verifier));
   }
   // A store written with an older key schema is converted once, by the first host to open it.
-  auto schema = impl->read([](engine::Tx& tx) { return engine::stored_key_schema(tx); });
+  auto schema = impl->read(StoreOperation::maintain,
+                           [](engine::Tx& tx) { return engine::stored_key_schema(tx); });
   if (!schema) return schema.error();
   // A store without a key is new: it is set up, not converted, and that is not logged.
-  auto fresh = impl->read([](engine::Tx& tx) -> Result<bool> {
+  auto fresh = impl->read(StoreOperation::maintain, [](engine::Tx& tx) -> Result<bool> {
     auto first = tx.raw().scan(storage::Range{}, storage::Direction::forward);
     if (!first) return first.error();
     return !(*first)->valid();
@@ -123,22 +145,22 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
     const auto versions =
         std::to_string(*schema) + " to " + std::to_string(engine::keys::key_schema);
     if (older) log(LogLevel::info, "converting the store from key schema " + versions);
-    auto upgraded = impl->write([](engine::Tx& tx) { return engine::upgrade_key_schema(tx); });
+    auto upgraded = impl->write(StoreOperation::maintain,
+                                [](engine::Tx& tx) { return engine::upgrade_key_schema(tx); });
     if (!upgraded) {
-      log(LogLevel::error, (older ? "converting the store from key schema " + versions +
-                                        " failed: "
+      log(LogLevel::error, (older ? "converting the store from key schema " + versions + " failed: "
                                   : std::string()) +
                                upgraded.error().message());
       return upgraded.error();
     }
     log(LogLevel::info, *upgraded ? "converted the store from key schema " + versions
-                                  : "another host converted the store from key schema " +
-                                        versions);
+                                  : "another host converted the store from key schema " + versions);
   }
   // A store indexed by another analyzer, or by none (written before search), or whose reindex
   // was interrupted, is indexed now, in batches (docs/SEARCH_INDEX.md).
   if (impl->options.search_index) {
-    auto current = impl->read([](engine::Tx& tx) { return engine::search_index::current(tx); });
+    auto current = impl->read(StoreOperation::maintain,
+                              [](engine::Tx& tx) { return engine::search_index::current(tx); });
     if (!current) return current.error();
     if (!*current) {
       log(LogLevel::info, "building the search index (analyzer version " +
@@ -153,7 +175,7 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
     }
   }
   for (const auto& admin : impl->options.admins) {
-    auto made = impl->write([&](engine::Tx& tx) -> Result<bool> {
+    auto made = impl->write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<bool> {
       if (auto r = engine::ensure_admin(tx, admin); !r) return r.error();
       return true;
     });
@@ -175,8 +197,10 @@ Result<Store> Store::open_lmdb(const std::filesystem::path& dir, StoreOptions op
 
 storage::Backend& Store::backend() noexcept { return *impl_->backend; }
 
+StoreCounters Store::counters() const noexcept { return impl_->counting.snapshot(); }
+
 Result<Principal> Store::principal(std::string_view user_name) const {
-  return impl_->read([&](engine::Tx& tx) -> Result<Principal> {
+  return impl_->read(StoreOperation::authenticate, [&](engine::Tx& tx) -> Result<Principal> {
     auto refused =
         fail(Errc::unauthenticated, "Unknown principal " + std::string(user_name.substr(0, 200)));
     if (!fqn::validate_name(user_name)) return refused;
@@ -189,17 +213,19 @@ Result<Principal> Store::principal(std::string_view user_name) const {
 
 Result<Principal> Store::authenticate(std::string_view token) const {
   auto name = impl_->options.authenticator->authenticate(token, impl_->now() / 1000);
-  if (!name) return name.error();
+  if (!name) return impl_->failed(StoreOperation::authenticate, name.error());
   return principal(*name);
 }
 
 Result<bj::object> Store::create_json(const Principal& who, Kind kind, const bj::value& body) {
-  return impl_->write([&](engine::Tx& tx) { return engine::create(tx, who, kind, body); });
+  return impl_->write(StoreOperation::create,
+                      [&](engine::Tx& tx) { return engine::create(tx, who, kind, body); });
 }
 
 Result<AnyEntity> Store::create_entity(const Principal& who, Kind kind, const bj::value& body) {
-  return impl_->write(
-      [&](engine::Tx& tx) { return engine::create<AnyEntity>(tx, who, kind, body); });
+  return impl_->write(StoreOperation::create, [&](engine::Tx& tx) {
+    return engine::create<AnyEntity>(tx, who, kind, body);
+  });
 }
 
 namespace {
@@ -210,8 +236,8 @@ template <class T, class Render>
 Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const EntityKey& key,
                       const GetOptions& options, Render render) {
   auto fields = engine::parse_fields(kind, options.fields);
-  if (!fields) return fields.error();
-  return impl.read([&](engine::Tx& tx) -> Result<T> {
+  if (!fields) return impl.failed(StoreOperation::get, fields.error());
+  return impl.read(StoreOperation::get, [&](engine::Tx& tx) -> Result<T> {
     auto r = tx.load(kind, key, options.include);
     if (!r) return r.error();
     engine::RecordResource resource(tx, kind, &*r);

@@ -16,9 +16,13 @@ Result<ChangeEvent> Store::Impl::typed_event(const boost::json::object& stored) 
 
 Result<JsonEventPage> Store::events_json(const Principal& who, std::uint64_t after,
                                          std::int64_t limit) const {
-  if (auto l = engine::check_limit(limit); !l) return l.error();
-  if (!who.is_admin) return fail(Errc::forbidden, "Only admins may read change events");
-  return impl_->read([&](engine::Tx& tx) { return engine::events(tx, after, limit); });
+  if (auto l = engine::check_limit(limit); !l)
+    return impl_->failed(StoreOperation::events, l.error());
+  if (!who.is_admin)
+    return impl_->failed(StoreOperation::events,
+                         Error(Errc::forbidden, "Only admins may read change events"));
+  return impl_->read(StoreOperation::events,
+                     [&](engine::Tx& tx) { return engine::events(tx, after, limit); });
 }
 
 Result<EventPage> Store::events(const Principal& who, std::uint64_t after,

@@ -12,58 +12,67 @@ namespace bj = boost::json;
 Result<std::optional<bj::object>> Store::remove_json(const Principal& who, Kind kind,
                                                      const EntityKey& key,
                                                      const DeleteOptions& options) {
-  return impl_->write([&](engine::Tx& tx) { return engine::remove(tx, who, kind, key, options); });
+  return impl_->write(StoreOperation::remove,
+                      [&](engine::Tx& tx) { return engine::remove(tx, who, kind, key, options); });
 }
 
 Result<bj::object> Store::restore_json(const Principal& who, Kind kind, const Uuid& id) {
-  return impl_->write([&](engine::Tx& tx) { return engine::restore(tx, who, kind, id); });
+  return impl_->write(StoreOperation::restore,
+                      [&](engine::Tx& tx) { return engine::restore(tx, who, kind, id); });
 }
 
 Result<bj::object> Store::patch_json(const Principal& who, Kind kind, const EntityKey& key,
                                      const bj::value& patch, const PatchOptions& options) {
-  return impl_->write(
-      [&](engine::Tx& tx) { return engine::patch(tx, who, kind, key, patch, options); });
+  return impl_->write(StoreOperation::patch, [&](engine::Tx& tx) {
+    return engine::patch(tx, who, kind, key, patch, options);
+  });
 }
 
 Result<bj::object> Store::update_json(const Principal& who, Kind kind, const EntityKey& key,
                                       const PatchMaker& make, const PatchOptions& options) {
-  return impl_->write(
-      [&](engine::Tx& tx) { return engine::patch_with(tx, who, kind, key, make, options); });
+  return impl_->write(StoreOperation::update, [&](engine::Tx& tx) {
+    return engine::patch_with(tx, who, kind, key, make, options);
+  });
 }
 
 Result<std::optional<AnyEntity>> Store::remove_entity(const Principal& who, Kind kind,
                                                       const EntityKey& key,
                                                       const DeleteOptions& options) {
-  return impl_->write(
-      [&](engine::Tx& tx) { return engine::remove<AnyEntity>(tx, who, kind, key, options); });
+  return impl_->write(StoreOperation::remove, [&](engine::Tx& tx) {
+    return engine::remove<AnyEntity>(tx, who, kind, key, options);
+  });
 }
 
 Result<AnyEntity> Store::restore_entity(const Principal& who, Kind kind, const Uuid& id) {
-  return impl_->write(
-      [&](engine::Tx& tx) { return engine::restore<AnyEntity>(tx, who, kind, id); });
+  return impl_->write(StoreOperation::restore, [&](engine::Tx& tx) {
+    return engine::restore<AnyEntity>(tx, who, kind, id);
+  });
 }
 
 Result<AnyEntity> Store::patch_entity(const Principal& who, Kind kind, const EntityKey& key,
                                       const bj::value& patch, const PatchOptions& options) {
-  return impl_->write(
-      [&](engine::Tx& tx) { return engine::patch<AnyEntity>(tx, who, kind, key, patch, options); });
+  return impl_->write(StoreOperation::patch, [&](engine::Tx& tx) {
+    return engine::patch<AnyEntity>(tx, who, kind, key, patch, options);
+  });
 }
 
 Result<AnyEntity> Store::update_entity(const Principal& who, Kind kind, const EntityKey& key,
                                        const PatchMaker& make, const PatchOptions& options) {
-  return impl_->write([&](engine::Tx& tx) {
+  return impl_->write(StoreOperation::update, [&](engine::Tx& tx) {
     return engine::patch_with<AnyEntity>(tx, who, kind, key, make, options);
   });
 }
 
 Result<History> Store::history_json(const Principal&, Kind kind, const Uuid& id) {
   // Version reads need only authentication (docs/SEMANTICS.md §12): the principal is proof of it.
-  return impl_->read([&](engine::Tx& tx) { return engine::history(tx, kind, id); });
+  return impl_->read(StoreOperation::history,
+                     [&](engine::Tx& tx) { return engine::history(tx, kind, id); });
 }
 
 Result<bj::object> Store::version_json(const Principal&, Kind kind, const Uuid& id,
                                        std::string_view version) {
-  return impl_->read([&](engine::Tx& tx) { return engine::version(tx, kind, id, version); });
+  return impl_->read(StoreOperation::history,
+                     [&](engine::Tx& tx) { return engine::version(tx, kind, id, version); });
 }
 
 }  // namespace catalog

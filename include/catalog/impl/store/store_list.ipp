@@ -12,8 +12,9 @@ namespace catalog {
 Result<Store::JsonPage> Store::list_json(const Principal& who, Kind kind,
                                          const ListOptions& options) {
   auto query = engine::parse_list_query(kind, options);
-  if (!query) return query.error();
-  return impl_->read([&](engine::Tx& tx) { return engine::list(tx, who, *query); });
+  if (!query) return impl_->failed(StoreOperation::list, query.error());
+  return impl_->read(StoreOperation::list,
+                     [&](engine::Tx& tx) { return engine::list(tx, who, *query); });
 }
 
 Result<Page<AnyEntity>> Store::list_entities(const Principal& who, Kind kind,
@@ -25,9 +26,9 @@ Result<detail::PageCursors> Store::list_to_sink(const Principal& who, Kind kind,
                                                 const ListOptions& options,
                                                 detail::EntitySink sink) {
   auto query = engine::parse_list_query(kind, options);
-  if (!query) return query.error();
-  return impl_->read(
-      [&](engine::Tx& tx) { return engine::list_entities(tx, who, *query, sink); });
+  if (!query) return impl_->failed(StoreOperation::list, query.error());
+  return impl_->read(StoreOperation::list,
+                     [&](engine::Tx& tx) { return engine::list_entities(tx, who, *query, sink); });
 }
 
 }  // namespace catalog

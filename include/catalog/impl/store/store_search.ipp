@@ -184,8 +184,8 @@ std::string_view search_index_name(Kind kind) noexcept {
 }
 
 Result<SearchResult> Store::search(const Principal& who, const SearchRequest& request) {
-  if (auto c = sq::check(request); !c) return c.error();
-  return impl_->read([&](engine::Tx& tx) -> Result<SearchResult> {
+  if (auto c = sq::check(request); !c) return impl_->failed(StoreOperation::search, c.error());
+  return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<SearchResult> {
     auto ranked = sq::search(tx, who, request);
     if (!ranked) return ranked.error();
     SearchResult out;
@@ -207,8 +207,8 @@ Result<SearchResult> Store::search(const Principal& who, const SearchRequest& re
 
 Result<bjson::object> Store::search_json(const Principal& who, const SearchRequest& request) {
   const auto start = std::chrono::steady_clock::now();
-  if (auto c = sq::check(request); !c) return c.error();
-  return impl_->read([&](engine::Tx& tx) -> Result<bjson::object> {
+  if (auto c = sq::check(request); !c) return impl_->failed(StoreOperation::search, c.error());
+  return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<bjson::object> {
     auto ranked = sq::search(tx, who, request);
     if (!ranked) return ranked.error();
     bjson::array hits;
@@ -252,25 +252,26 @@ Result<bjson::object> Store::search_json(const Principal& who, const SearchReque
 
 Result<std::vector<Suggestion>> Store::suggest(const Principal& who, std::string_view q,
                                                std::string_view index, std::int64_t size) {
-  return impl_->read([&](engine::Tx& tx) -> Result<std::vector<Suggestion>> {
-    auto found = sq::suggest(tx, who, q, index, size);
-    if (!found) return found.error();
-    std::vector<Suggestion> out;
-    for (auto& s : *found) {
-      auto r = hit_record(tx, s.id);
-      if (!r) return r.error();
-      auto e = engine::render_entity(tx, std::move(*r), source_fields(s.kind));
-      if (!e) return e.error();
-      out.push_back(Suggestion{std::move(s.text), std::string(search_index_name(s.kind)), s.score,
-                               std::move(*e)});
-    }
-    return out;
-  });
+  return impl_->read(
+      StoreOperation::search, [&](engine::Tx& tx) -> Result<std::vector<Suggestion>> {
+        auto found = sq::suggest(tx, who, q, index, size);
+        if (!found) return found.error();
+        std::vector<Suggestion> out;
+        for (auto& s : *found) {
+          auto r = hit_record(tx, s.id);
+          if (!r) return r.error();
+          auto e = engine::render_entity(tx, std::move(*r), source_fields(s.kind));
+          if (!e) return e.error();
+          out.push_back(Suggestion{std::move(s.text), std::string(search_index_name(s.kind)),
+                                   s.score, std::move(*e)});
+        }
+        return out;
+      });
 }
 
 Result<bjson::object> Store::suggest_json(const Principal& who, std::string_view q,
                                           std::string_view index, std::int64_t size) {
-  return impl_->read([&](engine::Tx& tx) -> Result<bjson::object> {
+  return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<bjson::object> {
     auto found = sq::suggest(tx, who, q, index, size);
     if (!found) return found.error();
     bjson::array options;
@@ -295,8 +296,9 @@ Result<bjson::object> Store::suggest_json(const Principal& who, std::string_view
 }
 
 Result<Facet> Store::aggregate(const Principal& who, const AggregateRequest& request) {
-  return impl_->read(
-      [&](engine::Tx& tx) -> Result<Facet> { return sq::aggregate(tx, who, request); });
+  return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<Facet> {
+    return sq::aggregate(tx, who, request);
+  });
 }
 
 Result<bjson::object> Store::aggregate_json(const Principal& who, const AggregateRequest& request) {
@@ -307,7 +309,9 @@ Result<bjson::object> Store::aggregate_json(const Principal& who, const Aggregat
 }
 
 Result<std::uint64_t> Store::reindex(const Principal& who, std::size_t batch) {
-  if (!who.is_admin) return fail(Errc::forbidden, "Only an admin may rebuild the search index");
+  if (!who.is_admin)
+    return impl_->failed(StoreOperation::maintain,
+                         Error(Errc::forbidden, "Only an admin may rebuild the search index"));
   return impl_->reindex(batch, true);
 }
 
@@ -315,21 +319,23 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
   namespace si = engine::search_index;
   if (batch == 0) batch = 1;
   // Where a reindex under way stands: nullopt (none), empty (clearing), or the last id indexed.
-  auto state = read([&](engine::Tx& tx) -> Result<std::optional<std::string>> {
-    return tx.raw().get(engine::keys::meta(si::reindex_meta));
-  });
+  auto state =
+      read(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<std::optional<std::string>> {
+        return tx.raw().get(engine::keys::meta(si::reindex_meta));
+      });
   if (!state) return state.error();
   std::optional<Uuid> after;
   bool clear = from_scratch || !*state || (*state)->size() != 16;
   if (!clear) after = engine::keys::id_from_bytes(**state);
   if (clear) {
-    auto marked = write([&](engine::Tx& tx) -> Result<bool> {
+    auto marked = write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<bool> {
       if (auto p = tx.raw().put(engine::keys::meta(si::reindex_meta), ""); !p) return p.error();
       return true;
     });
     if (!marked) return marked.error();
     for (;;) {
-      auto more = write([&](engine::Tx& tx) { return si::clear_step(tx, 10 * batch); });
+      auto more = write(StoreOperation::maintain,
+                        [&](engine::Tx& tx) { return si::clear_step(tx, 10 * batch); });
       if (!more) return more.error();
       if (!*more) break;
     }
@@ -337,7 +343,7 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
   std::uint64_t indexed = 0;
   for (;;) {
     std::uint64_t step = 0;
-    auto last = write([&](engine::Tx& tx) -> Result<std::optional<Uuid>> {
+    auto last = write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<std::optional<Uuid>> {
       step = 0;
       auto l = si::index_step(tx, after, batch, step);
       if (!l) return l.error();
@@ -351,7 +357,7 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
     if (!*last) break;
     after = *last;
   }
-  auto done = write([&](engine::Tx& tx) -> Result<bool> {
+  auto done = write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<bool> {
     if (auto p = tx.raw().put(engine::keys::meta(si::analyzer_meta),
                               engine::keys::encode_u64(search::analyzer_version));
         !p)

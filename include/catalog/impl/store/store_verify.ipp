@@ -9,7 +9,8 @@
 namespace catalog {
 
 Result<std::vector<IntegrityProblem>> Store::verify() const {
-  return impl_->read([](engine::Tx& tx) { return engine::check_integrity(tx); });
+  return impl_->read(StoreOperation::maintain,
+                     [](engine::Tx& tx) { return engine::check_integrity(tx); });
 }
 
 }  // namespace catalog

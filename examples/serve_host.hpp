@@ -1,0 +1,250 @@
+// What catalog-serve adds around rest::Api for whoever runs it: an access log, its own counters,
+// and two routes of its own, GET /healthz (no authentication) and GET /metrics (the Prometheus
+// text format, admins only). Nothing here is the catalog's: a host with its own server keeps
+// its own of these, reading Store::counters() for the store's part.
+#ifndef CATALOG_EXAMPLES_SERVE_HOST_HPP
+#define CATALOG_EXAMPLES_SERVE_HOST_HPP
+
+#include <catalog/counters.hpp>
+#include <catalog/rest/api.hpp>
+#include <catalog/store.hpp>
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace catalog_examples {
+
+// One line per request, appended with one write(2) so that lines from concurrent connections
+// never interleave: `<time> <peer> <method> <target> <status> <bytes> <milliseconds>`, where
+// time is UTC to the millisecond, bytes the response body's, and milliseconds from the request's
+// first byte to its answer written.
+class AccessLog {
+ public:
+  // "-" is standard output. Throws std::runtime_error when the file cannot be opened.
+  explicit AccessLog(const std::string& path) {
+    if (path == "-") {
+      fd_ = STDOUT_FILENO;
+      return;
+    }
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw std::runtime_error("--access-log: cannot open " + path);
+    owned_ = true;
+  }
+  AccessLog(const AccessLog&) = delete;
+  AccessLog& operator=(const AccessLog&) = delete;
+  ~AccessLog() {
+    if (owned_) ::close(fd_);
+  }
+
+  void write(std::string_view peer, std::string_view method, std::string_view target, int status,
+             std::size_t bytes, std::chrono::steady_clock::duration took) const {
+    std::string line = utc_now();
+    line += ' ';
+    line += peer;
+    line += ' ';
+    line += method;
+    line += ' ';
+    // The target as received, with bytes that would break the line (controls, spaces) escaped.
+    for (unsigned char c : target) {
+      if (c > 0x20 && c < 0x7f) {
+        line += static_cast<char>(c);
+      } else {
+        char hex[4];
+        std::snprintf(hex, sizeof hex, "%%%02X", c);
+        line += hex;
+      }
+    }
+    char tail[96];
+    const double ms = std::chrono::duration<double, std::milli>(took).count();
+    std::snprintf(tail, sizeof tail, " %d %zu %.3f\n", status, bytes, ms);
+    line += tail;
+    // A short write to a full disk loses the line, never the request.
+    [[maybe_unused]] auto n = ::write(fd_, line.data(), line.size());
+  }
+
+ private:
+  static std::string utc_now() {
+    const auto now = std::chrono::system_clock::now();
+    const auto secs = std::chrono::system_clock::to_time_t(now);
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
+        1000;
+    std::tm tm{};
+    ::gmtime_r(&secs, &tm);
+    char text[96];
+    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  static_cast<int>(ms));
+    return text;
+  }
+
+  int fd_ = -1;
+  bool owned_ = false;
+};
+
+// The server's own counters: requests by status, response body bytes, open connections.
+class ServerCounters {
+ public:
+  void answered(int status, std::size_t bytes) noexcept {
+    const auto i = status >= 100 && status < 600 ? static_cast<std::size_t>(status) : 0;
+    by_status_[i].fetch_add(1, std::memory_order_relaxed);
+    bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  void opened() noexcept { connections_.fetch_add(1, std::memory_order_relaxed); }
+  void closed() noexcept { connections_.fetch_sub(1, std::memory_order_relaxed); }
+
+  // The Prometheus text exposition of these and of the store's counters.
+  std::string prometheus(const catalog::StoreCounters& store) const {
+    std::string out;
+    auto metric = [&](std::string_view name, std::string_view type, std::string_view help) {
+      out += "# HELP ";
+      out += name;
+      out += ' ';
+      out += help;
+      out += "\n# TYPE ";
+      out += name;
+      out += ' ';
+      out += type;
+      out += '\n';
+    };
+    auto sample = [&](std::string_view name, std::string_view labels, auto value) {
+      out += name;
+      if (!labels.empty()) {
+        out += '{';
+        out += labels;
+        out += '}';
+      }
+      out += ' ';
+      if constexpr (std::is_floating_point_v<decltype(value)>) {
+        char text[40];
+        std::snprintf(text, sizeof text, "%.9g", value);
+        out += text;
+      } else {
+        out += std::to_string(value);
+      }
+      out += '\n';
+    };
+    metric("catalog_operations_total", "counter",
+           "Store operations by operation and outcome (ok, or the kind of the error).");
+    for (std::size_t op = 0; op < catalog::store_operation_count; ++op) {
+      const auto name = catalog::store_operation_name(static_cast<catalog::StoreOperation>(op));
+      const auto& counts = store.operations[op];
+      sample("catalog_operations_total", "operation=\"" + std::string(name) + "\",outcome=\"ok\"",
+             counts.ok);
+      for (std::size_t k = 0; k < catalog::error_kind_count; ++k)
+        sample("catalog_operations_total",
+               "operation=\"" + std::string(name) + "\",outcome=\"" +
+                   kind_label(static_cast<catalog::ErrorKind>(k)) + "\"",
+               counts.failed[k]);
+    }
+    metric("catalog_retries_total", "counter",
+           "Operations run again: after a full storage map, or a conflict with other writers.");
+    sample("catalog_retries_total", "reason=\"map_full\"", store.map_full_retries);
+    sample("catalog_retries_total", "reason=\"conflict\"", store.conflict_retries);
+    metric("catalog_conflicts_given_up_total", "counter",
+           "Operations that gave up after conflicting on every attempt.");
+    sample("catalog_conflicts_given_up_total", "", store.conflicts_given_up);
+    metric("catalog_slow_operations_total", "counter",
+           "Operations slower than the store's slow-operation threshold.");
+    sample("catalog_slow_operations_total", "", store.slow_operations);
+    metric("catalog_commit_seconds", "summary", "Time to commit a write transaction.");
+    auto seconds = [](std::chrono::microseconds us) {
+      return static_cast<double>(us.count()) / 1e6;
+    };
+    sample("catalog_commit_seconds", "quantile=\"0.5\"", seconds(store.commit_p50));
+    sample("catalog_commit_seconds", "quantile=\"0.9\"", seconds(store.commit_p90));
+    sample("catalog_commit_seconds", "quantile=\"0.99\"", seconds(store.commit_p99));
+    sample("catalog_commit_seconds", "quantile=\"1\"", seconds(store.commit_max));
+    sample("catalog_commit_seconds_sum", "", seconds(store.commit_total));
+    sample("catalog_commit_seconds_count", "", store.commits);
+    metric("catalog_http_requests_total", "counter", "HTTP requests answered, by status.");
+    for (std::size_t s = 100; s < by_status_.size(); ++s)
+      if (auto n = by_status_[s].load(std::memory_order_relaxed))
+        sample("catalog_http_requests_total", "status=\"" + std::to_string(s) + "\"", n);
+    metric("catalog_http_response_bytes_total", "counter", "Bytes of response bodies sent.");
+    sample("catalog_http_response_bytes_total", "", bytes_.load(std::memory_order_relaxed));
+    metric("catalog_http_connections", "gauge", "Connections open now.");
+    sample("catalog_http_connections", "", connections_.load(std::memory_order_relaxed));
+    return out;
+  }
+
+ private:
+  static std::string kind_label(catalog::ErrorKind k) {
+    std::string label(catalog::type_name(k));
+    for (auto& c : label) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return label;
+  }
+
+  std::array<std::atomic<std::uint64_t>, 600> by_status_{};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::atomic<std::int64_t> connections_{0};
+};
+
+// The server's own routes, answered before the Api sees the request: GET (or HEAD) /healthz,
+// 200 `{"status":"ok"}` for anyone, and GET /metrics for admins (bearer token, as the Api
+// authenticates: 401 without a valid one, 403 for a user who is not an admin). Other requests:
+// nullopt, for the Api.
+inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Request& request,
+                                                        catalog::Store& store,
+                                                        const ServerCounters& counters) {
+  std::string_view path = request.target;
+  path = path.substr(0, path.find('?'));
+  if (path != "/healthz" && path != "/metrics") return std::nullopt;
+  catalog::rest::Response r;
+  auto error = [&](int status, std::string_view type, std::string message) {
+    r.status = status;
+    r.headers = {{"Content-Type", "application/json"}};
+    r.body = boost::json::serialize(
+        boost::json::value{{"code", status}, {"errorType", type}, {"message", std::move(message)}});
+    return r;
+  };
+  if (request.method != "GET") {
+    r = error(405, "METHOD_NOT_ALLOWED",
+              "Method " + request.method + " not allowed on " + std::string(path));
+    r.headers.emplace_back("Allow", "GET, HEAD");
+    return r;
+  }
+  if (path == "/healthz") {
+    r.headers = {{"Content-Type", "application/json"}};
+    r.body = R"({"status":"ok"})";
+    return r;
+  }
+  std::string_view token;
+  for (const auto& [name, value] : request.headers) {
+    if (name.size() == 13 &&
+        std::equal(
+            name.begin(), name.end(), "authorization",
+            [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) &&
+        value.size() > 7 && std::string_view(value).substr(0, 7) == "Bearer ")
+      token = std::string_view(value).substr(7);
+  }
+  if (token.empty())
+    return error(401, "UNAUTHORIZED", "Authorization header is not 'Bearer <token>'");
+  auto who = store.authenticate(token);
+  if (!who) return error(401, "UNAUTHORIZED", who.error().message());
+  if (!who->is_admin) return error(403, "FORBIDDEN", "Only admins may read the metrics");
+  r.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}};
+  r.body = counters.prometheus(store.counters());
+  return r;
+}
+
+}  // namespace catalog_examples
+
+#endif  // CATALOG_EXAMPLES_SERVE_HOST_HPP

@@ -1,0 +1,220 @@
+// What a Store counts and logs about its own work (<catalog/counters.hpp>, StoreOptions::log and
+// slow_operation): each operation once with its final outcome, slow operations, commit times,
+// and a full LMDB map grown on the way. Retries after conflicts are in retry_test.
+#include <catalog/storage/memory_backend.hpp>
+#include <catalog/store.hpp>
+
+#include "support.hpp"
+#include <catalog/detail/store/counting.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace catalog;
+using test::parse;
+
+namespace {
+
+const OperationCounts& of(const StoreCounters& c, StoreOperation op) {
+  return c.operations[static_cast<std::size_t>(op)];
+}
+
+std::uint64_t failed(const StoreCounters& c, StoreOperation op, ErrorKind kind) {
+  return of(c, op).failed[static_cast<std::size_t>(kind)];
+}
+
+struct Log {
+  std::vector<std::pair<LogLevel, std::string>> lines;
+  LogSink sink() {
+    return [this](LogLevel level, std::string_view message) {
+      lines.emplace_back(level, std::string(message));
+    };
+  }
+  std::size_t count(LogLevel level, std::string_view text) const {
+    return static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [&](const auto& l) {
+      return l.first == level && l.second.find(text) != std::string::npos;
+    }));
+  }
+};
+
+// A memory backend whose write commits take at least `pause`.
+class SlowCommitBackend final : public storage::Backend {
+ public:
+  explicit SlowCommitBackend(std::chrono::milliseconds pause) : pause_(pause) {}
+  Result<std::unique_ptr<storage::Transaction>> begin(storage::Mode mode) override {
+    auto t = inner_.begin(mode);
+    if (!t) return t.error();
+    if (mode == storage::Mode::read_only) return t;
+    return std::unique_ptr<storage::Transaction>(std::make_unique<Txn>(std::move(*t), pause_));
+  }
+
+ private:
+  class Txn final : public storage::Transaction {
+   public:
+    Txn(std::unique_ptr<storage::Transaction> inner, std::chrono::milliseconds pause)
+        : inner_(std::move(inner)), pause_(pause) {}
+    Result<std::optional<std::string>> get(std::string_view key) override {
+      return inner_->get(key);
+    }
+    Result<void> put(std::string_view key, std::string_view value) override {
+      return inner_->put(key, value);
+    }
+    Result<bool> erase(std::string_view key) override { return inner_->erase(key); }
+    Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
+                                                  storage::Direction dir) override {
+      return inner_->scan(range, dir);
+    }
+    Result<void> commit() override {
+      std::this_thread::sleep_for(pause_);
+      return inner_->commit();
+    }
+
+   private:
+    std::unique_ptr<storage::Transaction> inner_;
+    std::chrono::milliseconds pause_;
+  };
+
+  storage::MemoryBackend inner_;
+  std::chrono::milliseconds pause_;
+};
+
+}  // namespace
+
+TEST_CASE("each operation is counted once, with its outcome by error kind", "[store_counters]") {
+  auto store = Store::in_memory(test::test_options()).value();
+  auto admin = store.principal("admin").value();
+  const auto before = store.counters();
+
+  auto body = parse(R"({"name":"Business","description":"Terms"})");
+  auto made = store.create_json(admin, Kind::glossary, body);
+  REQUIRE(made.has_value());
+  auto again = store.create_json(admin, Kind::glossary, body);
+  REQUIRE(again.error().kind() == ErrorKind::conflict);
+  auto missing = store.get_json(admin, Kind::glossary, EntityKey::by_fqn("Nothing"));
+  REQUIRE(missing.error().kind() == ErrorKind::not_found);
+  auto bad_fields = store.get_json(admin, Kind::glossary, EntityKey::by_fqn("Business"),
+                                   GetOptions{{"noSuchField"}});
+  REQUIRE(bad_fields.error().kind() == ErrorKind::bad_request);
+  ListOptions bad_limit;
+  bad_limit.limit = -1;
+  REQUIRE(store.list_json(admin, Kind::glossary, bad_limit).error().kind() ==
+          ErrorKind::bad_request);
+  REQUIRE(store.list_json(admin, Kind::glossary, {}).has_value());
+  auto nobody = store.authenticate("not.a.token");
+  REQUIRE(nobody.error().kind() == ErrorKind::unauthorized);
+  auto user = store.principal("admin").value();
+  REQUIRE(store.events_json(user, 0, -5).error().kind() == ErrorKind::bad_request);
+
+  const auto after = store.counters();
+  CHECK(of(after, StoreOperation::create).ok == of(before, StoreOperation::create).ok + 1);
+  CHECK(failed(after, StoreOperation::create, ErrorKind::conflict) ==
+        failed(before, StoreOperation::create, ErrorKind::conflict) + 1);
+  CHECK(failed(after, StoreOperation::get, ErrorKind::not_found) ==
+        failed(before, StoreOperation::get, ErrorKind::not_found) + 1);
+  CHECK(failed(after, StoreOperation::get, ErrorKind::bad_request) ==
+        failed(before, StoreOperation::get, ErrorKind::bad_request) + 1);
+  CHECK(failed(after, StoreOperation::list, ErrorKind::bad_request) ==
+        failed(before, StoreOperation::list, ErrorKind::bad_request) + 1);
+  CHECK(of(after, StoreOperation::list).ok == of(before, StoreOperation::list).ok + 1);
+  CHECK(failed(after, StoreOperation::authenticate, ErrorKind::unauthorized) ==
+        failed(before, StoreOperation::authenticate, ErrorKind::unauthorized) + 1);
+  CHECK(failed(after, StoreOperation::events, ErrorKind::bad_request) ==
+        failed(before, StoreOperation::events, ErrorKind::bad_request) + 1);
+  // Opening the store wrote (the admin user): those are counted as maintenance.
+  CHECK(of(before, StoreOperation::maintain).ok > 0);
+  // One write committed here; nothing retried, nothing slow (no threshold set).
+  CHECK(after.commits == before.commits + 1);
+  CHECK(after.map_full_retries == 0);
+  CHECK(after.conflict_retries == 0);
+  CHECK(after.slow_operations == 0);
+  CHECK(after.commit_p50 <= after.commit_p90);
+  CHECK(after.commit_p90 <= after.commit_p99);
+  CHECK(after.commit_p99 <= after.commit_max);
+  CHECK(store_operation_name(StoreOperation::create) == "create");
+  CHECK(store_operation_name(StoreOperation::maintain) == "maintain");
+}
+
+TEST_CASE("an operation slower than slow_operation is logged and counted", "[store_counters]") {
+  Log log;
+  auto options = test::test_options();
+  options.log = log.sink();
+  options.slow_operation = std::chrono::milliseconds(5);
+  auto store =
+      Store::open(std::make_unique<SlowCommitBackend>(std::chrono::milliseconds(20)), options)
+          .value();
+  auto admin = store.principal("admin").value();
+  const auto before = store.counters();
+  const auto logged = log.count(LogLevel::warning, "slow operation: create took ");
+
+  auto made =
+      store.create_json(admin, Kind::glossary, parse(R"({"name":"Slow","description":"Slow"})"));
+  INFO((made ? std::string("created") : made.error().message()));
+  REQUIRE(made.has_value());
+
+  const auto after = store.counters();
+  CHECK(after.slow_operations == before.slow_operations + 1);
+  CHECK(log.count(LogLevel::warning, "slow operation: create took ") == logged + 1);
+  // Commits take at least 20 ms: every percentile says so (within its bucket's 19%).
+  CHECK(after.commit_max >= std::chrono::milliseconds(20));
+  CHECK(after.commit_p50 >= std::chrono::microseconds(16'000));
+  // A read commits nothing and is fast.
+  REQUIRE(store.get_json(admin, Kind::glossary, EntityKey::by_fqn("Slow")).has_value());
+  CHECK(store.counters().slow_operations == after.slow_operations);
+}
+
+TEST_CASE("a full LMDB map is grown, logged and counted, and the write goes through",
+          "[store_counters]") {
+  test::TempDir dir;
+  Log log;
+  auto options = test::test_options();
+  options.log = log.sink();
+  storage::LmdbOptions small;
+  small.map_size = std::size_t{256} << 10;
+  auto store = Store::open_lmdb(dir.path(), options, small).value();
+  auto admin = store.principal("admin").value();
+  const std::string text(2000, 'x');
+  for (int i = 0; i < 400; ++i) {
+    auto body =
+        parse(R"({"name":"g)" + std::to_string(i) + R"(","description":")" + text + R"("})");
+    REQUIRE(store.create_json(admin, Kind::glossary, body).has_value());
+  }
+  const auto c = store.counters();
+  CHECK(c.map_full_retries > 0);
+  CHECK(log.count(LogLevel::info, "the storage map is full (") == c.map_full_retries);
+  CHECK(log.count(LogLevel::info, ": it grows and the operation runs again") == c.map_full_retries);
+  CHECK(failed(c, StoreOperation::create, ErrorKind::internal) == 0);
+  CHECK(of(c, StoreOperation::create).ok == 400);
+}
+
+TEST_CASE("commit time buckets cover every time and tell percentiles within a quarter",
+          "[store_counters]") {
+  using detail::StoreCounting;
+  for (std::uint64_t us : {0ull, 1ull, 3ull, 4ull, 5ull, 7ull, 8ull, 1000ull, 1023ull, 1024ull,
+                           123456789ull, 1ull << 62, ~0ull}) {
+    const auto b = StoreCounting::bucket(us);
+    REQUIRE(b < StoreCounting::bucket_count);
+    CHECK(StoreCounting::bucket_top(b) >= us);
+    if (b > 0) CHECK(StoreCounting::bucket_top(b - 1) < us);
+    // The top of a bucket is at most 1.25 times anything in it (for times of 4 us and more).
+    if (us >= 4)
+      CHECK(static_cast<double>(StoreCounting::bucket_top(b)) <= 1.25 * static_cast<double>(us));
+  }
+  StoreCounting counting;
+  for (int i = 0; i < 98; ++i) counting.commit(std::chrono::microseconds(100));
+  counting.commit(std::chrono::microseconds(5000));
+  counting.commit(std::chrono::microseconds(90000));
+  const auto c = counting.snapshot();
+  CHECK(c.commits == 100);
+  CHECK(c.commit_p50 >= std::chrono::microseconds(100));
+  CHECK(c.commit_p50 < std::chrono::microseconds(125));
+  CHECK(c.commit_p90 == c.commit_p50);
+  CHECK(c.commit_p99 >= std::chrono::microseconds(5000));
+  CHECK(c.commit_p99 < std::chrono::microseconds(6250));
+  CHECK(c.commit_max == std::chrono::microseconds(90000));
+}
