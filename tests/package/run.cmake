@@ -139,9 +139,11 @@ foreach(module ${pc_modules})
   else()
     set(source postgres_main.cpp)
   endif()
+  # A shared libcatalog in a prefix off the loader's path is found through an rpath, as a
+  # host that installs it there would link it.
   step("compile and link the ${module} pkg-config consumer"
        ${CXX_COMPILER} ${extra_flags} ${CONSUMER_DIR}/${source} ${pc_flags}
-       -o ${WORK_DIR}/${module}-pc)
+       -Wl,-rpath,${prefix}/${CATALOG_LIBDIR} -o ${WORK_DIR}/${module}-pc)
   step("run the ${module} pkg-config consumer" ${WORK_DIR}/${module}-pc)
 endforeach()
 

@@ -178,6 +178,28 @@ std::string_view to_view(const MDB_val& val) noexcept {
   return {static_cast<const char*>(val.mv_data), val.mv_size};
 }
 
+// How large the map is. No key or value LMDB hands out can be larger, unless a damaged page gave
+// its node a size it does not have: reading that many bytes would run past the map, so it is
+// refused as corruption rather than done. (LMDB does not say where the map is, only with
+// MDB_FIXEDMAP, so the check is of the size alone.)
+struct MapBounds {
+  std::size_t size = 0;
+
+  static MapBounds of(MDB_env* env) noexcept {
+    MDB_envinfo info{};
+    mdb_env_info(env, &info);
+    return {info.me_mapsize};
+  }
+
+  // Errors: storage ("the store is corrupt: ...").
+  Result<void> check(const MDB_val& v, std::string_view what) const {
+    if (v.mv_size <= size) return {};
+    return fail(Errc::storage, "the store is corrupt: LMDB gave a " + std::string(what) + " of " +
+                                   std::to_string(v.mv_size) + " bytes, more than its map of " +
+                                   std::to_string(size));
+  }
+};
+
 std::size_t page_size() noexcept {
   const long size = ::sysconf(_SC_PAGESIZE);
   return size > 0 ? static_cast<std::size_t>(size) : 4096;
@@ -403,6 +425,7 @@ class LmdbCursor final : public Cursor {
       cursor_ = nullptr;
       return lmdb_error(rc, "open cursor");
     }
+    bounds_ = MapBounds::of(mdb_txn_env(txn));
     if (range_.end && range_.begin >= *range_.end) {
       return {};  // empty range
     }
@@ -439,6 +462,12 @@ class LmdbCursor final : public Cursor {
     }
     if (rc != MDB_SUCCESS) {
       return lmdb_error(rc, "move cursor");
+    }
+    if (auto inside = bounds_.check(key_, "key"); !inside) {
+      return inside.error();
+    }
+    if (auto inside = bounds_.check(value_, "value"); !inside) {
+      return inside.error();
     }
     return true;
   }
@@ -493,6 +522,7 @@ class LmdbCursor final : public Cursor {
   Direction dir_;
   MDB_val key_{};
   MDB_val value_{};
+  MapBounds bounds_;
   bool on_entry_ = false;
   std::optional<std::string> saved_key_;
 };
@@ -512,6 +542,7 @@ class LmdbTransaction final : public Transaction,
       return txn.error();
     }
     txn_ = *txn;
+    bounds_ = MapBounds::of(env_->env);
     // A growth by another thread between the reservation and this begin may have left the map
     // unreserved (the disk was full for the grown part): no write goes into it then.
     if (mode_ == Mode::read_write && !env_->reserved.load()) {
@@ -539,6 +570,9 @@ class LmdbTransaction final : public Transaction,
     if (rc != MDB_SUCCESS) {
       return lmdb_error(rc, "get");
     }
+    if (auto inside = bounds_.check(v, "value"); !inside) {
+      return inside.error();
+    }
     return std::optional<std::string>(std::in_place, to_view(v));
   }
 
@@ -559,6 +593,9 @@ class LmdbTransaction final : public Transaction,
     }
     if (rc != MDB_SUCCESS) {
       return lmdb_error(rc, "get");
+    }
+    if (auto inside = bounds_.check(v, "value"); !inside) {
+      return inside.error();
     }
     return std::optional<std::string_view>(to_view(v));
   }
@@ -591,6 +628,9 @@ class LmdbTransaction final : public Transaction,
       }
       if (rc != MDB_SUCCESS) {
         return lmdb_error(rc, "get");
+      }
+      if (auto inside = bounds_.check(v, "value"); !inside) {
+        return inside.error();
       }
       for (std::size_t at = 0; at < v.mv_size && at < 1024; at += 64) {
         __builtin_prefetch(static_cast<const char*>(v.mv_data) + at);
@@ -700,6 +740,7 @@ class LmdbTransaction final : public Transaction,
 
   std::shared_ptr<LmdbEnv> env_;
   MDB_txn* txn_ = nullptr;  // null once ended
+  MapBounds bounds_;        // of the map this transaction reads
 };
 
 LmdbCursor::~LmdbCursor() {
