@@ -29,8 +29,8 @@ std::string_view store_operation_name(StoreOperation op) noexcept {
 
 namespace detail {
 
-// Times below 4 us have a bucket each; above, a power of two [2^e, 2^(e+1)) splits into four
-// buckets of 2^(e-2) each.
+// Times below 4 microseconds have a bucket each; above, a power of two [2^e, 2^(e+1)) splits
+// into four buckets of 2^(e-2) each.
 std::size_t StoreCounting::bucket(std::uint64_t us) noexcept {
   if (us < 4) return static_cast<std::size_t>(us);
   const auto e = static_cast<std::size_t>(std::bit_width(us) - 1);  // 2 <= e <= 63
