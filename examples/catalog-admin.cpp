@@ -32,12 +32,15 @@
 #include <catalog/admin.hpp>
 #include <catalog/json.hpp>
 #include <catalog/store.hpp>
+#include <catalog/version.hpp>
 #ifdef CATALOG_EXAMPLES_POSTGRES
 #include <catalog/postgres.hpp>
 #endif
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+
+#include "options.hpp"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -56,6 +59,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <iostream>
 #include <optional>
 #include <span>
@@ -83,12 +87,18 @@ struct Refusal {
   int status = exit_usage;
 };
 
-std::string usage();
-
 // What is wrong, on one line of stderr, and where to read the usage when the command line was.
 void report(const Refusal& r);
 
-using Args = std::vector<std::string_view>;
+// What the command line says, as CLI11 fills it: the STORE, the second operand (backup's DEST,
+// export's and import's FILE) and the flags of stats and events.
+struct Invocation {
+  std::string store;
+  std::optional<std::string> second;
+  bool json = false;
+  bool follow = false;
+  std::optional<std::uint64_t> after;
+};
 
 // Options that apply to every command.
 struct Global {
@@ -276,23 +286,22 @@ const char* signal_name(int sig) {
 // before it exits; a child that ends without telling, by a fault signal or any other way (a
 // sanitizer's report), was brought down by what it read: the store is corrupt (exit 3). A
 // child killed from outside (SIGKILL, SIGTERM, SIGPIPE) is that, not corruption (exit 2).
-int verify(const Args& args) {
-  if (args.size() != 1) throw Refusal{"verify takes one STORE", true};
+int verify(const Invocation& args) {
   std::cout.flush();
   std::cerr.flush();
   int told[2];
-  if (::pipe(told) != 0) return verify_here(args[0]);  // no pipe: check here
+  if (::pipe(told) != 0) return verify_here(args.store);  // no pipe: check here
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(told[0]);
     ::close(told[1]);
-    return verify_here(args[0]);  // no child to be had: check here
+    return verify_here(args.store);  // no child to be had: check here
   }
   if (child == 0) {
     ::close(told[0]);
     int status = exit_usage;
     try {
-      status = verify_here(args[0]);
+      status = verify_here(args.store);
     } catch (const Refusal& r) {
       report(r);
       status = r.status;
@@ -323,25 +332,24 @@ int verify(const Args& args) {
     const int sig = WTERMSIG(status);
     ended = std::string(signal_name(sig)) + " (" + std::to_string(sig) + ")";
     if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGPIPE || sig == SIGHUP)
-      throw Refusal{"the check of " + std::string(args[0]) + " was ended by " + ended};
+      throw Refusal{"the check of " + args.store + " was ended by " + ended};
   } else {
     ended = "status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }
-  throw Refusal{"cannot read the store, it is corrupt: reading " + std::string(args[0]) +
+  throw Refusal{"cannot read the store, it is corrupt: reading " + args.store +
                     " ended with " + ended +
                     "; LMDB keeps no checksums and a damaged page misleads its reader. Restore "
                     "a backup, or export what still reads",
                 false, exit_corrupt};
 }
 
-int backup(const Args& args) {
-  if (args.size() != 2) throw Refusal{"backup takes a STORE and a DEST directory", true};
-  const fs::path dest(args[1]);
+int backup(const Invocation& args) {
+  const fs::path dest(*args.second);
   {
-    auto store = open_store(args[0]);
+    auto store = open_store(args.store);
     auto made = admin::backup(store, dest);
     if (!made) throw Refusal{"backup failed: " + made.error().message()};
-    std::cout << "backup of " << args[0] << " written to " << dest.string() << ": "
+    std::cout << "backup of " << args.store << " written to " << dest.string() << ": "
               << grouped(made->bytes) << " bytes ("
               << (made->lmdb_copy ? "LMDB's compacting copy" : "copied key by key") << ")\n";
   }
@@ -359,9 +367,8 @@ int backup(const Args& args) {
   return exit_ok;
 }
 
-int reindex(const Args& args) {
-  if (args.size() != 1) throw Refusal{"reindex takes one STORE", true};
-  auto store = open_store(args[0]);
+int reindex(const Invocation& args) {
+  auto store = open_store(args.store);
   // The tool acts for whoever may run it on the store's files: as an admin.
   catalog::Principal tool{catalog::Uuid{}, "catalog-admin", true};
   auto indexed = store.reindex(tool);
@@ -370,14 +377,13 @@ int reindex(const Args& args) {
   return exit_ok;
 }
 
-int export_(const Args& args) {
-  if (args.empty() || args.size() > 2) throw Refusal{"export takes a STORE and a FILE", true};
-  auto store = open_store(args[0]);
+int export_(const Invocation& args) {
+  auto store = open_store(args.store);
   std::ofstream file;
   std::ostream* out = &std::cout;
-  if (args.size() == 2) {
-    file.open(std::string(args[1]), std::ios::binary | std::ios::trunc);
-    if (!file) throw Refusal{"cannot write " + std::string(args[1])};
+  if (args.second) {
+    file.open(*args.second, std::ios::binary | std::ios::trunc);
+    if (!file) throw Refusal{"cannot write " + *args.second};
     out = &file;
   }
   ProgressLine progress;
@@ -388,7 +394,7 @@ int export_(const Args& args) {
       // An incomplete export is refused by import anyway (no end line); do not leave one.
       file.close();
       std::error_code ec;
-      fs::remove(std::string(args[1]), ec);
+      fs::remove(*args.second, ec);
     }
     throw Refusal{"export failed: " + exported.error().message()};
   }
@@ -436,17 +442,16 @@ std::unique_ptr<std::istream> seekable_stdin(std::uint64_t& bytes) {
   return in;
 }
 
-int import(const Args& args) {
-  if (args.empty() || args.size() > 2) throw Refusal{"import takes a STORE and a FILE", true};
-  auto store = open_store(args[0], true);
+int import(const Invocation& args) {
+  auto store = open_store(args.store, true);
   admin::ImportOptions options;
   std::unique_ptr<std::istream> owned;
   std::istream* in = &std::cin;
-  if (args.size() == 2) {
-    owned = std::make_unique<std::ifstream>(std::string(args[1]), std::ios::binary);
-    if (!*owned) throw Refusal{"cannot read " + std::string(args[1])};
+  if (args.second) {
+    owned = std::make_unique<std::ifstream>(*args.second, std::ios::binary);
+    if (!*owned) throw Refusal{"cannot read " + *args.second};
     std::error_code ec;
-    options.input_bytes = fs::file_size(std::string(args[1]), ec);
+    options.input_bytes = fs::file_size(*args.second, ec);
     in = owned.get();
   } else if (store.backend().grows_when_full()) {
     // Only a store that can fill and make the import start over needs to read it again.
@@ -467,7 +472,7 @@ int import(const Args& args) {
   }
   std::cout << "imported " << grouped(imported->entities) << " entities, "
             << grouped(imported->snapshots) << " snapshots, " << grouped(imported->edges)
-            << " edges, " << grouped(imported->events) << " events into " << args[0] << '\n';
+            << " edges, " << grouped(imported->events) << " events into " << args.store << '\n';
   return exit_ok;
 }
 
@@ -511,17 +516,9 @@ std::string mib(std::uint64_t bytes) {
   return o.str();
 }
 
-int stats(const Args& args) {
-  bool json = false;
-  Args rest;
-  for (auto a : args) {
-    if (a == "--json")
-      json = true;
-    else
-      rest.push_back(a);
-  }
-  if (rest.size() != 1) throw Refusal{"stats takes one STORE (and --json)", true};
-  auto store = open_store(rest[0]);
+int stats(const Invocation& args) {
+  const bool json = args.json;
+  auto store = open_store(args.store);
   auto s = admin::stats(store);
   if (!s) throw Refusal{"stats could not read the store: " + s.error().message()};
   if (json) {
@@ -566,36 +563,10 @@ int stats(const Args& args) {
 std::atomic<bool> interrupted{false};
 extern "C" void on_interrupt(int) { interrupted.store(true); }
 
-int events(const Args& args) {
-  std::optional<std::uint64_t> after;
-  bool follow = false;
-  Args rest;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const auto a = args[i];
-    if (a == "--follow") {
-      follow = true;
-    } else if (a == "--after" || a.starts_with("--after=")) {
-      std::string_view text;
-      if (a == "--after") {
-        if (i + 1 == args.size()) throw Refusal{"--after needs an event offset", true};
-        text = args[++i];
-      } else {
-        text = a.substr(8);
-      }
-      std::uint64_t n = 0;
-      for (char c : text) {
-        if (c < '0' || c > '9' || n > (UINT64_MAX - static_cast<unsigned>(c - '0')) / 10)
-          throw Refusal{"--after: " + std::string(text) + " is not an event offset", true};
-        n = n * 10 + static_cast<unsigned>(c - '0');
-      }
-      if (text.empty() || after) throw Refusal{"--after takes one event offset", true};
-      after = n;
-    } else {
-      rest.push_back(a);
-    }
-  }
-  if (rest.size() != 1) throw Refusal{"events takes one STORE (and --after N, --follow)", true};
-  auto store = open_store(rest[0]);
+int events(const Invocation& args) {
+  const auto after = args.after;
+  const bool follow = args.follow;
+  auto store = open_store(args.store);
   const admin::EventSink print = [](std::uint64_t, std::string_view event) {
     std::cout << event << '\n';
     return static_cast<bool>(std::cout);
@@ -624,52 +595,31 @@ int events(const Args& args) {
   return exit_ok;
 }
 
+// The subcommands, in the order --help lists them.
 struct Command {
-  std::string_view name;
-  std::string_view arguments;
-  std::string_view summary;
-  int (*run)(const Args&);
+  const char* name;
+  const char* summary;
+  int (*run)(const Invocation&);
+  const char* second = nullptr;  // the second operand's name, if the command takes one
+  bool second_required = false;
 };
 
 constexpr Command commands[] = {
-    {"verify", "STORE",
-     "checks every invariant of the store; prints each problem, or ok (exit 1 if any, 3 if "
-     "the store cannot be read: corrupt)",
-     verify},
-    {"backup", "STORE DEST",
-     "copies the store, consistently while others write, into a new LMDB directory DEST, then "
-     "verifies the copy",
-     backup},
-    {"export", "STORE [FILE]",
-     "writes the whole store as JSON lines (docs/EXPORT_FORMAT.md) to FILE or stdout", export_},
-    {"import", "STORE [FILE]",
-     "reads an export from FILE or stdin into an empty STORE; all or nothing (exit 1 if refused)",
-     import},
-    {"stats", "STORE [--json]",
-     "entities per kind, versions, edges, events, bytes; for LMDB the map, pages and readers",
-     stats},
-    {"reindex", "STORE",
-     "builds the search index again from the entities, in batches (an interrupted reindex is "
-     "finished by the next open)",
-     reindex},
-    {"events", "STORE [--after N] [--follow]",
-     "prints change events as JSON lines after offset N; --follow waits for new ones until "
-     "SIGINT",
-     events},
+    {"verify", "Check every invariant; print each problem, or ok", verify},
+    {"backup", "Copy the store, while others write, into a new LMDB directory and verify it",
+     backup, "DEST", true},
+    {"export", "Write the whole store as JSON lines (docs/EXPORT_FORMAT.md)", export_, "FILE"},
+    {"import", "Read an export into an empty store, all or nothing", import, "FILE"},
+    {"stats", "Entities, versions, edges, events, bytes; LMDB's map, pages and readers", stats},
+    {"reindex", "Build the search index again from the entities, in batches", reindex},
+    {"events", "Print change events as JSON lines; --follow waits for new ones", events},
 };
 
-std::string usage() {
-  std::string out = "usage: catalog-admin [--postgres-schema NAME] COMMAND ARGS...\n";
-  for (const auto& c : commands)
-    out += "  catalog-admin " + std::string(c.name) + " " + std::string(c.arguments) + "\n      " +
-           std::string(c.summary) + "\n";
-  out += "STORE is lmdb:DIR or postgresql:CONNINFO (schema \"catalog\" unless --postgres-schema).\n"
-         "Progress goes to stderr when it is a terminal. catalog-admin --version prints the\n"
-         "version.\n"
-         "Exit status: 0 done, 1 problems found or input refused, 2 bad usage or a store that\n"
-         "cannot be opened, 3 verify cannot read the store (corrupt).\n";
-  return out;
-}
+constexpr const char* footer =
+    "STORE is lmdb:DIR or postgresql:CONNINFO (schema \"catalog\" unless --postgres-schema, "
+    "which may stand anywhere on the line). Progress goes to stderr when it is a terminal.\n"
+    "Exit status: 0 done, 1 problems found or input refused, 2 bad usage or a store that cannot "
+    "be opened, 3 verify cannot read the store (corrupt).";
 
 void report(const Refusal& r) {
   std::cerr << "catalog-admin: " << r.message << '\n';
@@ -679,41 +629,64 @@ void report(const Refusal& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args all;
+  CLI::App app("The maintenance tools of a catalog store, one command each.", "catalog-admin");
+  catalog_examples::add_standard_flags(app);
+  app.footer(footer);
+  app.add_option("--postgres-schema", global.postgres_schema,
+                 "The schema of the catalog in a PostgreSQL store (default catalog)")
+      ->type_name("NAME");
+  app.require_subcommand(1);
+  app.fallthrough();  // --postgres-schema after the command too
+  Invocation args;
+  std::string after_text;
+  std::vector<std::pair<CLI::App*, const Command*>> subcommands;
+  for (const auto& c : commands) {
+    auto* sub = app.add_subcommand(c.name, c.summary);
+    sub->add_option("STORE", args.store, "lmdb:DIR or postgresql:CONNINFO")->required();
+    if (c.second) {
+      auto* second = sub->add_option(c.second, args.second);
+      second->description(c.second_required ? "The new LMDB directory of the copy"
+                                            : std::string(c.name) == "export"
+                                                  ? "The file to write (default stdout)"
+                                                  : "The file to read (default stdin)");
+      if (c.second_required) second->required();
+    }
+    if (c.run == stats) sub->add_flag("--json", args.json, "Print the figures as one JSON object");
+    if (c.run == events) {
+      sub->add_option("--after", after_text, "Print the events after this offset")
+          ->type_name("N");
+      sub->add_flag("--follow", args.follow, "Keep printing new events until SIGINT or SIGTERM");
+    }
+    subcommands.emplace_back(sub, &c);
+  }
+  if (argc <= 1) {  // no command: the usage, on stderr
+    std::cerr << app.help();
+    return exit_usage;
+  }
+  // The first operand names the command; CLI11 alone would say only that one is required.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--postgres-schema") {
+      ++i;
+    } else if (!a.starts_with("-")) {
+      if (std::none_of(std::begin(commands), std::end(commands),
+                       [&](const Command& c) { return a == c.name; }))
+        return catalog_examples::bad_usage(app.get_name(), "unknown command " + std::string(a));
+      break;
+    }
+  }
+  const auto status = catalog_examples::parse(app, argc, argv, [&] {
+    if (global.postgres_schema.empty())
+      throw catalog_examples::BadOption{"--postgres-schema needs a schema name"};
+    if (!after_text.empty() || app.get_subcommand("events")->count("--after") > 0)
+      args.after = static_cast<std::uint64_t>(catalog_examples::read_integer(
+          after_text, "--after", std::numeric_limits<std::int64_t>::max()));
+  });
+  if (status) return *status;
   try {
-    // --postgres-schema applies to every command: take it out wherever it is.
-    for (int i = 1; i < argc; ++i) {
-      const std::string_view a = argv[i];
-      if (a == "--postgres-schema" || a.starts_with("--postgres-schema=")) {
-        std::string_view value;
-        if (a == "--postgres-schema") {
-          if (i + 1 == argc) throw Refusal{"--postgres-schema needs a schema name", true};
-          value = argv[++i];
-        } else {
-          value = a.substr(18);
-        }
-        if (value.empty()) throw Refusal{"--postgres-schema needs a schema name", true};
-        global.postgres_schema = std::string(value);
-      } else {
-        all.push_back(a);
-      }
-    }
-    if (all.empty()) {
-      std::cerr << usage();
-      return exit_usage;
-    }
-    const std::string_view name = all[0];
-    if (name == "--help" || name == "-h" || name == "help") {
-      std::cout << usage();
-      return exit_ok;
-    }
-    if (name == "--version" || name == "version") {
-      std::cout << "catalog-admin " << catalog::library_version_string() << '\n';
-      return exit_ok;
-    }
-    for (const auto& c : commands)
-      if (c.name == name) return c.run(Args(all.begin() + 1, all.end()));
-    throw Refusal{"unknown command " + std::string(name), true};
+    for (const auto& [sub, command] : subcommands)
+      if (sub->parsed()) return command->run(args);
+    return exit_usage;  // require_subcommand(1) makes this unreachable
   } catch (const Refusal& r) {
     report(r);
     return r.status;

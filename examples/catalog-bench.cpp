@@ -111,6 +111,7 @@
 #include <vector>
 
 #include "bench_encoding.hpp"
+#include "options.hpp"
 
 using namespace catalog;
 namespace fs = std::filesystem;
@@ -1605,56 +1606,52 @@ int run(int argc, char** argv) {
   fs::path corpus = CATALOG_CORPUS_FILE;
   std::optional<std::int64_t> admin_entities;
   std::optional<fs::path> json_file;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    auto value = [&]() -> std::string {
-      if (auto eq = a.find('='); eq != std::string_view::npos) return std::string(a.substr(eq + 1));
-      if (i + 1 >= argc) throw BenchFailure(std::string(a) + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--version") {
-      std::cout << "catalog-bench " << catalog::library_version_string() << '\n';
-      return 0;
-    }
-    if (a == "--help" || a == "-h") {
-      std::cout
-          << "usage: catalog-bench [--scale small|full] [--dir <dir>] [--keep] [--only 12345678]\n"
-             "                     [--store lmdb|postgresql:<conninfo>] [--admin-entities <n>]\n"
-             "                     [--json <file>] [--corpus <debian-packages.jsonl.gz>]\n";
-      return 0;
-    } else if (a.starts_with("--scale")) {
-      scale_name = value();
-    } else if (a.starts_with("--dir")) {
-      dir_flag = value();
-    } else if (a == "--keep") {
-      keep = true;
-    } else if (a.starts_with("--json")) {
-      json_file = value();
-    } else if (a.starts_with("--only")) {
-      only = value();
-    } else if (a.starts_with("--corpus")) {
-      corpus = value();
-    } else if (a.starts_with("--store")) {
-      const auto v = value();
-      if (v.starts_with("postgresql:") && v.size() > 11) {
+  std::string store_text = "lmdb";
+  std::string admin_entities_text;
+  CLI::App app("Measures the catalog against raw LMDB, SQLite FTS5 and lmdb-utils; see "
+               "BENCHMARKS.md.",
+               "catalog-bench");
+  catalog_examples::add_standard_flags(app);
+  app.add_option("--scale", scale_name, "small (the ctest smoke run) or full")->type_name("<scale>");
+  std::string dir_text;
+  std::string json_text;
+  app.add_option("--dir", dir_text, "Where the stores go (new or empty; default a /tmp directory)")
+      ->type_name("<dir>");
+  app.add_flag("--keep", keep, "Keep the stores afterwards");
+  app.add_option("--only", only, "The sections to run, as digits (default 12345689)")
+      ->type_name("<digits>");
+  app.add_option("--store", store_text, "lmdb (the default) or postgresql:<conninfo>")
+      ->type_name("<store>");
+  app.add_option("--admin-entities", admin_entities_text,
+                 "Entities of the export/import section (at least 100)")
+      ->type_name("<n>");
+  app.add_option("--json", json_text, "Also write the figures as JSON to <file>")
+      ->type_name("<file>");
+  app.add_option("--corpus", corpus, "The Debian package corpus (debian-packages.jsonl.gz)")
+      ->type_name("<file>");
+  if (auto status = catalog_examples::parse(app, argc, argv, [&] {
+        if (!dir_text.empty()) dir_flag = fs::path(dir_text);
+        if (!json_text.empty()) json_file = fs::path(json_text);
+        if (store_text.starts_with("postgresql:") && store_text.size() > 11) {
 #ifndef CATALOG_EXAMPLES_POSTGRES
-        throw BenchFailure("--store postgresql: this build has no PostgreSQL support");
+          throw catalog_examples::BadOption{"--store postgresql: this build has no PostgreSQL "
+                                            "support"};
 #endif
-        postgres_target = PostgresTarget{v.substr(11), {}};
-      } else if (v != "lmdb") {
-        throw BenchFailure("--store: expected lmdb or postgresql:<conninfo>, not " + v);
-      }
-    } else if (a.starts_with("--admin-entities")) {
-      const auto text = value();
-      char* end = nullptr;
-      const auto v = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0' || v < 100)
-        throw BenchFailure("--admin-entities: expected a number of at least 100, not " + text);
-      admin_entities = v;
-    } else {
-      throw BenchFailure("unknown option " + std::string(a));
-    }
-  }
+          postgres_target = PostgresTarget{store_text.substr(11), {}};
+        } else if (store_text != "lmdb") {
+          throw catalog_examples::BadOption{
+              "--store: expected lmdb or postgresql:<conninfo>, not " + store_text};
+        }
+        if (!admin_entities_text.empty()) {
+          const auto v = catalog_examples::read_integer(admin_entities_text, "--admin-entities",
+                                                        std::int64_t{1} << 40);
+          if (v < 100)
+            throw catalog_examples::BadOption{
+                "--admin-entities: expected a number of at least 100, not " + admin_entities_text};
+          admin_entities = v;
+        }
+      }))
+    return *status;
   Scale sc = scale_of(scale_name);
   // Every follow renders every follower: building 10,000 followers (each follow rendering all
   // before it) reads 50 million records, which PostgreSQL sends over its socket (1,024 a round

@@ -38,17 +38,6 @@ namespace bj = boost::json;
 
 namespace {
 
-constexpr std::string_view usage =
-    "usage: catalog-replay [--store memory | --store lmdb:<dir> | --store postgresql:<conninfo>]\n"
-    "                      [--postgres-schema <name>]\n"
-    "                      [--jwt-hs256-secret-file <file>]... [--jwt-rs256-public-key-file "
-    "<pem>]...\n"
-    "                      [--jwt-issuer <iss>] [--jwt-audience <aud>] [--jwt-allow-no-exp]\n"
-    "                      [--jwt-leeway <seconds>] [--jwt-principal-claim <claim>]...\n"
-    "                      [--admin <name>]... [--base-url <url>] [--now <epoch-seconds>]\n"
-    "Reads one JSON request per line on standard input; writes one JSON response per line.\n"
-    "--help prints this usage and --version the version.\n";
-
 // ---- one line ----
 
 std::string bad_line(std::string_view message) {
@@ -122,16 +111,14 @@ std::string write_response(const catalog::rest::Response& response) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app("Answers REST requests read one JSON object per line on standard input, one JSON "
+               "response per line on standard output (docs/REST.md).",
+               "catalog-replay");
+  catalog_examples::add_standard_flags(app);
+  catalog_examples::StoreFlags flags(app);
   catalog_examples::Options options;
-  try {
-    options = catalog_examples::parse_options(argc, argv, usage);
-  } catch (const catalog_examples::BadOption& bad) {
-    std::cerr << "catalog-replay: " << bad.message << "\nRun catalog-replay --help for the usage.\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "catalog-replay: " << e.what() << '\n';
-    return 2;
-  }
+  if (auto status = catalog_examples::parse(app, argc, argv, [&] { options = flags.options(); }))
+    return *status;
 
   auto store = catalog_examples::open_store(std::move(options));
   if (!store) {

@@ -95,9 +95,7 @@ rest::Request to_rest(http::request<http::string_body>&& req) {
 
 // A 400 for what never reaches Api (a malformed message, a body over the limit), in its shape.
 rest::Response bad_request(const std::string& message) {
-  return {400,
-          {{"Content-Type", "application/json"}},
-          R"({"code":400,"errorType":"BAD_REQUEST","message":")" + message + "\"}"};
+  return catalog_examples::error_response(400, "BAD_REQUEST", message);
 }
 
 // Why a request's length cannot be trusted, or nothing when it can (RFC 9112 6.1 and 6.3).
@@ -438,72 +436,68 @@ class Server {
 
 }  // namespace
 
-constexpr std::string_view usage =
-    "usage: catalog-serve [--port <n>] [--bind <address>] [--tls-cert <pem> --tls-key <pem>]\n"
-    "                     [--access-log <file>] [--slow-ms <n>]\n"
-    "                     [--store memory | --store lmdb:<dir> | --store postgresql:<conninfo>]\n"
-    "                     [--postgres-schema <name>]\n"
-    "                     [--jwt-hs256-secret-file <file>]...\n"
-    "                     [--jwt-rs256-public-key-file <pem>]...\n"
-    "                     [--jwt-issuer <iss>] [--jwt-audience <aud>] [--jwt-allow-no-exp]\n"
-    "                     [--jwt-leeway <seconds>] [--jwt-principal-claim <claim>]...\n"
-    "                     [--admin <name>]... [--base-url <url>] [--now <epoch-seconds>]\n"
-    "Serves the catalog's REST API on <address>:<port> (default 127.0.0.1:8585; port 0: any\n"
-    "free port). With --tls-cert (a PEM certificate chain) and --tls-key (its PEM private key) it\n"
-    "speaks HTTPS only (TLS 1.2 or later). --access-log appends one line per request to <file> (- "
-    "for standard output);\n"
-    "--slow-ms logs operations of the store slower than <n> ms to standard error.\n"
-    "GET /healthz answers anyone; GET /metrics (Prometheus text) answers admins.\n"
-    "--help prints this usage and --version the version.\n";
-
 int main(int argc, char** argv) {
-  unsigned short port = 8585;
-  asio::ip::address address = asio::ip::make_address("127.0.0.1");
+  CLI::App app("Serves the catalog's REST API over HTTP/1.1 (docs/REST.md). GET /healthz answers "
+               "anyone; GET /metrics (Prometheus text) answers admins.",
+               "catalog-serve");
+  catalog_examples::add_standard_flags(app);
+  std::string port_text = "8585";
+  std::string bind_text = "127.0.0.1";
   std::optional<std::string> access_log;
   std::optional<std::string> tls_cert;
   std::optional<std::string> tls_key;
-  std::int64_t slow_ms = 0;
+  std::string slow_text = "0";
+  const std::string group = "Serving";
+  app.add_option("--port", port_text, "The port to listen on (default 8585; 0: any free port)")
+      ->type_name("<n>")
+      ->group(group);
+  app.add_option("--bind", bind_text, "The IPv4 or IPv6 address to listen on (default 127.0.0.1)")
+      ->type_name("<address>")
+      ->group(group);
+  auto* cert = app.add_option("--tls-cert", "A PEM certificate chain: speak HTTPS only (TLS 1.2 "
+                                            "or later); needs --tls-key")
+                   ->type_name("<pem>")
+                   ->group(group);
+  auto* key = app.add_option("--tls-key", "The PEM private key of --tls-cert")
+                  ->type_name("<pem>")
+                  ->group(group);
+  auto* log = app.add_option("--access-log",
+                             "Append one line per request to <file> (- for standard output)")
+                  ->type_name("<file>")
+                  ->group(group);
+  app.add_option("--slow-ms", slow_text,
+                 "Log operations of the store slower than <n> ms to standard error (0: none)")
+      ->type_name("<n>")
+      ->group(group);
+  catalog_examples::StoreFlags flags(app);
   catalog_examples::Options options;
-  try {
-    options = catalog_examples::parse_options(
-        argc, argv, usage, [&](std::string_view flag, const catalog_examples::OptionValue& value) {
-          if (flag == "--port") {
-            port =
-                static_cast<unsigned short>(catalog_examples::read_integer(value(), flag, 65535));
-          } else if (flag == "--bind") {
-            auto text = value();
-            beast::error_code ec;
-            address = asio::ip::make_address(text, ec);
-            if (ec)
-              throw catalog_examples::BadOption{"--bind: not an IPv4 or IPv6 address: " + text};
-          } else if (flag == "--access-log") {
-            access_log = value();
-            if (access_log->empty()) throw catalog_examples::BadOption{"--access-log needs a file"};
-          } else if (flag == "--tls-cert") {
-            tls_cert = value();
-          } else if (flag == "--tls-key") {
-            tls_key = value();
-          } else if (flag == "--slow-ms") {
-            slow_ms = catalog_examples::read_integer(value(), flag, 86'400'000);
-          } else {
-            return false;
-          }
-          return true;
-        });
-  } catch (const catalog_examples::BadOption& bad) {
-    std::cerr << "catalog-serve: " << bad.message << "\nRun catalog-serve --help for the usage.\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "catalog-serve: " << e.what() << '\n';
-    return 2;
-  }
-  // TLS: both files or neither; a certificate or key that does not load is a bad command line.
+  unsigned short port = 0;
+  asio::ip::address address;
+  std::int64_t slow_ms = 0;
+  if (auto status = catalog_examples::parse(app, argc, argv, [&] {
+        port = static_cast<unsigned short>(catalog_examples::read_integer(port_text, "--port", 65535));
+        beast::error_code ec;
+        address = asio::ip::make_address(bind_text, ec);
+        if (ec)
+          throw catalog_examples::BadOption{"--bind: not an IPv4 or IPv6 address: " + bind_text};
+        if (log->count() > 0) {
+          access_log = log->as<std::string>();
+          if (access_log->empty())
+            throw catalog_examples::BadOption{"--access-log needs a file"};
+        }
+        // TLS: both files or neither.
+        if (cert->count() != key->count())
+          throw catalog_examples::BadOption{"--tls-cert and --tls-key go together"};
+        if (cert->count() > 0) {
+          tls_cert = cert->as<std::string>();
+          tls_key = key->as<std::string>();
+        }
+        slow_ms = catalog_examples::read_integer(slow_text, "--slow-ms", 86'400'000);
+        options = flags.options();
+      }))
+    return *status;
+  // A certificate or key that does not load is a bad command line.
   std::optional<asio::ssl::context> tls;
-  if (tls_cert.has_value() != tls_key.has_value()) {
-    std::cerr << "catalog-serve: --tls-cert and --tls-key go together\nRun catalog-serve --help "
-                 "for the usage.\n";
-    return 2;
-  }
   if (tls_cert) {
     tls.emplace(asio::ssl::context::tls_server);
     tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |

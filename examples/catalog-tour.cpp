@@ -481,23 +481,15 @@ int run(catalog_examples::Options o) {
 
 }  // namespace
 
-constexpr std::string_view usage =
-    "usage: catalog-tour [--store lmdb:<dir> | --store postgresql:<conninfo> | --store memory]\n"
-    "                    [--postgres-schema <name>]\n"
-    "Walks through the catalog in ./catalog-data (LMDB), or in the store named. Run it twice.\n"
-    "--help prints this usage and --version the version.\n";
-
 int main(int argc, char** argv) {
+  CLI::App app("Walks through the catalog in ./catalog-data (LMDB), or in the store named. Run it "
+               "twice.",
+               "catalog-tour");
+  catalog_examples::add_standard_flags(app);
+  catalog_examples::StoreFlags flags(app);
   catalog_examples::Options options;
-  try {
-    options = catalog_examples::parse_options(argc, argv, usage);
-  } catch (const catalog_examples::BadOption& bad) {
-    std::cerr << "catalog-tour: " << bad.message << "\nRun catalog-tour --help for the usage.\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "catalog-tour: " << e.what() << '\n';
-    return 2;
-  }
+  if (auto status = catalog_examples::parse(app, argc, argv, [&] { options = flags.options(); }))
+    return *status;
   try {
     return run(std::move(options));
   } catch (const TourFailure& f) {

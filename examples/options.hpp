@@ -1,9 +1,14 @@
 #ifndef CATALOG_EXAMPLES_OPTIONS_HPP
 #define CATALOG_EXAMPLES_OPTIONS_HPP
 
-// The command line shared by catalog-replay and catalog-serve (docs/REST.md): which store, which
-// token keys and claims, which admins, which clock. A program adds its own flags (catalog-serve's
-// `--port`) through `extra`.
+// The command lines of the tools, all through CLI11 (header-only, Debian libcli11-dev), so that
+// each has the same `--help` and `--version`, takes `--flag value` and `--flag=value`, and
+// answers a command line it cannot use with one line naming the bad argument, a pointer to
+// `--help`, and exit status 2.
+//
+// The flags shared by catalog-replay, catalog-serve and catalog-tour (docs/REST.md): which store,
+// which token keys and claims, which admins, which clock. A program adds its own flags to the
+// same CLI::App.
 //
 //   [--store memory | --store lmdb:<dir> | --store postgresql:<conninfo>]
 //   [--postgres-schema <name>]
@@ -12,21 +17,22 @@
 //   [--jwt-leeway <seconds>] [--jwt-principal-claim <claim>]...
 //   [--admin <name>]... [--base-url <url>] [--now <epoch-seconds>]
 //
-// `--flag value` and `--flag=value` both work; single-valued flags may be given once.
-// `postgresql:<conninfo>` is libpq's (keywords such as "host=db.example port=5432 dbname=meta
-// user=catalog", or a postgresql:// URI); `--postgres-schema` names the schema of the catalog in
-// that database (default "catalog"). PostgreSQL needs a build with catalog::postgres (libpq).
+// Single-valued flags may be given once. `postgresql:<conninfo>` is libpq's (keywords such as
+// "host=db.example port=5432 dbname=meta user=catalog", or a postgresql:// URI);
+// `--postgres-schema` names the schema of the catalog in that database (default "catalog").
+// PostgreSQL needs a build with catalog::postgres (libpq).
 
 #include <catalog/store.hpp>
+#include <catalog/version.hpp>
 #ifdef CATALOG_EXAMPLES_POSTGRES
 #include <catalog/postgres.hpp>
 #endif
 
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <iterator>
 #include <limits>
@@ -38,10 +44,57 @@
 
 namespace catalog_examples {
 
-// A command line that cannot be used: the message goes to stderr and the exit status is 2.
+// A command line that cannot be used, found after CLI11 has parsed it (a file that cannot be
+// read, a value out of range): reported as CLI11's own errors are.
 struct BadOption {
   std::string message;
 };
+
+// Reports a command line that cannot be used: one line naming what is wrong, one saying where
+// the usage is, on stderr. Returns the exit status, 2.
+inline int bad_usage(const std::string& program, std::string_view message) {
+  std::cerr << program << ": " << message << "\nRun " << program << " --help for the usage.\n";
+  return 2;
+}
+
+// Gives `app` the flags every tool has: `-h`/`--help` and `--version` (the program's name and the
+// library's version, as `catalog-serve 0.1.0`). A flag given a value (`--keep=yes`) is refused.
+inline void add_standard_flags(CLI::App& app) {
+  app.set_help_flag("-h,--help", "Print this help and exit");
+  app.set_version_flag("--version", app.get_name() + " " + catalog::library_version_string(),
+                       "Print the version and exit");
+  app.option_defaults()->disable_flag_override();
+  app.get_formatter()->column_width(34);
+}
+
+// Parses argv[1..argc) into `app`. Returns the status to exit with when the program should stop
+// here (0 after --help or --version, 2 after a bad command line), nullopt to go on. `check` runs
+// after a successful parse and may throw BadOption.
+template <class Check>
+std::optional<int> parse(CLI::App& app, int argc, char** argv, Check check) {
+  try {
+    app.parse(argc, argv);
+    check();
+    return std::nullopt;
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();  // the help of the subcommand named, if one was
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what() << '\n';
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    return bad_usage(app.get_name(), e.what());
+  } catch (const BadOption& bad) {
+    return bad_usage(app.get_name(), bad.message);
+  }
+}
+
+inline std::optional<int> parse(CLI::App& app, int argc, char** argv) {
+  return parse(app, argc, argv, [] {});
+}
 
 struct Options {
   bool store_given = false;                       // --store was on the command line
@@ -50,12 +103,6 @@ struct Options {
   std::string postgres_schema = "catalog";
   catalog::StoreOptions store;
 };
-
-// Returns the value of the flag being parsed (throws BadOption when there is none).
-using OptionValue = std::function<std::string()>;
-// A program's own flags: handles `flag` (taking its value from `value`) and returns true, or
-// returns false for a flag it does not know either.
-using ExtraOption = std::function<bool(std::string_view flag, const OptionValue& value)>;
 
 // The bytes of the regular file `path` (a directory or a device is a bad option, not a read
 // that throws from inside the stream).
@@ -71,12 +118,13 @@ inline std::string read_file(const std::string& path, std::string_view flag) {
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad()) throw BadOption{std::string(flag) + ": cannot read " + path};
     return bytes;
-  } catch (const std::ios_base::failure& e) {
+  } catch (const std::ios_base::failure&) {
     throw BadOption{std::string(flag) + ": cannot read " + path};
   }
 }
 
-// A non-negative decimal integer no larger than `max`.
+// A non-negative decimal integer no larger than `max` (CLI11's own conversion would take signs,
+// hexadecimal and exponents).
 inline std::int64_t read_integer(std::string_view text, std::string_view flag, std::int64_t max) {
   if (text.empty()) throw BadOption{std::string(flag) + " needs a non-negative integer"};
   std::int64_t n = 0;
@@ -89,48 +137,67 @@ inline std::int64_t read_integer(std::string_view text, std::string_view flag, s
   return n;
 }
 
-// `--version`: the program's name and the version of the library it runs, as
-// `catalog-serve 0.1.0`.
-inline void print_version(const char* argv0) {
-  std::cout << std::filesystem::path(argv0).filename().string() << ' '
-            << catalog::library_version_string() << '\n';
-}
+// The shared flags as CLI11 fills them; `options()` turns them into Options.
+class StoreFlags {
+ public:
+  // Adds the shared flags to `app`, in the group "Store and authentication".
+  explicit StoreFlags(CLI::App& app) {
+    const std::string group = "Store and authentication";
+    store_ = app.add_option("--store", store_text_,
+                            "memory (the default), lmdb:<dir> or postgresql:<conninfo>")
+                 ->type_name("<store>")
+                 ->group(group);
+    app.add_option("--postgres-schema", schema_,
+                   "The schema of the catalog in a PostgreSQL store (default catalog)")
+        ->type_name("<name>")
+        ->group(group);
+    app.add_option("--jwt-hs256-secret-file", hs256_files_,
+                   "A file whose exact bytes are an HS256 secret (repeatable)")
+        ->type_name("<file>")
+        ->allow_extra_args(false)
+        ->group(group);
+    app.add_option("--jwt-rs256-public-key-file", rs256_files_,
+                   "A PEM RSA public key for RS256 tokens (repeatable)")
+        ->type_name("<pem>")
+        ->allow_extra_args(false)
+        ->group(group);
+    issuer_ = app.add_option("--jwt-issuer", issuer_text_, "The iss every token must carry")
+                  ->type_name("<iss>")
+                  ->group(group);
+    audience_ = app.add_option("--jwt-audience", audience_text_, "The aud every token must carry")
+                    ->type_name("<aud>")
+                    ->group(group);
+    app.add_flag("--jwt-allow-no-exp", allow_no_exp_, "Accept tokens without exp")->group(group);
+    leeway_ = app.add_option("--jwt-leeway", leeway_text_,
+                             "Clock skew allowed on exp and nbf, in seconds (default 60)")
+                  ->type_name("<seconds>")
+                  ->group(group);
+    app.add_option("--jwt-principal-claim", claims_,
+                   "A claim naming the user; repeated, replaces email, preferred_username, sub")
+        ->type_name("<claim>")
+        ->allow_extra_args(false)
+        ->group(group);
+    app.add_option("--admin", admins_,
+                   "An admin principal, made an admin user if missing (repeatable)")
+        ->type_name("<name>")
+        ->allow_extra_args(false)
+        ->group(group);
+    base_url_ = app.add_option("--base-url", base_url_text_, "The base of the href of answers")
+                    ->type_name("<url>")
+                    ->group(group);
+    now_ = app.add_option("--now", now_text_,
+                          "Fixes the clock of token checks and timestamps (epoch seconds)")
+               ->type_name("<epoch-seconds>")
+               ->group(group);
+  }
 
-// Parses argv[1..argc). `--help` prints `usage` and `--version` the version, and each exits 0.
-// Throws BadOption.
-inline Options parse_options(int argc, char** argv, std::string_view usage,
-                             const ExtraOption& extra = {}) {
-  Options o;
-  auto& jwt = o.store.jwt;
-  bool claims_given = false;
-  std::vector<std::string> seen;  // single-valued flags already given
-  auto once = [&](std::string_view flag) {
-    for (const auto& s : seen)
-      if (s == flag) throw BadOption{std::string(flag) + " given more than once"};
-    seen.emplace_back(flag);
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::optional<std::string> inline_value;  // --flag=value
-    if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {
-      inline_value = std::string(arg.substr(eq + 1));
-      arg = arg.substr(0, eq);
-    }
-    OptionValue value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= argc) throw BadOption{std::string(arg) + " needs a value"};
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::cout << usage;
-      std::exit(0);
-    } else if (arg == "--version") {
-      print_version(argv[0]);
-      std::exit(0);
-    } else if (arg == "--store") {
-      once(arg);
-      auto v = value();
+  // The options the flags say. Throws BadOption for a value the flag cannot take.
+  Options options() const {
+    Options o;
+    auto& jwt = o.store.jwt;
+    if (store_->count() > 0) {
       o.store_given = true;
+      const std::string& v = store_text_;
       if (v == "memory") {
         o.lmdb_dir.reset();
       } else if (v.starts_with("lmdb:") && v.size() > 5) {
@@ -140,59 +207,63 @@ inline Options parse_options(int argc, char** argv, std::string_view usage,
       } else {
         throw BadOption{"--store: expected memory, lmdb:<dir> or postgresql:<conninfo>, not " + v};
       }
-    } else if (arg == "--postgres-schema") {
-      once(arg);
-      o.postgres_schema = value();
-      if (o.postgres_schema.empty()) throw BadOption{"--postgres-schema needs a schema name"};
-    } else if (arg == "--jwt-hs256-secret-file") {
-      // The file's exact bytes are the secret: no trimming of a final newline.
-      jwt.hs256_keys.push_back({read_file(value(), arg), std::nullopt});
-    } else if (arg == "--jwt-rs256-public-key-file") {
-      jwt.rs256_keys.push_back({read_file(value(), arg), std::nullopt});
-    } else if (arg == "--jwt-issuer") {
-      once(arg);
-      jwt.issuer = value();
-    } else if (arg == "--jwt-audience") {
-      once(arg);
-      jwt.audience = value();
-    } else if (arg == "--jwt-allow-no-exp") {
-      if (inline_value) throw BadOption{"--jwt-allow-no-exp takes no value"};
-      jwt.allow_no_exp = true;
-    } else if (arg == "--jwt-leeway") {
-      once(arg);
-      jwt.leeway_seconds = read_integer(value(), arg, std::numeric_limits<std::int32_t>::max());
-    } else if (arg == "--jwt-principal-claim") {
-      if (!claims_given) jwt.principal_claims.clear();  // the first one replaces the defaults
-      claims_given = true;
-      auto claim = value();
-      if (claim.empty()) throw BadOption{"--jwt-principal-claim needs a claim name"};
-      jwt.principal_claims.push_back(std::move(claim));
-    } else if (arg == "--admin") {
-      auto name = value();
+    }
+#ifndef CATALOG_EXAMPLES_POSTGRES
+    if (o.postgres)
+      throw BadOption{"--store postgresql: this build has no PostgreSQL support (catalog::postgres "
+                      "is built when libpq is found; Debian: libpq-dev)"};
+#endif
+    if (schema_.empty()) throw BadOption{"--postgres-schema needs a schema name"};
+    o.postgres_schema = schema_;
+    // The file's exact bytes are the secret: no trimming of a final newline.
+    for (const auto& file : hs256_files_)
+      jwt.hs256_keys.push_back({read_file(file, "--jwt-hs256-secret-file"), std::nullopt});
+    for (const auto& file : rs256_files_)
+      jwt.rs256_keys.push_back({read_file(file, "--jwt-rs256-public-key-file"), std::nullopt});
+    if (issuer_->count() > 0) jwt.issuer = issuer_text_;
+    if (audience_->count() > 0) jwt.audience = audience_text_;
+    if (allow_no_exp_) jwt.allow_no_exp = true;
+    if (leeway_->count() > 0)
+      jwt.leeway_seconds =
+          read_integer(leeway_text_, "--jwt-leeway", std::numeric_limits<std::int32_t>::max());
+    if (!claims_.empty()) {
+      for (const auto& claim : claims_)
+        if (claim.empty()) throw BadOption{"--jwt-principal-claim needs a claim name"};
+      jwt.principal_claims = claims_;  // replaces the defaults
+    }
+    for (const auto& name : admins_)
       if (name.empty()) throw BadOption{"--admin needs a user name"};
-      o.store.admins.push_back(std::move(name));
-    } else if (arg == "--base-url") {
-      once(arg);
-      o.store.base_url = value();
-    } else if (arg == "--now") {
-      once(arg);
+    o.store.admins = admins_;
+    if (base_url_->count() > 0) o.store.base_url = base_url_text_;
+    if (now_->count() > 0) {
       // Fixes the clock of token checks and timestamps: epoch seconds, kept in milliseconds.
       const std::int64_t ms =
-          read_integer(value(), arg, std::numeric_limits<std::int64_t>::max() / 1000) * 1000;
+          read_integer(now_text_, "--now", std::numeric_limits<std::int64_t>::max() / 1000) * 1000;
       o.store.clock = [ms] { return ms; };
-    } else if (!extra || !extra(arg, value)) {
-      throw BadOption{"unknown option " + std::string(arg)};
-    } else {
-      once(arg);  // a program's own flags are single-valued
     }
+    return o;
   }
-#ifndef CATALOG_EXAMPLES_POSTGRES
-  if (o.postgres)
-    throw BadOption{"--store postgresql: this build has no PostgreSQL support (catalog::postgres "
-                    "is built when libpq is found; Debian: libpq-dev)"};
-#endif
-  return o;
-}
+
+ private:
+  CLI::Option* store_ = nullptr;
+  CLI::Option* issuer_ = nullptr;
+  CLI::Option* audience_ = nullptr;
+  CLI::Option* leeway_ = nullptr;
+  CLI::Option* base_url_ = nullptr;
+  CLI::Option* now_ = nullptr;
+  std::string store_text_;
+  std::string schema_ = "catalog";
+  std::vector<std::string> hs256_files_;
+  std::vector<std::string> rs256_files_;
+  std::string issuer_text_;
+  std::string audience_text_;
+  bool allow_no_exp_ = false;
+  std::string leeway_text_;
+  std::vector<std::string> claims_;
+  std::vector<std::string> admins_;
+  std::string base_url_text_;
+  std::string now_text_;
+};
 
 // Opens the store the options name. Errors: storage, and the keys, leeway or admin names the
 // store refuses (bad_request: report them as bad options, exit 2).

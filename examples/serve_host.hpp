@@ -197,6 +197,18 @@ class ServerCounters {
   std::atomic<std::int64_t> connections_{0};
 };
 
+// An error answered by the host itself, in the Api's error shape
+// `{"code": status, "errorType": type, "message": message}` (the message escaped as JSON).
+inline catalog::rest::Response error_response(int status, std::string_view type,
+                                              std::string_view message) {
+  catalog::rest::Response r;
+  r.status = status;
+  r.headers = {{"Content-Type", "application/json"}};
+  r.body = boost::json::serialize(
+      boost::json::value{{"code", status}, {"errorType", type}, {"message", message}});
+  return r;
+}
+
 // The server's own routes, answered before the Api sees the request: GET (or HEAD) /healthz,
 // 200 `{"status":"ok"}` for anyone, and GET /metrics for admins (bearer token, as the Api
 // authenticates: 401 without a valid one, 403 for a user who is not an admin). Other requests:
@@ -208,12 +220,8 @@ inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Req
   path = path.substr(0, path.find('?'));
   if (path != "/healthz" && path != "/metrics") return std::nullopt;
   catalog::rest::Response r;
-  auto error = [&](int status, std::string_view type, std::string message) {
-    r.status = status;
-    r.headers = {{"Content-Type", "application/json"}};
-    r.body = boost::json::serialize(
-        boost::json::value{{"code", status}, {"errorType", type}, {"message", std::move(message)}});
-    return r;
+  auto error = [](int status, std::string_view type, const std::string& message) {
+    return error_response(status, type, message);
   };
   if (request.method != "GET") {
     r = error(405, "METHOD_NOT_ALLOWED",

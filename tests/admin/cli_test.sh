@@ -127,7 +127,7 @@ nothing_on err
 run 0 verify "lmdb:$TMP/src"
 has out ok
 run 2 reindex
-has err "reindex takes one STORE"
+has err "STORE is required"
 run 2 reindex "lmdb:$TMP/missing"
 has err "no LMDB store in"
 
@@ -236,7 +236,7 @@ now=$(glossaries "$TMP/src")
 run 2 backup "lmdb:$TMP/src" "$TMP/backup"
 has err "is not empty: a backup goes into a new or empty directory"
 run 2 backup "lmdb:$TMP/src"
-has err "backup takes a STORE and a DEST directory"
+has err "DEST is required"
 
 step "events"
 run 0 events "lmdb:$TMP/a"
@@ -249,7 +249,7 @@ has out ',"offset":57}'
 run 0 events "lmdb:$TMP/a" --after=57
 nothing_on out
 run 2 events "lmdb:$TMP/a" --after x
-has err "--after: x is not an event offset"
+has err "--after: x is not an integer"
 
 step "events --follow: what another process commits, until SIGINT"
 "$ADMIN" events "lmdb:$TMP/a" --after 57 --follow >"$TMP/follow.out" 2>"$TMP/follow.err" &
@@ -273,24 +273,36 @@ done
 
 step "usage"
 run 2
-has err "usage: catalog-admin"
+has err "Usage: catalog-admin [OPTIONS] SUBCOMMAND"
 run 0 --help
-has out "catalog-admin events STORE [--after N] [--follow]"
+has out "events "
+has out "Exit status: 0 done"
+run 0 events --help
+has out "Usage: catalog-admin events [OPTIONS] STORE"
+has out "--after N"
+has out "--follow"
 run 0 --version
 [[ $(cat "$TMP/out") =~ ^catalog-admin\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
   fail "catalog-admin --version printed: $(cat "$TMP/out")"
 run 2 frobnicate
 has err "unknown command frobnicate"
 run 2 export
-has err "export takes a STORE and a FILE"
+has err "STORE is required"
+has err "Run catalog-admin --help for the usage."
+run 2 export "lmdb:$TMP/a" one two
+has err "not expected: two"
+run 2 stats --json=yes "lmdb:$TMP/a"
+has err "json was given a disallowed flag override"
 run 2 stats memory
 has err "in-memory store starts empty"
 run 2 verify "lmdb:$TMP/missing"
 has err "no LMDB store in"
 [[ ! -e $TMP/missing ]] || fail "verify created $TMP/missing"
 run 2 events "lmdb:$TMP/a" extra
-has err "events takes one STORE"
+has err "The following argument was not expected: extra"
 run 2 --postgres-schema
+has err "--postgres-schema: 1 required NAME missing"
+run 2 --postgres-schema "" stats "lmdb:$TMP/a"
 has err "--postgres-schema needs a schema name"
 
 echo "PASS"

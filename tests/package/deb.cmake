@@ -26,21 +26,8 @@ function(remove_packages)
   execute_process(COMMAND ${DPKG} --purge ${packages} OUTPUT_QUIET ERROR_QUIET)
 endfunction()
 
-function(fail text)
-  remove_packages()
-  file(REMOVE_RECURSE ${WORK_DIR})
-  message(FATAL_ERROR "${text}")
-endfunction()
-
-function(step what)
-  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${WORK_DIR}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    fail("${what} failed (${rc}):\n${ARGN}\n${out}")
-  endif()
-  message(STATUS "ok: ${what}")
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+set(STEP_CLEANUP remove_packages)
+include(${CMAKE_CURRENT_LIST_DIR}/steps.cmake)
 
 # A machine that already has them (a package of another build, say) is not ours to change.
 foreach(package ${packages})

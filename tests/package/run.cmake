@@ -29,22 +29,7 @@ endforeach()
 
 set(prefix ${WORK_DIR}/prefix)
 
-function(fail text)
-  file(REMOVE_RECURSE ${WORK_DIR})
-  message(FATAL_ERROR "${text}")
-endfunction()
-
-# Runs a command; on failure prints what it wrote and fails the test. Its output is left in
-# `step_output`.
-function(step what)
-  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${WORK_DIR}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    fail("${what} failed (${rc}):\n${ARGN}\n${out}")
-  endif()
-  message(STATUS "ok: ${what}")
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/steps.cmake)
 
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})

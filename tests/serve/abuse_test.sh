@@ -45,21 +45,15 @@ fail() {
   [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
   exit 1
 }
+# shellcheck source=tests/serve/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 step() { echo "== $*"; }
 
 # ---- an admin token, HS256 signed here ----
 
 SECRET=$(openssl rand -hex 24)
 printf '%s' "$SECRET" >"$TMP/secret"
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-jwt() {  # jwt <claims JSON>
-  local header payload signature
-  header=$(printf '%s' '{"alg":"HS256","typ":"JWT"}' | b64url)
-  payload=$(printf '%s' "$1" | b64url)
-  signature=$(printf '%s' "$header.$payload" |
-    openssl dgst -sha256 -mac HMAC -macopt "key:$SECRET" -binary | b64url)
-  printf '%s.%s.%s' "$header" "$payload" "$signature"
-}
+jwt() { hs256_jwt "$SECRET" "$1"; }  # jwt <claims JSON>
 ADMIN=$(jwt "{\"email\":\"admin@example.com\",\"exp\":$(($(date +%s) + 3600))}")
 
 # ---- bad command lines: one line saying what is wrong, exit 2, never an abort ----
@@ -84,14 +78,7 @@ FD_LIMIT=64
 (ulimit -n "$FD_LIMIT" && exec "$SERVE" --port 0 --admin admin \
   --jwt-hs256-secret-file "$TMP/secret") >"$TMP/stdout" 2>"$TMP/stderr" &
 SERVER_PID=$!  # the subshell execs, so this is catalog-serve's pid
-PORT=
-for _ in $(seq 100); do
-  PORT=$(sed -n '1s/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$TMP/stdout")
-  [[ -n $PORT ]] && break
-  kill -0 "$SERVER_PID" 2>/dev/null || fail "catalog-serve exited before listening"
-  sleep 0.1
-done
-[[ -n $PORT ]] || fail "catalog-serve printed no 'listening on 127.0.0.1:<port>' line"
+wait_for_port
 BASE=http://127.0.0.1:$PORT
 echo "catalog-serve listening on port $PORT with at most $FD_LIMIT file descriptors"
 

@@ -48,6 +48,8 @@ fail() {
   [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
   exit 1
 }
+# shellcheck source=tests/serve/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # --version prints the program and the library's version and exits 0, serving nothing.
 version=$("$SERVE" --version) || fail "catalog-serve --version exited $?"
@@ -65,15 +67,7 @@ grep -q -- '--bind: not an IPv4 or IPv6 address: not-an-address' "$TMP/bind_err"
 
 SECRET=$(openssl rand -hex 24)  # 48 bytes of text; the file holds exactly these bytes
 printf '%s' "$SECRET" >"$TMP/secret"
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-jwt() {  # jwt <claims JSON>
-  local header payload signature
-  header=$(printf '%s' '{"alg":"HS256","typ":"JWT"}' | b64url)
-  payload=$(printf '%s' "$1" | b64url)
-  signature=$(printf '%s' "$header.$payload" |
-    openssl dgst -sha256 -mac HMAC -macopt "key:$SECRET" -binary | b64url)
-  printf '%s.%s.%s' "$header" "$payload" "$signature"
-}
+jwt() { hs256_jwt "$SECRET" "$1"; }  # jwt <claims JSON>
 EXP=$(($(date +%s) + 3600))
 token_of() { jwt "{\"email\":\"$1@example.com\",\"exp\":$EXP}"; }
 ADMIN=$(token_of admin)
@@ -84,14 +78,7 @@ ALICE=$(token_of alice)
 "$SERVE" --port 0 --bind 127.0.0.1 --admin admin --jwt-hs256-secret-file "$TMP/secret" \
   --access-log "$TMP/access.log" "${STORE_OPTIONS[@]}" >"$TMP/stdout" 2>"$TMP/stderr" &
 SERVER_PID=$!
-PORT=
-for _ in $(seq 100); do
-  PORT=$(sed -n '1s/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$TMP/stdout")
-  [[ -n $PORT ]] && break
-  kill -0 "$SERVER_PID" 2>/dev/null || fail "catalog-serve exited before listening"
-  sleep 0.1
-done
-[[ -n $PORT ]] || fail "catalog-serve printed no 'listening on 127.0.0.1:<port>' line"
+wait_for_port
 BASE=http://127.0.0.1:$PORT
 echo "catalog-serve listening on port $PORT"
 

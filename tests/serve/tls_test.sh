@@ -29,6 +29,8 @@ fail() {
   [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
   exit 1
 }
+# shellcheck source=tests/serve/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 step() { echo "== $*"; }
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
@@ -51,26 +53,14 @@ bad "--tls-key: cannot use $TMP/other.pem: key values mismatch" --tls-cert "$TMP
 
 SECRET=$(openssl rand -hex 24)
 printf '%s' "$SECRET" >"$TMP/secret"
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-header=$(printf '%s' '{"alg":"HS256","typ":"JWT"}' | b64url)
-payload=$(printf '%s' "{\"email\":\"admin@example.com\",\"exp\":$(($(date +%s) + 3600))}" | b64url)
-signature=$(printf '%s' "$header.$payload" |
-  openssl dgst -sha256 -mac HMAC -macopt "key:$SECRET" -binary | b64url)
-ADMIN="$header.$payload.$signature"
+ADMIN=$(hs256_jwt "$SECRET" "{\"email\":\"admin@example.com\",\"exp\":$(($(date +%s) + 3600))}")
 
 step "the server over TLS"
 "$SERVE" --port 0 --admin admin --jwt-hs256-secret-file "$TMP/secret" \
   --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem" --access-log "$TMP/access.log" \
   >"$TMP/stdout" 2>"$TMP/stderr" &
 SERVER_PID=$!
-PORT=
-for _ in $(seq 100); do
-  PORT=$(sed -n '1s/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$TMP/stdout")
-  [[ -n $PORT ]] && break
-  kill -0 "$SERVER_PID" 2>/dev/null || fail "catalog-serve exited before listening"
-  sleep 0.1
-done
-[[ -n $PORT ]] || fail "catalog-serve printed no 'listening on' line"
+wait_for_port
 BASE=https://127.0.0.1:$PORT
 CURL=(curl -sS --cacert "$TMP/cert.pem")
 

@@ -138,7 +138,7 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
   });
   if (!fresh) return fresh.error();
   auto log = [&](LogLevel level, const std::string& message) {
-    if (impl->options.log && !*fresh) impl->options.log(level, message);
+    if (!*fresh) impl->log(level, message);
   };
   if (*schema != engine::keys::key_schema) {
     const bool older = *schema < engine::keys::key_schema;

@@ -1,0 +1,27 @@
+# Shared by the catalog-serve tests (curl_test.sh, tls_test.sh, abuse_test.sh); sourced after
+# they define TMP, SERVER_PID and fail().
+
+# wait_for_port: waits (up to 10 s) for the server started as SERVER_PID to print its first line,
+# `listening on 127.0.0.1:<port>`, to $TMP/stdout, and sets PORT. Fails the test when the server
+# exits first or never prints it.
+wait_for_port() {
+  PORT=
+  for _ in $(seq 100); do
+    PORT=$(sed -n '1s/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$TMP/stdout")
+    [[ -n $PORT ]] && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || fail "catalog-serve exited before listening"
+    sleep 0.1
+  done
+  fail "catalog-serve printed no 'listening on 127.0.0.1:<port>' line"
+}
+
+# hs256_jwt SECRET CLAIMS: a compact JWT of the claims (JSON text), signed HS256 with SECRET.
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+hs256_jwt() {
+  local header payload signature
+  header=$(printf '%s' '{"alg":"HS256","typ":"JWT"}' | b64url)
+  payload=$(printf '%s' "$2" | b64url)
+  signature=$(printf '%s' "$header.$payload" |
+    openssl dgst -sha256 -mac HMAC -macopt "key:$1" -binary | b64url)
+  printf '%s.%s.%s' "$header" "$payload" "$signature"
+}
