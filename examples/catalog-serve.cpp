@@ -6,8 +6,10 @@
 //
 // It listens on <address>:<port> (default 127.0.0.1:8585; port 0 picks a free one) and prints
 // one line, `listening on <address>:<port>`, so that scripts can read the port; with a
-// certificate and key it speaks HTTPS only. Four threads run one io_context; each connection is
-// a Session on its own strand that reads a request, hands it to
+// certificate and key it speaks HTTPS only. --threads threads (default: one per hardware thread)
+// each run an io_context of their own, and each connection is a Session on one of them (taken in
+// turn), so that its handlers never run at once and need no strand or lock. A Session reads a
+// request, hands it to
 // rest::Api::handle (which never throws and is thread-safe), writes the answer and, with
 // keep-alive, reads the next. SIGINT or SIGTERM stops accepting, lets the requests in flight
 // finish, closes idle connections, and exits 0. A bad command line exits 2. A request whose
@@ -31,7 +33,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -71,7 +73,6 @@ struct Host {
   std::optional<catalog_examples::AccessLog> access_log;
 };
 
-constexpr int threads = 4;
 constexpr auto idle_timeout = std::chrono::seconds(60);        // also bounds reading and writing
 constexpr auto accept_pause = std::chrono::milliseconds(100);  // after a failed accept
 constexpr auto shed_pause = std::chrono::milliseconds(5);      // after idle connections closed
@@ -143,14 +144,14 @@ class Connection {
   // Since when the connection has waited for a request (steady clock ticks), 0 while a request
   // is in flight: what the server sheds first when descriptors run out.
   virtual std::int64_t idle_since() const noexcept = 0;
-  // Closes the connection if it is still idle when this runs on its strand.
+  // Closes the connection if it is still idle when this runs on its thread.
   virtual void shed() = 0;
   // Graceful stop: an idle connection closes now, a busy one after its response.
   virtual void stop() = 0;
 };
 
 // One connection over `Stream` (beast::tcp_stream, or beast::ssl_stream over one): read a
-// request, answer it, repeat while keep-alive. Every handler runs on the connection's strand,
+// request, answer it, repeat while keep-alive. Every handler runs on the connection's thread,
 // so `stop` (dispatched there) never races with them.
 template <class Stream>
 class Session final : public Connection, public std::enable_shared_from_this<Session<Stream>> {
@@ -268,26 +269,52 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     close();  // the peer closed, a timeout, or a stop
   }
 
+  // Writes the answer as one buffer: the status line, the Api's fields in their order, then
+  // `Connection` where keep-alive is not the version's default, then `Content-Length` (none for
+  // a 204, RFC 9110 8.6; a HEAD answer has the length but not the body), then the body. These
+  // are the bytes Beast's serializer writes for such a message, made without its machinery.
   void respond(rest::Response r, bool keep_alive, bool head = false) {
     busy_ = true;
     idle_since_.store(0);
     status_ = r.status;
     host_.counters.answered(r.status, r.body.size());
-    unsigned version = parser_->is_header_done() ? parser_->get().version() : 11;
-    response_.emplace(http::status::ok, version);
-    response_->result(static_cast<unsigned>(r.status));
-    for (auto& [name, value] : r.headers) response_->insert(name, value);
-    response_->keep_alive(keep_alive && !stopping_);
-    if (r.status != 204) {  // a 204 has neither a body nor a Content-Length (RFC 9110 8.6)
-      response_->body() = std::move(r.body);
-      response_->prepare_payload();         // Content-Length
-      if (head) response_->body().clear();  // a HEAD answer has the length but not the body
+    const unsigned version = parser_->is_header_done() ? parser_->get().version() : 11;
+    keep_alive_ = keep_alive && !stopping_;
+    const auto reason = http::obsolete_reason(static_cast<http::status>(r.status));
+    out_.clear();
+    out_ += "HTTP/";
+    out_ += static_cast<char>('0' + version / 10 % 10);
+    out_ += '.';
+    out_ += static_cast<char>('0' + version % 10);
+    out_ += ' ';
+    out_ += std::to_string(r.status);
+    out_ += ' ';
+    out_.append(reason.data(), reason.size());
+    out_ += "\r\n";
+    for (const auto& [name, value] : r.headers) {
+      out_ += name;
+      out_ += ": ";
+      out_ += value;
+      out_ += "\r\n";
+    }
+    if (version >= 11 && !keep_alive_) out_ += "Connection: close\r\n";
+    if (version < 11 && keep_alive_) out_ += "Connection: keep-alive\r\n";
+    body_bytes_ = 0;
+    if (r.status != 204) {
+      out_ += "Content-Length: ";
+      out_ += std::to_string(r.body.size());
+      out_ += "\r\n";
+    }
+    out_ += "\r\n";
+    if (r.status != 204 && !head) {
+      out_ += r.body;
+      body_bytes_ = r.body.size();
     }
     lowest().expires_after(idle_timeout);
-    http::async_write(stream_, *response_,
+    asio::async_write(stream_, asio::buffer(out_),
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
                         self->log_request();
-                        if (ec || !self->response_->keep_alive()) return self->close();
+                        if (ec || !self->keep_alive_) return self->close();
                         self->read_header();
                       });
   }
@@ -296,8 +323,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   void log_request() {
     if (!host_.access_log) return;
     host_.access_log->write(peer_, method_.empty() ? "-" : method_, target_.empty() ? "-" : target_,
-                            status_, response_->body().size(),
-                            std::chrono::steady_clock::now() - started_);
+                            status_, body_bytes_, std::chrono::steady_clock::now() - started_);
     method_.clear();
     target_.clear();
   }
@@ -319,7 +345,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  std::optional<http::response<http::string_body>> response_;
+  std::string out_;              // the answer's bytes, while they are written
+  std::size_t body_bytes_ = 0;   // of the body written, for the access log
+  bool keep_alive_ = false;      // of the answer being written
   bool busy_ = false;
   bool stopping_ = false;
   std::atomic<std::int64_t> idle_since_{0};
@@ -333,15 +361,45 @@ std::string accept_error_text(beast::error_code ec) {
   return "error " + std::to_string(ec.value());
 }
 
+// The io_contexts the threads run, one each; a context keeps its thread running until `release`.
+class Threads {
+ public:
+  explicit Threads(int n) {
+    for (int i = 0; i < n; ++i) {
+      contexts_.push_back(std::make_unique<asio::io_context>(1));
+      guards_.emplace_back(contexts_.back()->get_executor());
+    }
+  }
+  asio::io_context& first() { return *contexts_.front(); }
+  // The context of the next connection, in turn.
+  asio::io_context& next() { return *contexts_[next_++ % contexts_.size()]; }
+  // Lets each context's run() return once its work is done.
+  void release() {
+    for (auto& guard : guards_) guard.reset();
+  }
+  // Runs every context on a thread of its own until all are released and done.
+  void run() {
+    std::vector<std::thread> pool;
+    for (auto& io : contexts_) pool.emplace_back([&io = *io] { io.run(); });
+    for (auto& t : pool) t.join();
+  }
+
+ private:
+  std::vector<std::unique_ptr<asio::io_context>> contexts_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  std::size_t next_ = 0;
+};
+
 // Accepts connections until SIGINT or SIGTERM, pausing after a failed accept. The acceptor, its
-// pause timer, the signal set and the session list share one strand, so they need no lock.
+// pause timer, the signal set and the session list live on the first thread's context, so they
+// need no lock.
 class Server {
  public:
   // With `tls`, every connection speaks TLS with that context.
-  Server(asio::io_context& io, Host& host, const asio::ip::address& address, unsigned short port,
+  Server(Threads& threads, Host& host, const asio::ip::address& address, unsigned short port,
          asio::ssl::context* tls)
-      : io_(io), strand_(asio::make_strand(io)), acceptor_(strand_), accept_timer_(strand_),
-        signals_(strand_, SIGINT, SIGTERM), host_(host), tls_(tls) {
+      : threads_(threads), acceptor_(threads.first()), accept_timer_(threads.first()),
+        signals_(threads.first(), SIGINT, SIGTERM), host_(host), tls_(tls) {
     tcp::endpoint endpoint(address, port);
     acceptor_.open(endpoint.protocol());
     acceptor_.set_option(asio::socket_base::reuse_address(true));
@@ -355,8 +413,7 @@ class Server {
 
  private:
   void accept() {
-    acceptor_.async_accept(asio::make_strand(io_), [this](beast::error_code ec,
-                                                          tcp::socket socket) {
+    acceptor_.async_accept(threads_.next(), [this](beast::error_code ec, tcp::socket socket) {
       if (!acceptor_.is_open()) return;  // stopped
       if (ec) return pause_accepting(ec);
       std::erase_if(sessions_, [](const auto& s) { return s.expired(); });
@@ -421,10 +478,10 @@ class Server {
     accept_timer_.cancel();
     for (auto& weak : sessions_)
       if (auto session = weak.lock()) session->stop();
+    threads_.release();  // each thread ends when its connections have
   }
 
-  asio::io_context& io_;
-  asio::strand<asio::io_context::executor_type> strand_;
+  Threads& threads_;
   tcp::acceptor acceptor_;
   asio::steady_timer accept_timer_;
   std::optional<std::chrono::steady_clock::time_point> accept_reported_;
@@ -447,6 +504,7 @@ int main(int argc, char** argv) {
   std::optional<std::string> tls_cert;
   std::optional<std::string> tls_key;
   std::string slow_text = "0";
+  std::string threads_text = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
   const std::string group = "Serving";
   app.add_option("--port", port_text, "The port to listen on (default 8585; 0: any free port)")
       ->type_name("<n>")
@@ -469,8 +527,13 @@ int main(int argc, char** argv) {
                  "Log operations of the store slower than <n> ms to standard error (0: none)")
       ->type_name("<n>")
       ->group(group);
+  app.add_option("--threads", threads_text,
+                 "Threads answering requests (default: one per hardware thread)")
+      ->type_name("<n>")
+      ->group(group);
   catalog_examples::StoreFlags flags(app);
   catalog_examples::Options options;
+  int threads = 1;
   unsigned short port = 0;
   asio::ip::address address;
   std::int64_t slow_ms = 0;
@@ -493,6 +556,8 @@ int main(int argc, char** argv) {
           tls_key = key->as<std::string>();
         }
         slow_ms = catalog_examples::read_integer(slow_text, "--slow-ms", 86'400'000);
+        threads = static_cast<int>(catalog_examples::read_integer(threads_text, "--threads", 256));
+        if (threads == 0) throw catalog_examples::BadOption{"--threads: 0 threads answer nothing"};
         options = flags.options();
       }))
     return *status;
@@ -546,10 +611,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  asio::io_context io(threads);
+  Threads pool(threads);
   std::optional<Server> server;
   try {
-    server.emplace(io, host, address, port, tls ? &*tls : nullptr);
+    server.emplace(pool, host, address, port, tls ? &*tls : nullptr);
   } catch (const boost::system::system_error& e) {
     // The error's words alone: what() adds Boost's source location.
     std::cerr << "catalog-serve: cannot listen on " << endpoint_text(tcp::endpoint(address, port))
@@ -558,8 +623,6 @@ int main(int argc, char** argv) {
   }
   std::cout << "listening on " << endpoint_text(server->endpoint()) << std::endl;
 
-  std::vector<std::thread> pool;
-  for (int i = 0; i < threads; ++i) pool.emplace_back([&io] { io.run(); });
-  for (auto& t : pool) t.join();
+  pool.run();
   return 0;
 }

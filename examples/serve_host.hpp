@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -55,7 +56,9 @@ class AccessLog {
 
   void write(std::string_view peer, std::string_view method, std::string_view target, int status,
              std::size_t bytes, std::chrono::steady_clock::duration took) const {
-    std::string line = utc_now();
+    std::string line;
+    line.reserve(64 + peer.size() + method.size() + target.size());
+    append_utc_now(line);
     line += ' ';
     line += peer;
     line += ' ';
@@ -66,33 +69,52 @@ class AccessLog {
       if (c > 0x20 && c < 0x7f) {
         line += static_cast<char>(c);
       } else {
-        char hex[4];
-        std::snprintf(hex, sizeof hex, "%%%02X", c);
-        line += hex;
+        constexpr char hex[] = "0123456789ABCDEF";
+        line += '%';
+        line += hex[c >> 4];
+        line += hex[c & 0xf];
       }
     }
-    char tail[96];
+    // status, bytes and milliseconds; none takes more than 32 characters.
+    char number[32];
+    auto add = [&](std::to_chars_result r) {
+      line += ' ';
+      if (r.ec == std::errc()) line.append(number, r.ptr);
+    };
+    add(std::to_chars(number, number + sizeof number, status));
+    add(std::to_chars(number, number + sizeof number, bytes));
     const double ms = std::chrono::duration<double, std::milli>(took).count();
-    std::snprintf(tail, sizeof tail, " %d %zu %.3f\n", status, bytes, ms);
-    line += tail;
+    add(std::to_chars(number, number + sizeof number, ms, std::chars_format::fixed, 3));
+    line += '\n';
     // A short write to a full disk loses the line, never the request.
     [[maybe_unused]] auto n = ::write(fd_, line.data(), line.size());
   }
 
  private:
-  static std::string utc_now() {
+  // Appends the time now in UTC, to the millisecond: 2026-11-27T17:21:05.042Z. The text up to
+  // the second is made once a second per thread.
+  static void append_utc_now(std::string& out) {
     const auto now = std::chrono::system_clock::now();
-    const auto secs = std::chrono::system_clock::to_time_t(now);
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
-        1000;
-    std::tm tm{};
-    ::gmtime_r(&secs, &tm);
-    char text[96];
-    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                  static_cast<int>(ms));
-    return text;
+    const auto ms_total =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+    const std::int64_t secs = ms_total / 1000;
+    const int ms = static_cast<int>(ms_total % 1000);
+    thread_local std::int64_t cached_secs = -1;
+    thread_local char cached[64];
+    if (secs != cached_secs) {
+      const auto t = static_cast<std::time_t>(secs);
+      std::tm tm{};
+      ::gmtime_r(&t, &tm);
+      std::snprintf(cached, sizeof cached, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
+                    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+      cached_secs = secs;
+    }
+    out += cached;
+    out += '.';
+    out += static_cast<char>('0' + ms / 100);
+    out += static_cast<char>('0' + ms / 10 % 10);
+    out += static_cast<char>('0' + ms % 10);
+    out += 'Z';
   }
 
   int fd_ = -1;

@@ -515,6 +515,53 @@ TEST_CASE("family expiry and time claims") {
   }
 }
 
+TEST_CASE("a token seen again: only its times are checked again, against the new now") {
+  // The verifier remembers tokens that verified; every time claim must still be checked on each
+  // use, in the same order and with the same words as the first time.
+  auto v = make(hs_options());
+  const std::string t =
+      hs_token(hs_header, claims(R"(,"nbf":1700000000,"iat":1700000000)"));  // exp: later
+  require_accepted(v, t, now);
+  require_accepted(v, t, now);                                    // remembered
+  require_refused(v, t, later + 60, "token expired");             // exp, from the memory
+  require_refused(v, t, now - 61, "token not yet valid");         // nbf, clock set back
+  require_accepted(v, t, now - 60);                               // inside the leeway
+  require_accepted(v, t, later + 59);
+
+  SECTION("a token that was refused is not remembered as accepted") {
+    const std::string early = hs_token(hs_header, claims(R"(,"nbf":1700001000)"));
+    require_refused(v, early, now, "not yet valid");
+    require_accepted(v, early, now + 1000);
+  }
+  SECTION("other bytes are another token: a changed signature is checked") {
+    std::string tampered = t;
+    tampered.back() = tampered.back() == 'A' ? 'B' : 'A';
+    require_refused(v, tampered, now, "signature");
+    require_accepted(v, t, now);
+  }
+  SECTION("past its capacity the memory starts again, and every token still verifies") {
+    for (int i = 0; i < 1100; ++i)
+      require_accepted(v, hs_token(hs_header, claims(",\"jti\":" + std::to_string(i))), now);
+    require_accepted(v, t, now);
+    require_refused(v, t, later + 60, "token expired");
+  }
+  SECTION("a token larger than the memory takes is verified in full every time") {
+    const std::string big = hs_token(hs_header, claims(R"(,"pad":")" + std::string(3000, 'x') + "\""));
+    require_accepted(v, big, now);
+    require_accepted(v, big, now);
+    require_refused(v, big, later + 60, "token expired");
+  }
+  SECTION("copies share what was verified, and their options") {
+    JwtOptions o = hs_options();
+    o.leeway_seconds = 0;
+    auto strict = make(o);
+    require_accepted(strict, t, now);
+    auto copy = strict;
+    require_refused(copy, t, later, "token expired");  // the strict leeway, not the default
+    require_accepted(v, t, later);                     // another verifier: its own leeway
+  }
+}
+
 TEST_CASE("family iss and aud") {
   JwtOptions o = hs_options();
   o.issuer = "https://idp.example";

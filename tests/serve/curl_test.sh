@@ -62,6 +62,11 @@ rc=0
 [[ $rc -eq 2 ]] || fail "catalog-serve --bind not-an-address exited $rc, not 2"
 grep -q -- '--bind: not an IPv4 or IPv6 address: not-an-address' "$TMP/bind_err" ||
   fail "catalog-serve --bind not-an-address said: $(cat "$TMP/bind_err")"
+rc=0
+"$SERVE" --threads 0 --port 0 >"$TMP/bind_out" 2>"$TMP/bind_err" || rc=$?
+[[ $rc -eq 2 ]] || fail "catalog-serve --threads 0 exited $rc, not 2"
+grep -q -- '--threads: 0 threads answer nothing' "$TMP/bind_err" ||
+  fail "catalog-serve --threads 0 said: $(cat "$TMP/bind_err")"
 
 # ---- tokens: HS256 signed here ----
 
@@ -75,7 +80,7 @@ ALICE=$(token_of alice)
 
 # ---- the server ----
 
-"$SERVE" --port 0 --bind 127.0.0.1 --admin admin --jwt-hs256-secret-file "$TMP/secret" \
+"$SERVE" --port 0 --bind 127.0.0.1 --threads 3 --admin admin --jwt-hs256-secret-file "$TMP/secret" \
   --access-log "$TMP/access.log" "${STORE_OPTIONS[@]}" >"$TMP/stdout" 2>"$TMP/stderr" &
 SERVER_PID=$!
 wait_for_port

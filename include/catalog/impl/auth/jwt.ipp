@@ -20,6 +20,8 @@
 
 #include <array>
 #include <climits>
+#include <mutex>
+#include <unordered_map>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -192,6 +194,24 @@ struct JwtVerifier::Impl {
   std::vector<std::string> principal_claims;
   std::size_t max_token_size = 8192;
 
+  // The time claims of a token, as numbers (absent: nullopt).
+  struct Times {
+    std::optional<std::int64_t> exp, nbf, iat;
+  };
+  // Tokens that verified, with their principal and time claims. Everything verify checks but
+  // the time is a function of the token's bytes and of this verifier's keys and options, which
+  // never change: a token seen again needs only its times checked against the new `now`.
+  // Bounded: tokens up to `cached_token_size` bytes, `cache_capacity` of them, all dropped when
+  // full (a host's working set of tokens refills it at once; a flood of new ones keeps it small).
+  struct Verified {
+    std::string name;
+    Times times;
+  };
+  static constexpr std::size_t cache_capacity = 1024;
+  static constexpr std::size_t cached_token_size = 2048;
+  mutable std::mutex cache_mutex;
+  mutable std::unordered_map<std::string, Verified> cache;
+
   Result<void> check_header(const boost::json::object& header, Alg& alg,
                             std::optional<std::string_view>& kid) const;
   bool hs256_verifies(const std::string& secret, std::string_view input,
@@ -199,7 +219,9 @@ struct JwtVerifier::Impl {
   bool rs256_verifies(EVP_PKEY* key, std::string_view input, std::string_view sig) const;
   Result<void> check_signature(Alg alg, std::optional<std::string_view> kid, std::string_view input,
                                std::string_view sig) const;
-  Result<void> check_claims(const boost::json::object& claims, std::int64_t now) const;
+  Result<Times> time_claims(const boost::json::object& claims) const;
+  Result<void> check_times(const Times& times, std::int64_t now) const;
+  Result<void> check_identity(const boost::json::object& claims) const;
   Result<std::string> principal(const boost::json::object& claims) const;
 };
 
@@ -337,8 +359,8 @@ Result<void> JwtVerifier::Impl::check_signature(Alg alg, std::optional<std::stri
   return {};
 }
 
-Result<void> JwtVerifier::Impl::check_claims(const boost::json::object& claims,
-                                             std::int64_t now) const {
+Result<JwtVerifier::Impl::Times> JwtVerifier::Impl::time_claims(
+    const boost::json::object& claims) const {
   auto date = [&](std::string_view name, Round round) -> Result<std::optional<std::int64_t>> {
     auto* v = claims.if_contains(name);
     if (!v) return std::optional<std::int64_t>();
@@ -352,15 +374,22 @@ Result<void> JwtVerifier::Impl::check_claims(const boost::json::object& claims,
   if (!nbf) return nbf.error();
   auto iat = date("iat", Round::down);
   if (!iat) return iat.error();
+  return Times{*exp, *nbf, *iat};
+}
 
-  if (!*exp) {
+Result<void> JwtVerifier::Impl::check_times(const Times& times, std::int64_t now) const {
+  if (!times.exp) {
     if (!allow_no_exp) return unauthenticated("token has no exp");
-  } else if (now >= plus(**exp, leeway)) {
+  } else if (now >= plus(*times.exp, leeway)) {
     return unauthenticated("token expired");
   }
-  if (*nbf && now < minus(**nbf, leeway)) return unauthenticated("token not yet valid");
-  if (*iat && **iat > plus(now, leeway)) return unauthenticated("token issued in the future");
+  if (times.nbf && now < minus(*times.nbf, leeway)) return unauthenticated("token not yet valid");
+  if (times.iat && *times.iat > plus(now, leeway))
+    return unauthenticated("token issued in the future");
+  return {};
+}
 
+Result<void> JwtVerifier::Impl::check_identity(const boost::json::object& claims) const {
   if (issuer) {
     auto* iss = claims.if_contains("iss");
     if (!iss) return unauthenticated("token issuer missing");
@@ -411,6 +440,13 @@ Result<std::string> JwtVerifier::verify(std::string_view token, std::int64_t now
     return unauthenticated("token refused: no key is configured");
   }
   if (token.empty()) return unauthenticated("token is empty");
+  if (token.size() <= Impl::cached_token_size) {
+    std::lock_guard lock(impl.cache_mutex);
+    if (auto it = impl.cache.find(std::string(token)); it != impl.cache.end()) {
+      if (auto checked = impl.check_times(it->second.times, now); !checked) return checked.error();
+      return it->second.name;
+    }
+  }
 
   auto first = token.find('.');
   auto second = first == std::string_view::npos ? first : token.find('.', first + 1);
@@ -438,8 +474,16 @@ Result<std::string> JwtVerifier::verify(std::string_view token, std::int64_t now
   // Only an authentic payload is parsed.
   auto claims = parse_segment(payload_text, "payload");
   if (!claims) return claims.error();
-  if (auto checked = impl.check_claims(*claims, now); !checked) return checked.error();
-  return impl.principal(*claims);
+  auto times = impl.time_claims(*claims);
+  if (!times) return times.error();
+  if (auto checked = impl.check_times(*times, now); !checked) return checked.error();
+  if (auto checked = impl.check_identity(*claims); !checked) return checked.error();
+  auto name = impl.principal(*claims);
+  if (!name || token.size() > Impl::cached_token_size) return name;
+  std::lock_guard lock(impl.cache_mutex);
+  if (impl.cache.size() >= Impl::cache_capacity) impl.cache.clear();
+  impl.cache.insert_or_assign(std::string(token), Impl::Verified{*name, *times});
+  return name;
 }
 
 }  // namespace catalog::auth

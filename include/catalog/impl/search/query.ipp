@@ -994,8 +994,11 @@ std::string light(std::string_view text, const std::set<std::string>& words, boo
     }
     for (const auto& w : may ? search::words(run) : std::vector<search::Word>{}) {
       auto is_lit = [&](const std::string& s) {
-        return words.count(s) ||
-               (stems && words.count(std::string(1, si::stem_marker) + search::stem(s)));
+        if (words.count(s)) return true;
+        if (!stems) return false;
+        std::string stem(1, si::stem_marker);
+        stem += search::stem(s);
+        return words.count(stem) > 0;
       };
       if (is_lit(w.whole) || std::any_of(w.parts.begin(), w.parts.end(), is_lit)) {
         lit = true;
