@@ -601,15 +601,18 @@ struct Command {
   const char* summary;
   int (*run)(const Invocation&);
   const char* second = nullptr;  // the second operand's name, if the command takes one
+  const char* second_help = nullptr;
   bool second_required = false;
 };
 
 constexpr Command commands[] = {
     {"verify", "Check every invariant; print each problem, or ok", verify},
     {"backup", "Copy the store, while others write, into a new LMDB directory and verify it",
-     backup, "DEST", true},
-    {"export", "Write the whole store as JSON lines (docs/EXPORT_FORMAT.md)", export_, "FILE"},
-    {"import", "Read an export into an empty store, all or nothing", import, "FILE"},
+     backup, "DEST", "The new LMDB directory of the copy", true},
+    {"export", "Write the whole store as JSON lines (docs/EXPORT_FORMAT.md)", export_, "FILE",
+     "The file to write (default stdout)"},
+    {"import", "Read an export into an empty store, all or nothing", import, "FILE",
+     "The file to read (default stdin)"},
     {"stats", "Entities, versions, edges, events, bytes; LMDB's map, pages and readers", stats},
     {"reindex", "Build the search index again from the entities, in batches", reindex},
     {"events", "Print change events as JSON lines; --follow waits for new ones", events},
@@ -644,11 +647,7 @@ int main(int argc, char** argv) {
     auto* sub = app.add_subcommand(c.name, c.summary);
     sub->add_option("STORE", args.store, "lmdb:DIR or postgresql:CONNINFO")->required();
     if (c.second) {
-      auto* second = sub->add_option(c.second, args.second);
-      second->description(c.second_required ? "The new LMDB directory of the copy"
-                                            : std::string(c.name) == "export"
-                                                  ? "The file to write (default stdout)"
-                                                  : "The file to read (default stdin)");
+      auto* second = sub->add_option(c.second, args.second, c.second_help);
       if (c.second_required) second->required();
     }
     if (c.run == stats) sub->add_flag("--json", args.json, "Print the figures as one JSON object");

@@ -92,10 +92,6 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv, Check check) {
   }
 }
 
-inline std::optional<int> parse(CLI::App& app, int argc, char** argv) {
-  return parse(app, argc, argv, [] {});
-}
-
 struct Options {
   bool store_given = false;                       // --store was on the command line
   std::optional<std::filesystem::path> lmdb_dir;  // nullopt: memory (or PostgreSQL)
