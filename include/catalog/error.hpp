@@ -7,11 +7,12 @@
 
 #include <catalog/detail/export.hpp>
 
-#include <boost/system/result.hpp>
-
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace catalog {
@@ -97,7 +98,7 @@ constexpr std::string_view type_name(ErrorKind k) noexcept {
 /// A failure: precise code plus a message for people. Cheap to copy.
 class Error {
  public:
-  /// An internal error with no message (boost::system::result needs a default).
+  /// An internal error with no message (what `Result::error()` gives for a success).
   Error() = default;
   /// A failure with `code` and a `message` for people.
   Error(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -125,6 +126,221 @@ class Error {
   std::string message_;
 };
 
+namespace detail {
+/// What `Result::error()` gives for a success.
+inline const Error& no_error() noexcept {
+  static const Error none;
+  return none;
+}
+}  // namespace detail
+
+/// What every fallible operation returns: a `T`, or an Error (docs/SEMANTICS.md §14).
+///
+/// A `T` or an `Error` converts to it implicitly (`return entity;`, `return fail(...);`), and
+/// `return {};` gives a default `T`. Test it as a bool or with `has_value()`; `*r` and `r->`
+/// reach the value of a success; `value()` gives it too, and throws Exception on an error;
+/// `error()` gives the error (a default Error for a success). The interface is the one of
+/// `boost::system::result<T, Error>`, in one class per `T` (a variant costs six), because every
+/// translation unit of the library and its hosts makes hundreds of them.
+template <class T>
+class [[nodiscard]] Result {
+  static_assert(!std::is_reference_v<T> && !std::is_same_v<std::remove_cv_t<T>, Error>);
+
+ public:
+  using value_type = T;      ///< what a success holds
+  using error_type = Error;  ///< what a failure holds
+
+  /// A success holding a default `T`.
+  Result() noexcept(std::is_nothrow_default_constructible_v<T>)
+    requires std::is_default_constructible_v<T>
+      : ok_(true) {
+    ::new (static_cast<void*>(std::addressof(value_))) T();
+  }
+  /// A success holding `a` converted to `T`.
+  template <class A = T>
+    requires(std::is_convertible_v<A, T> && !std::is_same_v<std::remove_cvref_t<A>, Result> &&
+             !std::is_constructible_v<Error, A>)
+  Result(A&& a) noexcept(std::is_nothrow_constructible_v<T, A>) : ok_(true) {
+    ::new (static_cast<void*>(std::addressof(value_))) T(std::forward<A>(a));
+  }
+  /// A success holding the `T` made from `a...` (a conversion that is not implicit).
+  template <class... A>
+    requires(sizeof...(A) >= 1 && std::is_constructible_v<T, A...> &&
+             !(sizeof...(A) == 1 && (std::is_convertible_v<A, T> && ...)) &&
+             !((std::is_same_v<std::remove_cvref_t<A>, Result> || ...)) &&
+             !std::is_constructible_v<Error, A...>)
+  explicit Result(A&&... a) : ok_(true) {
+    ::new (static_cast<void*>(std::addressof(value_))) T(std::forward<A>(a)...);
+  }
+  /// A success holding the `T` made in place from `a...`.
+  template <class... A>
+    requires std::is_constructible_v<T, A...>
+  explicit Result(std::in_place_t, A&&... a) : ok_(true) {
+    ::new (static_cast<void*>(std::addressof(value_))) T(std::forward<A>(a)...);
+  }
+  /// A failure.
+  Result(Error e) noexcept : ok_(false) {
+    ::new (static_cast<void*>(std::addressof(error_))) Error(std::move(e));
+  }
+  /// The value or the error of a result whose value converts to `T`.
+  template <class U>
+    requires(!std::is_same_v<U, T> && std::is_convertible_v<const U&, T>)
+  Result(const Result<U>& other) : ok_(other.has_value()) {
+    if (ok_)
+      ::new (static_cast<void*>(std::addressof(value_))) T(*other);
+    else
+      ::new (static_cast<void*>(std::addressof(error_))) Error(other.error());
+  }
+  /// The value or the error of a result whose value converts to `T`, moved.
+  template <class U>
+    requires(!std::is_same_v<U, T> && std::is_convertible_v<U &&, T>)
+  Result(Result<U>&& other) : ok_(other.has_value()) {
+    if (ok_)
+      ::new (static_cast<void*>(std::addressof(value_))) T(std::move(*other));
+    else
+      ::new (static_cast<void*>(std::addressof(error_))) Error(std::move(other).error());
+  }
+
+  /// Copies, moves and assignments take the value or the error.
+  Result(const Result& other)
+    requires std::is_copy_constructible_v<T>
+      : ok_(other.ok_) {
+    construct_from(other);
+  }
+  /// \copydoc Result(const Result&)
+  Result(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>)
+    requires std::is_move_constructible_v<T>
+      : ok_(other.ok_) {
+    construct_from(std::move(other));
+  }
+  /// \copydoc Result(const Result&)
+  Result& operator=(const Result& other)
+    requires std::is_copy_constructible_v<T>
+  {
+    if (this != &other) *this = Result(other);
+    return *this;
+  }
+  /// \copydoc Result(const Result&)
+  Result& operator=(Result&& other) noexcept
+    requires std::is_move_constructible_v<T>
+  {
+    static_assert(std::is_nothrow_move_constructible_v<T>,
+                  "assigning a Result needs a T that moves without throwing");
+    if (this != &other) {
+      destroy();
+      ok_ = other.ok_;
+      construct_from(std::move(other));
+    }
+    return *this;
+  }
+  ~Result() { destroy(); }
+
+  /// Whether it holds a value.
+  bool has_value() const noexcept { return ok_; }
+  /// Whether it holds an error.
+  bool has_error() const noexcept { return !ok_; }
+  /// has_value().
+  explicit operator bool() const noexcept { return ok_; }
+
+  /// The value; throws Exception on an error.
+  T& value() & {
+    check();
+    return value_;
+  }
+  /// \copydoc value()
+  const T& value() const& {
+    check();
+    return value_;
+  }
+  /// The value, moved out (a temporary's value outlives it); throws Exception on an error.
+  T value() && {
+    check();
+    return std::move(value_);
+  }
+  /// The value of a success (undefined on an error).
+  T& operator*() & noexcept { return value_; }
+  /// \copydoc operator*()
+  const T& operator*() const& noexcept { return value_; }
+  /// The value of a success, moved out (undefined on an error).
+  T operator*() && noexcept(std::is_nothrow_move_constructible_v<T>) { return std::move(value_); }
+  /// The value's members, of a success (undefined on an error).
+  T* operator->() noexcept { return std::addressof(value_); }
+  /// \copydoc operator->()
+  const T* operator->() const noexcept { return std::addressof(value_); }
+
+  /// The error of a failure; a default Error for a success.
+  const Error& error() const& noexcept { return ok_ ? detail::no_error() : error_; }
+  /// \copydoc error()
+  Error error() && { return ok_ ? Error() : std::move(error_); }
+
+  /// Equal when both hold equal values or equal errors.
+  friend bool operator==(const Result& a, const Result& b)
+    requires requires(const T& x) { x == x; }
+  {
+    if (a.ok_ != b.ok_) return false;
+    return a.ok_ ? a.value_ == b.value_ : a.error_ == b.error_;
+  }
+
+ private:
+  void check() const;
+  template <class R>
+  void construct_from(R&& other) {
+    if (ok_)
+      ::new (static_cast<void*>(std::addressof(value_))) T(std::forward<R>(other).value_);
+    else
+      ::new (static_cast<void*>(std::addressof(error_))) Error(std::forward<R>(other).error_);
+  }
+  void destroy() noexcept {
+    if (ok_)
+      value_.~T();
+    else
+      error_.~Error();
+  }
+
+  union {
+    T value_;
+    Error error_;
+  };
+  bool ok_;
+};
+
+/// A success with nothing to give, or an Error.
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  using value_type = void;   ///< nothing
+  using error_type = Error;  ///< what a failure holds
+
+  /// A success.
+  Result() noexcept = default;
+  /// A failure.
+  Result(Error e) noexcept : error_(std::move(e)), ok_(false) {}
+
+  /// Whether it is a success.
+  bool has_value() const noexcept { return ok_; }
+  /// Whether it holds an error.
+  bool has_error() const noexcept { return !ok_; }
+  /// has_value().
+  explicit operator bool() const noexcept { return ok_; }
+  /// Throws Exception on an error.
+  void value() const;
+  /// Nothing (for generic code).
+  void operator*() const noexcept {}
+  /// The error of a failure; a default Error for a success.
+  const Error& error() const& noexcept { return error_; }
+  /// \copydoc error()
+  Error error() && { return std::move(error_); }
+
+  /// Equal when both succeeded or both hold equal errors.
+  friend bool operator==(const Result& a, const Result& b) noexcept {
+    return a.ok_ == b.ok_ && a.error_ == b.error_;
+  }
+
+ private:
+  Error error_;
+  bool ok_ = true;
+};
+
 /// Thrown only by `Result::value()` on an error, for callers that prefer exceptions.
 class CATALOG_DECL Exception : public std::runtime_error {
  public:
@@ -137,15 +353,13 @@ class CATALOG_DECL Exception : public std::runtime_error {
   Error error_;
 };
 
-/// What boost::system::result calls when `value()` finds an error: throws Exception.
-[[noreturn]] inline void throw_exception_from_error(const Error& e, const boost::source_location&) {
-  throw Exception(e);
-}
-
-/// What every fallible operation returns: a `T`, or an Error (docs/SEMANTICS.md §14). `value()`
-/// throws Exception on an error.
 template <class T>
-using Result = boost::system::result<T, Error>;
+void Result<T>::check() const {
+  if (!ok_) throw Exception(error_);
+}
+inline void Result<void>::value() const {
+  if (!ok_) throw Exception(error_);
+}
 
 /// Shorthand for returning a failure: `return fail(Errc::not_found, "...")`.
 inline Error fail(Errc code, std::string message) { return Error(code, std::move(message)); }

@@ -22,7 +22,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -52,6 +54,47 @@ concept NamedEnum = std::is_enum_v<E> && requires { EnumNames<E>::values; };
 
 template <class T>
 concept Described = boost::describe::has_describe_members<T>::value;
+
+template <Described T>
+using members_of = boost::describe::describe_members<T, boost::describe::mod_public |
+                                                            boost::describe::mod_inherited>;
+
+/// What the struct-level conversions need of one member type, as functions of a member's
+/// address. There is one per member type (`field_ops<F>`), shared by every struct member of
+/// that type, so a struct's conversions are loops over its Fields and not code made per member.
+struct FieldOps {
+  bool optional;                                     ///< a std::optional
+  bool (*present)(const void* field);                ///< not an empty optional
+  boost::json::value (*to_json)(const void* field);  ///< an empty optional as null
+  Result<void> (*from_json)(const boost::json::value& v, void* field, std::string_view path);
+  /// Reads `v` into a new F and moves it into `field` only when it converted whole, so a
+  /// failure leaves `field` as it was; with `field` null, only whether it converts.
+  Result<void> (*set_from_json)(const boost::json::value& v, void* field, std::string_view path);
+  bool (*canonical)(const boost::json::value& v);    ///< canonical(v, type_identity<F>)
+  void (*assign)(void* field, const void* from);     ///< copies `from` (an F) into `field`
+};
+
+/// One member of a described struct: its wire name, where it lies, what its type needs.
+struct Field {
+  std::string_view name;
+  std::size_t offset;
+  const FieldOps* ops;
+  void* in(void* object) const noexcept { return static_cast<char*>(object) + offset; }
+  const void* in(const void* object) const noexcept {
+    return static_cast<const char*>(object) + offset;
+  }
+};
+
+/// T's members in the order of its description (defined at the end of this file).
+template <Described T>
+std::span<const Field> fields();
+
+/// A T as default-constructed: what a member takes when it is unset.
+template <Described T>
+const T& defaults() {
+  static const T value{};
+  return value;
+}
 
 template <NamedEnum E>
 std::string_view enum_name(E e) {
@@ -120,16 +163,10 @@ boost::json::value to_json(const std::vector<T>& items);
 template <Described T>
 boost::json::value to_json(const T& s) {
   boost::json::object out;
-  boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>>(
-      [&](auto member) {
-        const auto& field = s.*member.pointer;
-        using F = std::remove_cvref_t<decltype(field)>;
-        if constexpr (IsOptional<F>::value) {
-          if (field) out[wire_name<decltype(member)>()] = detail::to_json(*field);
-        } else {
-          out[wire_name<decltype(member)>()] = detail::to_json(field);
-        }
-      });
+  for (const Field& f : fields<T>()) {
+    const void* field = f.in(&s);
+    if (f.ops->present(field)) out[f.name] = f.ops->to_json(field);
+  }
   return out;
 }
 
@@ -208,40 +245,35 @@ inline bool is_quiet(std::string_view path) noexcept { return path.data() == nul
 template <Described T>
 Result<void> from_json(const boost::json::value& v, T& out, std::string_view path);
 
-template <Described T>
-using members_of = boost::describe::describe_members<T, boost::describe::mod_public |
-                                                            boost::describe::mod_inherited>;
-
 template <class C, class T>
 C class_of_member(T C::*);
 
 /// The wire name of struct member `P`: `member_name<&EntityBase::display_name>()` is
 /// "displayName". Code that speaks of a member by name takes the name from here, so it is the
 /// description's and cannot drift from it.
+template <class D, auto P>
+constexpr bool describes() {
+  if constexpr (std::is_same_v<std::remove_cv_t<decltype(D::pointer)>, decltype(P)>)
+    return D::pointer == P;
+  else
+    return false;
+}
+
+/// The position of member P among the descriptors D (their count when none describes it).
+template <auto P, template <class...> class L, class... D>
+constexpr std::size_t position_of(L<D...>) {
+  std::size_t at = sizeof...(D), i = 0;
+  ((describes<D, P>() ? (void)(at = i++) : (void)i++), ...);
+  return at;
+}
+
 template <auto P>
 std::string_view member_name() {
   using C = decltype(class_of_member(P));
-  constexpr auto is_p = [](auto m) {
-    if constexpr (std::is_same_v<std::remove_cv_t<decltype(m.pointer)>, decltype(P)>)
-      return m.pointer == P;
-    else
-      return false;
-  };
-  static_assert(
-      [&] {
-        bool found = false;
-        boost::mp11::mp_for_each<members_of<C>>([&](auto m) { found = found || is_p(m); });
-        return found;
-      }(),
-      "member_name: not a described member");
-  static const std::string_view name = [&] {
-    std::string_view found;
-    boost::mp11::mp_for_each<members_of<C>>([&](auto m) {
-      if (is_p(m)) found = wire_name<decltype(m)>();
-    });
-    return found;
-  }();
-  return name;
+  constexpr std::size_t at = position_of<P>(members_of<C>{});
+  static_assert(at < boost::mp11::mp_size<members_of<C>>::value,
+                "member_name: not a described member");
+  return fields<C>()[at].name;
 }
 
 /// T's members by wire name: an open-addressing table of their positions in T's description,
@@ -276,12 +308,11 @@ const MemberTable& member_table() {
   static const MemberTable table = [] {
     MemberTable t;
     std::size_t position = 0;
-    boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
-      std::string_view name = wire_name<decltype(member)>();
-      std::size_t i = MemberTable::hash(name);
+    for (const Field& f : fields<T>()) {
+      std::size_t i = MemberTable::hash(f.name);
       while (t.slots[i].name.data() != nullptr) i = (i + 1) & (MemberTable::size - 1);
-      t.slots[i] = {name, static_cast<std::uint8_t>(position++)};
-    });
+      t.slots[i] = {f.name, static_cast<std::uint8_t>(position++)};
+    }
     return t;
   }();
   return table;
@@ -306,14 +337,10 @@ bool has_required(const std::array<bool, N>& seen) {
 /// them all, so an object without one is not in its canonical form.
 template <Described T, std::size_t N>
 bool has_every_non_optional(const std::array<bool, N>& seen) {
-  bool all = true;
-  std::size_t i = 0;
-  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
-    using F = std::remove_cvref_t<decltype(std::declval<T&>().*decltype(member)::pointer)>;
-    if (!IsOptional<F>::value && !seen[i]) all = false;
-    ++i;
-  });
-  return all;
+  auto all = fields<T>();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (!all[i].ops->optional && !seen[i]) return false;
+  return true;
 }
 
 /// Reads `obj` into `out` in the object's own order, each member sent straight to its struct
@@ -331,12 +358,8 @@ bool read_members(const boost::json::object& obj, T& out) {
     for (const auto& kv : obj) {
       auto at = member_position<T>(kv.key());
       if (!at) return false;
-      bool converted = false;
-      boost::mp11::mp_with_index<n>(*at, [&](auto i) {
-        using D = boost::mp11::mp_at_c<members_of<T>, decltype(i)::value>;
-        converted = static_cast<bool>(from_json(kv.value(), out.*D::pointer, quiet_path));
-      });
-      if (!converted) return false;
+      const Field& f = fields<T>()[*at];
+      if (!f.ops->from_json(kv.value(), f.in(&out), quiet_path)) return false;
       seen[*at] = true;
     }
     return has_required<T>(seen);
@@ -368,17 +391,13 @@ Result<void> from_json(const boost::json::value& v, T& out, std::string_view pat
   for (auto name : required_members<T>())
     if (!obj.contains(name))
       return fail(Errc::invalid_request, "Missing required member " + member_path(name));
-  std::optional<Error> error;
-  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
-    if (error) return;
-    const auto& name = wire_name<decltype(member)>();
-    auto kv = obj.find(name);
-    if (kv == obj.end()) return;
-    auto& field = out.*member.pointer;
-    if (from_json(kv->value(), field, quiet_path)) return;
-    error = from_json(kv->value(), field, member_path(name)).error();
-  });
-  if (error) return *error;
+  for (const Field& f : fields<T>()) {
+    auto kv = obj.find(f.name);
+    if (kv == obj.end()) continue;
+    void* field = f.in(&out);
+    if (f.ops->from_json(kv->value(), field, quiet_path)) continue;
+    return f.ops->from_json(kv->value(), field, member_path(f.name)).error();
+  }
   for (const auto& kv : obj)
     if (!member_position<T>(kv.key()))
       return fail(Errc::invalid_request, "Unknown member " + member_path(kv.key()));
@@ -474,16 +493,74 @@ bool canonical(const boost::json::value& v, std::type_identity<T>) {
       if (!at || *at < next) return false;
       next = *at + 1;
       seen[*at] = true;
-      bool same = false;
-      boost::mp11::mp_with_index<n>(*at, [&](auto i) {
-        using D = boost::mp11::mp_at_c<members_of<T>, decltype(i)::value>;
-        using F = std::remove_cvref_t<decltype(std::declval<T&>().*D::pointer)>;
-        same = canonical(kv.value(), std::type_identity<F>{});
-      });
-      if (!same) return false;
+      if (!fields<T>()[*at].ops->canonical(kv.value())) return false;
     }
     return obj.size() == n || has_every_non_optional<T>(seen);
   }
+}
+
+// ---- the member table ----
+
+/// The type of the member that descriptor D of T describes.
+template <class T, class D>
+using member_type = std::remove_cvref_t<decltype(std::declval<T&>().*D::pointer)>;
+
+template <class F>
+bool field_present(const void* field) {
+  if constexpr (IsOptional<F>::value)
+    return static_cast<const F*>(field)->has_value();
+  else
+    return true;
+}
+template <class F>
+boost::json::value field_to_json(const void* field) {
+  const F& f = *static_cast<const F*>(field);
+  if constexpr (IsOptional<F>::value)
+    return f ? detail::to_json(*f) : boost::json::value();
+  else
+    return detail::to_json(f);
+}
+template <class F>
+Result<void> field_from_json(const boost::json::value& v, void* field, std::string_view path) {
+  return detail::from_json(v, *static_cast<F*>(field), path);
+}
+template <class F>
+Result<void> field_set_from_json(const boost::json::value& v, void* field, std::string_view path) {
+  F now{};
+  if (auto r = detail::from_json(v, now, path); !r) return r;
+  if (field) *static_cast<F*>(field) = std::move(now);
+  return {};
+}
+template <class F>
+bool field_canonical(const boost::json::value& v) {
+  return detail::canonical(v, std::type_identity<F>{});
+}
+template <class F>
+void field_assign(void* field, const void* from) {
+  *static_cast<F*>(field) = *static_cast<const F*>(from);
+}
+
+template <class F>
+inline constexpr FieldOps field_ops{IsOptional<F>::value,     &field_present<F>,
+                                    &field_to_json<F>,        &field_from_json<F>,
+                                    &field_set_from_json<F>,  &field_canonical<F>,
+                                    &field_assign<F>};
+
+template <class T, template <class...> class L, class... D>
+std::array<Field, sizeof...(D)> make_fields(L<D...>) {
+  const T& object = defaults<T>();
+  const auto offset = [&](const void* member) {
+    return static_cast<std::size_t>(static_cast<const char*>(member) -
+                                    reinterpret_cast<const char*>(std::addressof(object)));
+  };
+  return {Field{wire_name<D>(), offset(std::addressof(object.*D::pointer)),
+                &field_ops<member_type<T, D>>}...};
+}
+
+template <Described T>
+std::span<const Field> fields() {
+  static const auto table = make_fields<T>(members_of<T>{});
+  return table;
 }
 
 }  // namespace catalog::detail

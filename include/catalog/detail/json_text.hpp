@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -425,6 +426,18 @@ bool read_text(TextReader& r, std::vector<T>& out);
 template <Described T>
 bool read_text(TextReader& r, T& out);
 
+/// read_text and write_text of one member type, as functions of a member's address (as
+/// FieldOps for the JSON DOM conversions).
+struct TextOps {
+  bool (*read)(TextReader& r, void* field);
+  void (*write)(std::string& out, const void* field);  ///< an empty optional as null
+};
+
+/// The TextOps of T's members, by position in T's description (defined at the end of this
+/// file).
+template <Described T>
+std::span<const TextOps* const> text_fields();
+
 template <class T>
 bool read_text(TextReader& r, std::optional<T>& out) {
   if (r.peek('n')) return false;  // an explicit null is not canonical
@@ -462,13 +475,7 @@ bool read_text(TextReader& r, T& out) {
       if (!at || *at < next) return false;
       next = *at + 1;
       seen[*at] = true;
-      bool read = false;
-      if constexpr (n > 0)
-        boost::mp11::mp_with_index<n>(*at, [&](auto i) {
-          using D = boost::mp11::mp_at_c<members_of<T>, decltype(i)::value>;
-          read = read_text(r, out.*D::pointer);
-        });
-      if (!read) return false;
+      if (!text_fields<T>()[*at]->read(r, fields<T>()[*at].in(&out))) return false;
     } while (r.eat(','));
     if (!r.eat('}')) return false;
   }
@@ -547,18 +554,43 @@ template <Described T>
 void write_text(std::string& out, const T& s) {
   out += '{';
   bool first = true;
-  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
-    const auto& field = s.*member.pointer;
-    if constexpr (IsOptional<std::remove_cvref_t<decltype(field)>>::value)
-      if (!field) return;
+  auto all = fields<T>();
+  auto text = text_fields<T>();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const void* field = all[i].in(&s);
+    if (!all[i].ops->present(field)) continue;
     if (!first) out += ',';
     first = false;
     out += '"';
-    out += wire_name<decltype(member)>();  // names need no escapes
+    out += all[i].name;  // names need no escapes
     out += "\":";
-    write_text(out, field);
-  });
+    text[i]->write(out, field);
+  }
   out += '}';
+}
+
+// ---- the member table ----
+
+template <class F>
+bool field_read_text(TextReader& r, void* field) {
+  return detail::read_text(r, *static_cast<F*>(field));
+}
+template <class F>
+void field_write_text(std::string& out, const void* field) {
+  detail::write_text(out, *static_cast<const F*>(field));
+}
+template <class F>
+inline constexpr TextOps text_ops{&field_read_text<F>, &field_write_text<F>};
+
+template <class T, template <class...> class L, class... D>
+constexpr std::array<const TextOps*, sizeof...(D)> make_text_fields(L<D...>) {
+  return {&text_ops<member_type<T, D>>...};
+}
+
+template <Described T>
+std::span<const TextOps* const> text_fields() {
+  static constexpr auto table = make_text_fields<T>(members_of<T>{});
+  return table;
 }
 
 }  // namespace catalog::detail

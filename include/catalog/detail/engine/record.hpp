@@ -27,7 +27,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -95,10 +97,20 @@ struct Record {
   /// The stored members as the members of a JSON object, `"name":value` joined by commas, in
   /// stored order: what serializing for_each_stored's names and values writes, without them.
   void write_stored(std::string& out) const;
-  /// Calls `f(name, as_written, field)` for each stored member in stored order: its wire name,
-  /// the JSON it is kept as written as (or null), and its struct member.
+  /// Calls `f(field, text, address, as_written)` for each stored member in stored order: its
+  /// entry in the struct's member table, its text conversions, its address in `value`, and the
+  /// JSON it is kept as written as (or null).
   template <class F>
   void visit_stored(F&& f) const;
+  /// The member table of the struct of `kind` (detail::fields), and its text conversions.
+  std::span<const detail::Field> fields() const;
+  std::span<const detail::TextOps* const> text_fields() const;
+  /// The address of the struct in `value`, and of a default one of the same kind.
+  const void* object() const;
+  void* object() { return const_cast<void*>(std::as_const(*this).object()); }
+  const void* defaults() const;
+  /// The position of own member `name` in the struct's description, if the kind has one.
+  std::optional<std::size_t> position(std::string_view name) const;
   /// Whether the record stores own member `name`.
   bool stores(std::string_view name) const;
   /// The JSON of own member `name` when the record stores it.
@@ -145,42 +157,25 @@ namespace record_detail {
 template <class E>
 inline constexpr std::size_t member_count = boost::mp11::mp_size<detail::members_of<E>>::value;
 
-/// Calls `f(descriptor)` for the member of E at position `pos`.
-template <class E, class F>
-void with_member(std::size_t pos, F&& f) {
-  boost::mp11::mp_with_index<member_count<E>>(
-      pos, [&](auto i) { f(boost::mp11::mp_at_c<detail::members_of<E>, decltype(i)::value>{}); });
-}
-
 }  // namespace record_detail
 
 template <class F>
 void Record::visit_stored(F&& f) const {
-  std::visit(
-      [&]<class E>(const E& e) {
-        for (auto pos : stored)
-          record_detail::with_member<E>(pos, [&](auto member) {
-            f(std::string_view(detail::wire_name<decltype(member)>()), written_as(pos),
-              e.*decltype(member)::pointer);
-          });
-      },
-      value);
+  const void* at = object();
+  auto all = fields();
+  auto text = text_fields();
+  for (auto pos : stored) f(all[pos], *text[pos], all[pos].in(at), written_as(pos));
 }
 
 template <class F>
 void Record::for_each_stored(F&& f) const {
-  visit_stored([&](std::string_view name, const boost::json::value* as_written, const auto& field) {
-    if (as_written) {
-      f(name, *as_written);
-      return;
-    }
-    using T = std::remove_cvref_t<decltype(field)>;
-    if constexpr (detail::IsOptional<T>::value) {
-      // Stored but empty: the document holds an explicit null, kept as written.
-      f(name, field ? detail::to_json(*field) : boost::json::value());
-    } else {
-      f(name, detail::to_json(field));
-    }
+  visit_stored([&](const detail::Field& field, const detail::TextOps&, const void* address,
+                   const boost::json::value* as_written) {
+    // A stored but empty optional is an explicit null in the document, kept as written.
+    if (as_written)
+      f(field.name, *as_written);
+    else
+      f(field.name, field.ops->to_json(address));
   });
 }
 

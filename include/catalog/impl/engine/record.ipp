@@ -37,10 +37,9 @@ std::uint64_t rendered_only_mask() {
   static_assert(record_detail::member_count<E> <= 64);
   static const std::uint64_t mask = [] {
     std::uint64_t m = 0;
-    boost::mp11::mp_for_each<detail::members_of<E>>([&, i = 0](auto member) mutable {
-      if (rendered_only(E::kind, detail::wire_name<decltype(member)>())) m |= std::uint64_t{1} << i;
-      ++i;
-    });
+    auto all = detail::fields<E>();
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (rendered_only(E::kind, all[i].name)) m |= std::uint64_t{1} << i;
     return m;
   }();
   return mask;
@@ -66,114 +65,106 @@ std::optional<Uuid> Record::scope() const {
   return std::nullopt;
 }
 
+std::span<const detail::Field> Record::fields() const {
+  return std::visit([]<class E>(const E&) { return detail::fields<E>(); }, value);
+}
+
+std::span<const detail::TextOps* const> Record::text_fields() const {
+  return std::visit([]<class E>(const E&) { return detail::text_fields<E>(); }, value);
+}
+
+const void* Record::object() const {
+  return std::visit([](const auto& e) -> const void* { return &e; }, value);
+}
+
+const void* Record::defaults() const {
+  return std::visit([]<class E>(const E&) -> const void* { return &detail::defaults<E>(); },
+                    value);
+}
+
+std::optional<std::size_t> Record::position(std::string_view name) const {
+  return std::visit([&]<class E>(const E&) { return detail::member_position<E>(name); }, value);
+}
+
 namespace record_detail {
 
-// Calls `f(as_written, field)` for own member `name` of `r` when `r` stores it: the JSON it is
-// kept as written as (or null), and its struct member. Returns whether it does.
-template <class F>
-bool with_stored(const Record& r, std::string_view name, F&& f) {
-  return std::visit(
-      [&]<class E>(const E& e) {
-        auto pos = detail::member_position<E>(name);
-        if (!pos || std::find(r.stored.begin(), r.stored.end(), *pos) == r.stored.end())
-          return false;
-        with_member<E>(*pos, [&](auto m) { f(r.written_as(*pos), e.*decltype(m)::pointer); });
-        return true;
-      },
-      r.value);
+// The position of own member `name` of `r` when `r` stores it.
+std::optional<std::size_t> stored_position(const Record& r, std::string_view name) {
+  auto pos = r.position(name);
+  if (!pos || std::find(r.stored.begin(), r.stored.end(), *pos) == r.stored.end())
+    return std::nullopt;
+  return pos;
 }
 
 }  // namespace record_detail
 
 bool Record::stores(std::string_view name) const {
-  return record_detail::with_stored(*this, name, [](const json::value*, const auto&) {});
+  return record_detail::stored_position(*this, name).has_value();
 }
 
 std::optional<json::value> Record::member(std::string_view name) const {
-  std::optional<json::value> out;
-  record_detail::with_stored(*this, name, [&](const json::value* as_written, const auto& field) {
-    if (as_written)
-      out = *as_written;
-    else if constexpr (detail::IsOptional<std::remove_cvref_t<decltype(field)>>::value)
-      out = field ? detail::to_json(*field) : json::value();  // stored null
-    else
-      out = detail::to_json(field);
-  });
-  return out;
+  auto pos = record_detail::stored_position(*this, name);
+  if (!pos) return std::nullopt;
+  if (const auto* as_written = written_as(*pos)) return *as_written;
+  const auto& field = fields()[*pos];
+  return field.ops->to_json(field.in(object()));  // a stored empty optional: null
 }
 
 bool Record::write_member(std::string_view name, std::string& out) const {
-  return record_detail::with_stored(*this, name,
-                                    [&](const json::value* as_written, const auto& field) {
-                                      if (as_written)
-                                        catalog::json::serialize_to(out, *as_written);
-                                      else
-                                        detail::write_text(out, field);  // an empty optional: null
-                                    });
+  auto pos = record_detail::stored_position(*this, name);
+  if (!pos) return false;
+  if (const auto* as_written = written_as(*pos))
+    catalog::json::serialize_to(out, *as_written);
+  else
+    text_fields()[*pos]->write(out, fields()[*pos].in(object()));  // an empty optional: null
+  return true;
 }
 
 void Record::write_stored(std::string& out) const {
   bool first = true;
-  visit_stored([&](std::string_view name, const json::value* as_written, const auto& field) {
+  visit_stored([&](const detail::Field& field, const detail::TextOps& text, const void* address,
+                   const json::value* as_written) {
     if (!first) out += ',';
     first = false;
     out += '"';
-    out += name;
+    out += field.name;
     out += "\":";
     if (as_written)
       catalog::json::serialize_to(out, *as_written);
     else
-      detail::write_text(out, field);  // an empty optional: null
+      text.write(out, address);  // an empty optional: null
   });
 }
 
 Result<void> Record::set_member(std::string_view name, const json::value* v) {
-  return std::visit(
-      [&]<class E>(E& e) -> Result<void> {
-        auto pos = detail::member_position<E>(name);
-        if (!pos) return fail(Errc::invalid_request, "Unknown member " + std::string(name));
-        auto at = std::find(stored.begin(), stored.end(), static_cast<std::uint8_t>(*pos));
-        Result<void> r;
-        bool canonical = true;
-        record_detail::with_member<E>(*pos, [&](auto m) {
-          auto& field = e.*decltype(m)::pointer;
-          // Converted aside and moved in only whole: a value that fails leaves the member as
-          // it was (a vector would otherwise keep the elements read before the bad one).
-          // Unset, the member takes its default in E (a whole E is built for that alone).
-          if (!v) {
-            field = E{}.*decltype(m)::pointer;
-            return;
-          }
-          using F = std::remove_cvref_t<decltype(field)>;
-          F now{};
-          r = detail::from_json(*v, now, name);
-          if (!r) return;
-          field = std::move(now);
-          canonical = detail::canonical(*v, std::type_identity<F>{});
-        });
-        if (!r) return r.error();
-        forget_written(*pos);
-        if (v && !canonical) written.emplace_back(*pos, json::value(*v, {}));
-        if (!v) {
-          if (at != stored.end()) stored.erase(at);
-        } else if (at == stored.end()) {
-          stored.push_back(static_cast<std::uint8_t>(*pos));
-        }
-        return {};
-      },
-      value);
+  auto pos = position(name);
+  if (!pos) return fail(Errc::invalid_request, "Unknown member " + std::string(name));
+  const auto& field = fields()[*pos];
+  void* address = field.in(object());
+  if (v) {
+    // Converted aside and moved in only whole: a value that fails leaves the member as it was
+    // (a vector would otherwise keep the elements read before the bad one).
+    if (auto r = field.ops->set_from_json(*v, address, name); !r) return r.error();
+  } else {
+    field.ops->assign(address, field.in(defaults()));  // unset: the struct's default
+  }
+  forget_written(*pos);
+  if (v && !field.ops->canonical(*v)) written.emplace_back(*pos, json::value(*v, {}));
+  auto at = std::find(stored.begin(), stored.end(), static_cast<std::uint8_t>(*pos));
+  if (!v) {
+    if (at != stored.end()) stored.erase(at);
+  } else if (at == stored.end()) {
+    stored.push_back(static_cast<std::uint8_t>(*pos));
+  }
+  return {};
 }
 
 void Record::keep(std::string_view name) {
-  std::visit(
-      [&]<class E>(const E&) {
-        auto pos = detail::member_position<E>(name);
-        if (!pos) return;
-        auto p = static_cast<std::uint8_t>(*pos);
-        forget_written(p);
-        if (std::find(stored.begin(), stored.end(), p) == stored.end()) stored.push_back(p);
-      },
-      value);
+  auto pos = position(name);
+  if (!pos) return;
+  auto p = static_cast<std::uint8_t>(*pos);
+  forget_written(p);
+  if (std::find(stored.begin(), stored.end(), p) == stored.end()) stored.push_back(p);
 }
 
 void Record::store_present() {
@@ -191,14 +182,10 @@ void Record::store_present() {
         for (std::size_t p = head; p < base_n; ++p) order.push_back(static_cast<std::uint8_t>(p));
         stored.clear();
         written.clear();
+        auto all = detail::fields<E>();
         for (auto p : order)
-          record_detail::with_member<E>(p, [&](auto m) {
-            if (rendered_only_mask<E>() >> p & 1) return;
-            const auto& field = e.*decltype(m)::pointer;
-            if constexpr (detail::IsOptional<std::remove_cvref_t<decltype(field)>>::value)
-              if (!field) return;
+          if (!(rendered_only_mask<E>() >> p & 1) && all[p].ops->present(all[p].in(&e)))
             stored.push_back(p);
-          });
       },
       value);
 }
@@ -218,15 +205,10 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
           auto pos = detail::member_position<E>(kv.key());
           if (!pos || (rendered_only_mask<E>() >> *pos & 1))
             return fail(Errc::storage, what + ": unknown member " + std::string(kv.key()));
-          bool converted = false, canonical = true;
-          record_detail::with_member<E>(*pos, [&](auto m) {
-            auto& field = e.*decltype(m)::pointer;
-            converted =
-                static_cast<bool>(detail::from_json(kv.value(), field, detail::quiet_path));
-            if (converted)
-              canonical = detail::canonical(
-                  kv.value(), std::type_identity<std::remove_cvref_t<decltype(field)>>{});
-          });
+          const auto& field = detail::fields<E>()[*pos];
+          const bool converted =
+              static_cast<bool>(field.ops->from_json(kv.value(), field.in(&e), detail::quiet_path));
+          const bool canonical = !converted || field.ops->canonical(kv.value());
           // Kept as written, copied out of the caller's (scratch) memory.
           if (converted && !canonical)
             r.written.emplace_back(static_cast<std::uint8_t>(*pos), json::value(kv.value(), {}));
@@ -261,10 +243,8 @@ bool record_from_text(Kind kind, detail::TextReader& in, Record& r) {
           auto pos = detail::member_position<E>(name);
           if (!pos || ((rendered_only_mask<E>() | seen) >> *pos & 1)) return false;
           seen |= std::uint64_t{1} << *pos;
-          bool converted = false;
-          record_detail::with_member<E>(
-              *pos, [&](auto m) { converted = detail::read_text(in, e.*decltype(m)::pointer); });
-          if (!converted) return false;
+          if (!detail::text_fields<E>()[*pos]->read(in, detail::fields<E>()[*pos].in(&e)))
+            return false;
           r.stored.push_back(static_cast<std::uint8_t>(*pos));
         } while (in.eat(','));
         // What record_from_document requires of every document.

@@ -175,22 +175,18 @@ class StructOut {
   template <class T>
   Result<void> assign(std::string_view field, T&& v) {
     using V = std::remove_cvref_t<T>;
-    bool done = false;
-    std::visit(
-        [&]<class E>(E& e) {
-          auto pos = detail::member_position<E>(field);
-          if (!pos) return;
-          record_detail::with_member<E>(*pos, [&](auto m) {
-            auto& member = e.*decltype(m)::pointer;
-            using F = std::remove_cvref_t<decltype(member)>;
-            if constexpr (std::is_same_v<F, V> || std::is_same_v<F, std::optional<V>>) {
-              member = std::forward<T>(v);
-              done = true;
-            }
-          });
-        },
-        r_.value);
-    if (done) return {};
+    if (auto pos = r_.position(field)) {
+      const auto& member = r_.fields()[*pos];
+      void* address = member.in(r_.object());
+      if (member.ops == &detail::field_ops<V>) {
+        *static_cast<V*>(address) = std::forward<T>(v);
+        return {};
+      }
+      if (member.ops == &detail::field_ops<std::optional<V>>) {
+        *static_cast<std::optional<V>*>(address) = std::forward<T>(v);
+        return {};
+      }
+    }
     return refused(field, Error(Errc::internal, "no member of that type"));
   }
   Result<void> refused(std::string_view field, const Error& why) {
@@ -299,13 +295,15 @@ class TextOut {
   // Stored members as render_own and json_change take them: all but the change description
   // (`change` false, with the href after `deleted`), or the change description alone.
   void stored(const Record& r, const std::optional<std::string>& href, bool change) {
-    r.visit_stored([&](std::string_view name, const json::value* as_written, const auto& field) {
+    r.visit_stored([&](const detail::Field& field, const detail::TextOps& text,
+                       const void* address, const json::value* as_written) {
+      const std::string_view name = field.name;
       if ((name == wire::change_description()) != change) return;
       key(name);
       if (as_written)
         catalog::json::serialize_to(out_, *as_written);
       else
-        detail::write_text(out_, field);  // an empty optional: null
+        text.write(out_, address);  // an empty optional: null
       if (name == wire::deleted() && href) {
         key(wire::href());
         catalog::json::serialize_string_to(out_, *href);

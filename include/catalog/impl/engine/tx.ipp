@@ -27,7 +27,7 @@ Result<std::optional<Record>> Tx::find(const Uuid& id) {
   if (!bytes) return bytes.error();
   // Decoded in place, in the result returned: a record is a large struct, and is never moved
   // between decoding and the caller.
-  Result<std::optional<Record>> found(boost::system::in_place_value);
+  Result<std::optional<Record>> found(std::in_place);
   if (!*bytes) return found;
   if (auto d = decode(**bytes, found->emplace()); !d) return d.error();
   return found;

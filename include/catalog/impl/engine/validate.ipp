@@ -405,7 +405,6 @@ Result<void> check_limits(const json::value& v, std::size_t max_depth, std::size
 
 bool patched_members_read(Kind kind, const json::object& before, const json::object& after) {
   return visit_kind(kind, [&]<class E>(std::type_identity<E>) {
-    constexpr std::size_t n = boost::mp11::mp_size<detail::members_of<E>>::value;
     std::size_t kept = 0;  // members of `before` that `after` still has
     std::size_t position = 0;
     for (const auto& kv : after) {
@@ -414,13 +413,8 @@ bool patched_members_read(Kind kind, const json::object& before, const json::obj
       if (was && *was == kv.value()) continue;
       auto at = detail::member_position<E>(kv.key());
       if (!at) return false;
-      bool converted = false;
-      boost::mp11::mp_with_index<n>(*at, [&](auto i) {
-        using D = boost::mp11::mp_at_c<detail::members_of<E>, decltype(i)::value>;
-        std::remove_cvref_t<decltype(std::declval<E&>().*D::pointer)> field{};
-        converted = static_cast<bool>(detail::from_json(kv.value(), field, detail::quiet_path));
-      });
-      if (!converted) return false;
+      if (!detail::fields<E>()[*at].ops->set_from_json(kv.value(), nullptr, detail::quiet_path))
+        return false;
     }
     return kept == before.size();  // a removed member may be a required one: read it whole
   });
