@@ -26,7 +26,8 @@ CATALOG_DECL std::string to_string(const Uuid& id);
 /// The same 36 characters into `out`, without allocating (for hot paths).
 CATALOG_DECL void format_uuid(const Uuid& id, char (&out)[36]) noexcept;
 
-/// A random (version 4) UUID. Thread-safe.
+/// A random (version 4) UUID from the kernel's CSPRNG. Thread-safe. Throws std::system_error
+/// only when the system has no random source at all.
 CATALOG_DECL Uuid random_uuid();
 
 }  // namespace catalog

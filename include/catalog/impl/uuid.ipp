@@ -3,8 +3,8 @@
 
 #include <catalog/uuid.hpp>
 
-#include <boost/uuid/random_generator.hpp>
-
+#include <fcntl.h>
+#include <unistd.h>
 #if defined(__linux__)
 #include <pthread.h>
 #include <sys/random.h>
@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <system_error>
 
 namespace catalog {
 
@@ -89,10 +90,15 @@ public:
 
   Uuid next() {
     std::lock_guard lock(mutex_);
-    if (!fork_safe_ || (used_ == bytes_.size() && !refill())) return fallback_();
     Uuid u;
-    std::memcpy(u.data, bytes_.data() + used_, 16);
-    used_ += 16;
+    if (!fork_safe_ || (used_ == bytes_.size() && !refill())) {
+      // No pool: 16 bytes of their own, read for this id alone.
+      if (!read_random(u.data, 16))
+        throw std::system_error(errno, std::generic_category(), "catalog: no random source");
+    } else {
+      std::memcpy(u.data, bytes_.data() + used_, 16);
+      used_ += 16;
+    }
     u.data[6] = static_cast<std::uint8_t>((u.data[6] & 0x0F) | 0x40);  // version 4
     u.data[8] = static_cast<std::uint8_t>((u.data[8] & 0x3F) | 0x80);  // RFC 4122 variant
     return u;
@@ -113,28 +119,41 @@ private:
   }
 
   bool refill() {
-#if defined(__linux__)
-    std::size_t filled = 0;
-    while (filled < bytes_.size()) {
-      auto n = ::getrandom(bytes_.data() + filled, bytes_.size() - filled, 0);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return false;  // no getrandom: Boost's generator (its own source) instead
-      }
-      filled += static_cast<std::size_t>(n);
-    }
+    if (!read_random(bytes_.data(), bytes_.size())) return false;
     used_ = 0;
     return true;
-#else
-    return false;
+  }
+
+  // Fills `out` from the kernel's CSPRNG: getrandom, or /dev/urandom where there is none.
+  static bool read_random(std::uint8_t* out, std::size_t n) {
+    std::size_t filled = 0;
+#if defined(__linux__)
+    while (filled < n) {
+      auto got = ::getrandom(out + filled, n - filled, 0);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      filled += static_cast<std::size_t>(got);
+    }
+    if (filled == n) return true;
 #endif
+    int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    for (filled = 0; filled < n;) {
+      auto got = ::read(fd, out + filled, n - filled);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      filled += static_cast<std::size_t>(got);
+    }
+    ::close(fd);
+    return filled == n;
   }
 
   std::mutex mutex_;
   std::array<std::uint8_t, 64 * 16> bytes_{};
   std::size_t used_ = bytes_.size();
   bool fork_safe_ = false;
-  boost::uuids::random_generator fallback_;
 };
 
 }  // namespace detail

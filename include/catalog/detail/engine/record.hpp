@@ -26,8 +26,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
