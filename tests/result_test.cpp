@@ -9,9 +9,11 @@
 #include <catch2/catch.hpp>
 
 #include <boost/json/parse.hpp>
+#include <boost/mp11/algorithm.hpp>
 
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,12 +77,21 @@ TEST_CASE("a Result holds a value or an error", "[result]") {
   CHECK(*zero == 0);
   Result<std::string> made(std::in_place, 3, 'z');
   CHECK(*made == "zzz");
+  // The tag makes the value from the arguments after it: an empty optional here, not an
+  // optional made from the tag.
+  Result<std::optional<int>> nothing(std::in_place);
+  REQUIRE(nothing);
+  CHECK_FALSE(nothing->has_value());
   Result<std::string> explicit_made(std::string_view("view"));
   CHECK(*explicit_made == "view");
 }
 
 TEST_CASE("a temporary Result's value outlives it", "[result]") {
   // value() and * of an rvalue return the value itself, so these loops do not dangle.
+  static_assert(!std::is_reference_v<decltype(names(true).value())>);
+  static_assert(!std::is_reference_v<decltype(*names(true))>);
+  static_assert(!std::is_reference_v<decltype(names(false).error())>);
+  static_assert(std::is_reference_v<decltype(std::declval<Result<int>&>().value())>);
   std::size_t total = 0;
   for (const auto& n : names(true).value()) total += n.size();
   CHECK(total == 103);
@@ -130,6 +141,37 @@ TEST_CASE("copies, moves and assignments keep values and errors, and destroy eac
   CHECK(wide_error.error().code() == Errc::too_large);
   CHECK(Result<int>(3) == Result<int>(3));
   CHECK_FALSE(Result<int>(3) == Result<int>(4));
+}
+
+namespace {
+
+// Every member of E: the table's entry at its position has its wire name (camel_name of the
+// described name), its address in `e`, and the operations of its type.
+template <class E>
+void check_table(const E& e) {
+  auto fields = detail::fields<E>();
+  REQUIRE(fields.size() == boost::mp11::mp_size<detail::members_of<E>>::value);
+  std::size_t i = 0;
+  boost::mp11::mp_for_each<detail::members_of<E>>([&](auto member) {
+    using F = std::remove_cvref_t<decltype(e.*member.pointer)>;
+    INFO(member.name);
+    CHECK(fields[i].name == detail::camel_name(member.name));
+    CHECK(fields[i].in(&e) == &(e.*member.pointer));
+    CHECK(fields[i].ops == &detail::field_ops<F>);
+    CHECK(detail::member_position<E>(fields[i].name) == i);
+    ++i;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("the member table of every entity and shape points at its members", "[mapping]") {
+  // Entities inherit EntityBase (services through ServiceBase too): offsets cross the bases.
+  boost::mp11::mp_for_each<entity_types>([](auto e) { check_table(e); });
+  check_table(TagLabel{});
+  check_table(EntityReference{});
+  check_table(ChangeDescription{});
+  check_table(CreateMlModel{});
 }
 
 TEST_CASE("the member table lists a struct's members in order, with their wire names",

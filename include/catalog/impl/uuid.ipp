@@ -93,8 +93,8 @@ public:
     Uuid u;
     if (!fork_safe_ || (used_ == bytes_.size() && !refill())) {
       // No pool: 16 bytes of their own, read for this id alone.
-      if (!read_random(u.data, 16))
-        throw std::system_error(errno, std::generic_category(), "catalog: no random source");
+      if (int error = read_random(u.data, 16); error != 0)
+        throw std::system_error(error, std::generic_category(), "catalog: no random source");
     } else {
       std::memcpy(u.data, bytes_.data() + used_, 16);
       used_ += 16;
@@ -119,13 +119,14 @@ private:
   }
 
   bool refill() {
-    if (!read_random(bytes_.data(), bytes_.size())) return false;
+    if (read_random(bytes_.data(), bytes_.size()) != 0) return false;
     used_ = 0;
     return true;
   }
 
   // Fills `out` from the kernel's CSPRNG: getrandom, or /dev/urandom where there is none.
-  static bool read_random(std::uint8_t* out, std::size_t n) {
+  // Returns 0, or the errno of the last failure (EIO when the device ended early).
+  static int read_random(std::uint8_t* out, std::size_t n) {
     std::size_t filled = 0;
 #if defined(__linux__)
     while (filled < n) {
@@ -136,18 +137,22 @@ private:
       }
       filled += static_cast<std::size_t>(got);
     }
-    if (filled == n) return true;
+    if (filled == n) return 0;
 #endif
     int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
+    if (fd < 0) return errno;
+    int error = 0;
     for (filled = 0; filled < n;) {
       auto got = ::read(fd, out + filled, n - filled);
       if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) break;
+      if (got <= 0) {
+        error = got < 0 ? errno : EIO;
+        break;
+      }
       filled += static_cast<std::size_t>(got);
     }
     ::close(fd);
-    return filled == n;
+    return error;
   }
 
   std::mutex mutex_;
