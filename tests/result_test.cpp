@@ -55,13 +55,8 @@ TEST_CASE("a Result holds a value or an error", "[result]") {
   CHECK(bad.has_error());
   CHECK(bad.error().kind() == ErrorKind::conflict);
   CHECK(bad.error().message() == "taken");
+  // What the exception carries: codec_test, "errors: kinds and type names".
   CHECK_THROWS_AS(bad.value(), Exception);
-  try {
-    (void)bad.value();
-  } catch (const Exception& e) {
-    CHECK(e.error().code() == Errc::already_exists);
-    CHECK(std::string(e.what()) == "taken");
-  }
 
   Result<void> done;
   CHECK(done);
