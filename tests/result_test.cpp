@@ -74,6 +74,7 @@ TEST_CASE("a Result holds a value or an error", "[result]") {
   CHECK(*made == "zzz");
   // The tag makes the value from the arguments after it: an empty optional here, not an
   // optional made from the tag.
+  static_assert(!std::is_convertible_v<std::in_place_t, Result<std::optional<int>>>);
   Result<std::optional<int>> nothing(std::in_place);
   REQUIRE(nothing);
   CHECK_FALSE(nothing->has_value());
@@ -81,12 +82,22 @@ TEST_CASE("a Result holds a value or an error", "[result]") {
   CHECK(*explicit_made == "view");
 }
 
+// Whether value() and * are callable on an R.
+template <class R>
+concept has_value_of = requires(R&& r) {
+  std::forward<R>(r).value();
+  *std::forward<R>(r);
+};
+
 TEST_CASE("a temporary Result's value outlives it", "[result]") {
   // value() and * of an rvalue return the value itself, so these loops do not dangle.
   static_assert(!std::is_reference_v<decltype(names(true).value())>);
   static_assert(!std::is_reference_v<decltype(*names(true))>);
   static_assert(!std::is_reference_v<decltype(names(false).error())>);
   static_assert(std::is_reference_v<decltype(std::declval<Result<int>&>().value())>);
+  // A const temporary's value could neither be moved out nor outlive it: refused.
+  static_assert(has_value_of<Result<int>&&> && has_value_of<const Result<int>&>);
+  static_assert(!has_value_of<const Result<int>&&>);
   std::size_t total = 0;
   for (const auto& n : names(true).value()) total += n.size();
   CHECK(total == 103);

@@ -134,6 +134,15 @@ inline const Error& no_error() noexcept {
 }
 }  // namespace detail
 
+namespace detail {
+/// Whether the first of `A` is std::in_place_t (Result's in-place constructor takes it).
+template <class... A>
+inline constexpr bool starts_with_in_place = false;
+template <class F, class... A>
+inline constexpr bool starts_with_in_place<F, A...> =
+    std::is_same_v<std::remove_cvref_t<F>, std::in_place_t>;
+}  // namespace detail
+
 /// What every fallible operation returns: a `T`, or an Error (docs/SEMANTICS.md §14).
 ///
 /// A `T` or an `Error` converts to it implicitly (`return entity;`, `return fail(...);`), and
@@ -166,6 +175,7 @@ class [[nodiscard]] Result {
   /// A success holding the `T` made from `a...` (a conversion that is not implicit).
   template <class... A>
     requires(sizeof...(A) >= 1 && std::is_constructible_v<T, A...> &&
+             !detail::starts_with_in_place<A...> &&
              !(sizeof...(A) == 1 && (std::is_convertible_v<A, T> && ...)) &&
              !((std::is_same_v<std::remove_cvref_t<A>, Result> || ...)) &&
              !std::is_constructible_v<Error, A...>)
@@ -257,12 +267,16 @@ class [[nodiscard]] Result {
     check();
     return std::move(value_);
   }
+  /// Not for a const temporary: its value would not outlive it, and cannot be moved out.
+  void value() const&& = delete;
   /// The value of a success (undefined on an error).
   T& operator*() & noexcept { return value_; }
   /// \copydoc operator*()
   const T& operator*() const& noexcept { return value_; }
   /// The value of a success, moved out (undefined on an error).
   T operator*() && noexcept(std::is_nothrow_move_constructible_v<T>) { return std::move(value_); }
+  /// Not for a const temporary, as value().
+  void operator*() const&& = delete;
   /// The value's members, of a success (undefined on an error).
   T* operator->() noexcept { return std::addressof(value_); }
   /// \copydoc operator->()

@@ -161,14 +161,7 @@ template <class T>
 boost::json::value to_json(const std::vector<T>& items);
 
 template <Described T>
-boost::json::value to_json(const T& s) {
-  boost::json::object out;
-  for (const Field& f : fields<T>()) {
-    const void* field = f.in(&s);
-    if (f.ops->present(field)) out[f.name] = f.ops->to_json(field);
-  }
-  return out;
-}
+boost::json::value to_json(const T& s);
 
 template <class T>
 boost::json::value to_json(const std::vector<T>& items) {
@@ -248,9 +241,7 @@ Result<void> from_json(const boost::json::value& v, T& out, std::string_view pat
 template <class C, class T>
 C class_of_member(T C::*);
 
-/// The wire name of struct member `P`: `member_name<&EntityBase::display_name>()` is
-/// "displayName". Code that speaks of a member by name takes the name from here, so it is the
-/// description's and cannot drift from it.
+/// Whether descriptor D describes the member P.
 template <class D, auto P>
 constexpr bool describes() {
   if constexpr (std::is_same_v<std::remove_cv_t<decltype(D::pointer)>, decltype(P)>)
@@ -267,6 +258,9 @@ constexpr std::size_t position_of(L<D...>) {
   return at;
 }
 
+/// The wire name of struct member `P`: `member_name<&EntityBase::display_name>()` is
+/// "displayName". Code that speaks of a member by name takes the name from here, so it is the
+/// description's and cannot drift from it.
 template <auto P>
 std::string_view member_name() {
   using C = decltype(class_of_member(P));
@@ -276,9 +270,9 @@ std::string_view member_name() {
   return fields<C>()[at].name;
 }
 
-/// T's members by wire name: an open-addressing table of their positions in T's description,
-/// keyed by a hash of the name's length and three of its characters, so a lookup is one or two
-/// probes and one comparison, never a search with a comparison per step.
+/// A described struct's members by wire name: an open-addressing table of their positions in
+/// its description, keyed by a hash of the name's length and three of its characters, so a
+/// lookup is one or two probes and one comparison, never a search with a comparison per step.
 struct MemberTable {
   static constexpr std::size_t size = 128;  // a power of two, over twice the largest struct
   struct Slot {
@@ -286,6 +280,15 @@ struct MemberTable {
     std::uint8_t position = 0;
   };
   std::array<Slot, size> slots{};
+
+  explicit MemberTable(std::span<const Field> fields) noexcept {
+    std::size_t position = 0;
+    for (const Field& f : fields) {
+      std::size_t i = hash(f.name);
+      while (slots[i].name.data() != nullptr) i = (i + 1) & (size - 1);
+      slots[i] = {f.name, static_cast<std::uint8_t>(position++)};
+    }
+  }
   static std::size_t hash(std::string_view name) noexcept {
     const std::size_t n = name.size();
     if (n == 0) return 0;
@@ -303,105 +306,65 @@ struct MemberTable {
   }
 };
 
+/// What the struct-level conversions need of a described struct, made once per struct
+/// (`layout<T>()`): its members in order, the table of them by wire name, and the names it
+/// requires on input. The conversions of every struct are the functions below, which take one;
+/// a struct's own templates only pass it on, so no conversion is made again per struct.
+struct Layout {
+  std::span<const Field> fields;
+  MemberTable table;
+  std::span<const std::string_view> required;
+  Layout(std::span<const Field> f, std::span<const std::string_view> r) noexcept
+      : fields(f), table(f), required(r) {}
+};
+
 template <Described T>
-const MemberTable& member_table() {
-  static const MemberTable table = [] {
-    MemberTable t;
-    std::size_t position = 0;
-    for (const Field& f : fields<T>()) {
-      std::size_t i = MemberTable::hash(f.name);
-      while (t.slots[i].name.data() != nullptr) i = (i + 1) & (MemberTable::size - 1);
-      t.slots[i] = {f.name, static_cast<std::uint8_t>(position++)};
-    }
-    return t;
-  }();
-  return table;
+const Layout& layout() {
+  static_assert(boost::mp11::mp_size<members_of<T>>::value < 64,
+                "a described struct has fewer than 64 members (positions are bits of a word)");
+  static constexpr auto required = required_members<T>();
+  static const Layout value(fields<T>(), required);
+  return value;
 }
 
 /// The position in T's description of the member named `name` on the wire, if T has one.
 template <Described T>
 std::optional<std::size_t> member_position(std::string_view name) {
-  static_assert(boost::mp11::mp_size<members_of<T>>::value < MemberTable::size / 2);
-  return member_table<T>().find(name);
+  return layout<T>().table.find(name);
 }
 
-/// Whether every member T requires on input is among the positions `seen`.
-template <Described T, std::size_t N>
-bool has_required(const std::array<bool, N>& seen) {
-  for (auto name : required_members<T>())
-    if (auto at = member_position<T>(name); !at || !seen[*at]) return false;
-  return true;
-}
+/// Whether every member the struct requires on input is among the positions `seen` (bits).
+CATALOG_DECL bool has_required(const Layout& layout, std::uint64_t seen);
 
-/// Whether every member of T that is not optional is among the positions `seen`: to_json writes
-/// them all, so an object without one is not in its canonical form.
-template <Described T, std::size_t N>
-bool has_every_non_optional(const std::array<bool, N>& seen) {
-  auto all = fields<T>();
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (!all[i].ops->optional && !seen[i]) return false;
-  return true;
-}
+/// Whether every member of the struct that is not optional is among the positions `seen`
+/// (bits): to_json writes them all, so an object without one is not in its canonical form.
+CATALOG_DECL bool has_every_non_optional(const Layout& layout, std::uint64_t seen);
 
-/// Reads `obj` into `out` in the object's own order, each member sent straight to its struct
-/// member, so the work follows the members present and an absent optional member costs nothing
-/// (struct members are never looked up in the object one by one). False on anything unexpected
-/// (an unknown member, a value that does not convert, a required member missing), with no
-/// message: the caller then reads again member by member to word the error.
+/// to_json of the struct at `object`.
+CATALOG_DECL boost::json::value struct_to_json(const void* object, const Layout& layout);
+
+/// Reads `obj` into the struct at `out` in the object's own order, each member sent straight to
+/// its struct member, so the work follows the members present and an absent optional member
+/// costs nothing (struct members are never looked up in the object one by one). False on
+/// anything unexpected (an unknown member, a value that does not convert, a required member
+/// missing), with no message: the caller then reads again member by member to word the error.
+CATALOG_DECL bool read_members(const boost::json::object& obj, void* out, const Layout& layout);
+
+/// from_json of the struct at `out`.
+CATALOG_DECL Result<void> struct_from_json(const boost::json::value& v, void* out,
+                                           const Layout& layout, std::string_view path);
+
+/// canonical() of a struct.
+CATALOG_DECL bool struct_canonical(const boost::json::value& v, const Layout& layout);
+
 template <Described T>
-bool read_members(const boost::json::object& obj, T& out) {
-  constexpr std::size_t n = boost::mp11::mp_size<members_of<T>>::value;
-  if constexpr (n == 0) {
-    return obj.empty();
-  } else {
-    std::array<bool, n> seen{};
-    for (const auto& kv : obj) {
-      auto at = member_position<T>(kv.key());
-      if (!at) return false;
-      const Field& f = fields<T>()[*at];
-      if (!f.ops->from_json(kv.value(), f.in(&out), quiet_path)) return false;
-      seen[*at] = true;
-    }
-    return has_required<T>(seen);
-  }
+boost::json::value to_json(const T& s) {
+  return struct_to_json(&s, layout<T>());
 }
 
 template <Described T>
 Result<void> from_json(const boost::json::value& v, T& out, std::string_view path) {
-  if (!v.is_object()) return type_error(path, "an object");
-  const auto& obj = v.get_object();
-  if (read_members(obj, out)) return {};
-  // Quiet, the caller only needs to know that we failed: it converts us again with a path to
-  // find out why. Looking here too would convert every failing level twice, exponential in the
-  // depth of nested structs (search index fields nest).
-  if (is_quiet(path)) return fail(Errc::invalid_request, "Invalid member");
-  // Something is wrong: find what, in the order the messages are defined (a missing required
-  // member first, then the members in struct order, then an unknown member). Each member is
-  // converted quietly (linear) and only the failing one again with its path.
-  auto member_path = [&](std::string_view name) {
-    std::string p;
-    if (!path.empty()) {
-      p.reserve(path.size() + 1 + name.size());
-      p.append(path);
-      p += '.';
-    }
-    p.append(name);
-    return p;
-  };
-  for (auto name : required_members<T>())
-    if (!obj.contains(name))
-      return fail(Errc::invalid_request, "Missing required member " + member_path(name));
-  for (const Field& f : fields<T>()) {
-    auto kv = obj.find(f.name);
-    if (kv == obj.end()) continue;
-    void* field = f.in(&out);
-    if (f.ops->from_json(kv->value(), field, quiet_path)) continue;
-    return f.ops->from_json(kv->value(), field, member_path(f.name)).error();
-  }
-  for (const auto& kv : obj)
-    if (!member_position<T>(kv.key()))
-      return fail(Errc::invalid_request, "Unknown member " + member_path(kv.key()));
-  return {};
+  return struct_from_json(v, &out, layout<T>(), path);
 }
 
 template <class T>
@@ -480,23 +443,7 @@ bool canonical(const boost::json::value& v, std::type_identity<std::vector<T>>) 
 
 template <Described T>
 bool canonical(const boost::json::value& v, std::type_identity<T>) {
-  constexpr std::size_t n = boost::mp11::mp_size<members_of<T>>::value;
-  if (!v.is_object()) return false;
-  const auto& obj = v.get_object();
-  if constexpr (n == 0) {
-    return obj.empty();
-  } else {
-    std::array<bool, n> seen{};
-    std::size_t next = 0;  // the smallest position the next member may have
-    for (const auto& kv : obj) {
-      auto at = member_position<T>(kv.key());
-      if (!at || *at < next) return false;
-      next = *at + 1;
-      seen[*at] = true;
-      if (!fields<T>()[*at].ops->canonical(kv.value())) return false;
-    }
-    return obj.size() == n || has_every_non_optional<T>(seen);
-  }
+  return struct_canonical(v, layout<T>());
 }
 
 // ---- the member table ----

@@ -460,26 +460,31 @@ bool read_text(TextReader& r, std::vector<T>& out) {
   return r.eat(']');
 }
 
-/// A described struct's members, in the struct's order, every non-optional one present.
-template <Described T>
-bool read_text(TextReader& r, T& out) {
-  constexpr std::size_t n = boost::mp11::mp_size<members_of<T>>::value;
+/// A described struct's members, in the struct's order, every non-optional one present: the
+/// struct at `out`, of layout `layout` and member text operations `text`.
+inline bool read_struct_text(TextReader& r, void* out, const Layout& layout,
+                             std::span<const TextOps* const> text) {
   if (!r.eat('{')) return false;
-  std::array<bool, n + 1> seen{};
+  std::uint64_t seen = 0;
   if (!r.eat('}')) {
     std::size_t next = 0;  // the smallest position the next member may have
     do {
       std::string_view name;
       if (!r.key(name)) return false;
-      auto at = member_position<T>(name);
+      auto at = layout.table.find(name);
       if (!at || *at < next) return false;
       next = *at + 1;
-      seen[*at] = true;
-      if (!text_fields<T>()[*at]->read(r, fields<T>()[*at].in(&out))) return false;
+      seen |= std::uint64_t{1} << *at;
+      if (!text[*at]->read(r, layout.fields[*at].in(out))) return false;
     } while (r.eat(','));
     if (!r.eat('}')) return false;
   }
-  return has_required<T>(seen) && has_every_non_optional<T>(seen);
+  return has_required(layout, seen) && has_every_non_optional(layout, seen);
+}
+
+template <Described T>
+bool read_text(TextReader& r, T& out) {
+  return read_struct_text(r, &out, layout<T>(), text_fields<T>());
 }
 
 // ---- writing ----
@@ -549,24 +554,28 @@ void write_text(std::string& out, const std::vector<T>& v) {
   out += ']';
 }
 
-/// A described struct: every member in the struct's order but absent optionals.
-template <Described T>
-void write_text(std::string& out, const T& s) {
+/// A described struct: every member in the struct's order but absent optionals (the struct at
+/// `object`, of `fields` and member text operations `text`).
+inline void write_struct_text(std::string& out, const void* object, std::span<const Field> fields,
+                              std::span<const TextOps* const> text) {
   out += '{';
   bool first = true;
-  auto all = fields<T>();
-  auto text = text_fields<T>();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const void* field = all[i].in(&s);
-    if (!all[i].ops->present(field)) continue;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const void* field = fields[i].in(object);
+    if (!fields[i].ops->present(field)) continue;
     if (!first) out += ',';
     first = false;
     out += '"';
-    out += all[i].name;  // names need no escapes
+    out += fields[i].name;  // names need no escapes
     out += "\":";
     text[i]->write(out, field);
   }
   out += '}';
+}
+
+template <Described T>
+void write_text(std::string& out, const T& s) {
+  write_struct_text(out, &s, fields<T>(), text_fields<T>());
 }
 
 // ---- the member table ----

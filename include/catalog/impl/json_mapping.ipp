@@ -23,6 +23,92 @@ std::string camel_name(std::string_view snake) {
   return out;
 }
 
+bool has_required(const Layout& layout, std::uint64_t seen) {
+  for (auto name : layout.required)
+    if (auto at = layout.table.find(name); !at || !(seen >> *at & 1)) return false;
+  return true;
+}
+
+bool has_every_non_optional(const Layout& layout, std::uint64_t seen) {
+  for (std::size_t i = 0; i < layout.fields.size(); ++i)
+    if (!layout.fields[i].ops->optional && !(seen >> i & 1)) return false;
+  return true;
+}
+
+boost::json::value struct_to_json(const void* object, const Layout& layout) {
+  boost::json::object out;
+  for (const Field& f : layout.fields) {
+    const void* field = f.in(object);
+    if (f.ops->present(field)) out[f.name] = f.ops->to_json(field);
+  }
+  return out;
+}
+
+bool read_members(const boost::json::object& obj, void* out, const Layout& layout) {
+  std::uint64_t seen = 0;
+  for (const auto& kv : obj) {
+    auto at = layout.table.find(kv.key());
+    if (!at) return false;
+    const Field& f = layout.fields[*at];
+    if (!f.ops->from_json(kv.value(), f.in(out), quiet_path)) return false;
+    seen |= std::uint64_t{1} << *at;
+  }
+  return has_required(layout, seen);
+}
+
+Result<void> struct_from_json(const boost::json::value& v, void* out, const Layout& layout,
+                              std::string_view path) {
+  if (!v.is_object()) return type_error(path, "an object");
+  const auto& obj = v.get_object();
+  if (read_members(obj, out, layout)) return {};
+  // Quiet, the caller only needs to know that we failed: it converts us again with a path to
+  // find out why. Looking here too would convert every failing level twice, exponential in the
+  // depth of nested structs (search index fields nest).
+  if (is_quiet(path)) return fail(Errc::invalid_request, "Invalid member");
+  // Something is wrong: find what, in the order the messages are defined (a missing required
+  // member first, then the members in struct order, then an unknown member). Each member is
+  // converted quietly (linear) and only the failing one again with its path.
+  auto member_path = [&](std::string_view name) {
+    std::string p;
+    if (!path.empty()) {
+      p.reserve(path.size() + 1 + name.size());
+      p.append(path);
+      p += '.';
+    }
+    p.append(name);
+    return p;
+  };
+  for (auto name : layout.required)
+    if (!obj.contains(name))
+      return fail(Errc::invalid_request, "Missing required member " + member_path(name));
+  for (const Field& f : layout.fields) {
+    auto kv = obj.find(f.name);
+    if (kv == obj.end()) continue;
+    void* field = f.in(out);
+    if (f.ops->from_json(kv->value(), field, quiet_path)) continue;
+    return f.ops->from_json(kv->value(), field, member_path(f.name)).error();
+  }
+  for (const auto& kv : obj)
+    if (!layout.table.find(kv.key()))
+      return fail(Errc::invalid_request, "Unknown member " + member_path(kv.key()));
+  return {};
+}
+
+bool struct_canonical(const boost::json::value& v, const Layout& layout) {
+  if (!v.is_object()) return false;
+  const auto& obj = v.get_object();
+  std::uint64_t seen = 0;
+  std::size_t next = 0;  // the smallest position the next member may have
+  for (const auto& kv : obj) {
+    auto at = layout.table.find(kv.key());
+    if (!at || *at < next) return false;
+    next = *at + 1;
+    seen |= std::uint64_t{1} << *at;
+    if (!layout.fields[*at].ops->canonical(kv.value())) return false;
+  }
+  return obj.size() == layout.fields.size() || has_every_non_optional(layout, seen);
+}
+
 Result<void> from_json(const boost::json::value& v, std::string& out, std::string_view path) {
   if (!v.is_string()) return type_error(path, "a string");
   out.assign(v.get_string().data(), v.get_string().size());

@@ -47,6 +47,9 @@ inline constexpr std::string_view document = "doc";
 /// relationship fields, votes, counts, the container members and `href`.
 bool rendered_only(Kind kind, std::string_view name);
 
+/// The layout of the struct of `kind` (detail::layout): its member table and names.
+const detail::Layout& layout_of(Kind kind);
+
 /// One stored entity: its own fields (`value`) and what the engine keeps beside them.
 struct Record {
   Kind kind = Kind::user;

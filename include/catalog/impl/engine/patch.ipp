@@ -103,11 +103,8 @@ const json::value* member(const json::object& o, std::string_view k) {
 
 /// Reads the patched document as the kind's struct: types, enumerations, unknown members.
 Result<void> check_shape(Kind kind, const json::value& doc) {
-  return visit_kind(kind, [&]<class E>(std::type_identity<E>) -> Result<void> {
-    auto r = from_json<E>(doc);
-    if (!r) return r.error();
-    return {};
-  });
+  Record r(kind);
+  return detail::struct_from_json(doc, r.object(), layout_of(kind), "");
 }
 
 /// A changed own field the kind requires may be neither removed nor null.
@@ -119,11 +116,10 @@ Result<void> check_required(Kind kind, std::string_view field, const json::value
 
 /// The value rules of the patched entity (check_entity_values), read as the kind's struct.
 Result<void> check_patched_values(Kind kind, const json::value& patched) {
-  return visit_kind(kind, [&]<class E>(std::type_identity<E>) -> Result<void> {
-    auto e = from_json<E>(patched);
-    if (!e) return e.error();
-    return check_entity_values(AnyEntity(std::move(*e)));
-  });
+  Record r(kind);
+  if (auto read = detail::struct_from_json(patched, r.object(), layout_of(kind), ""); !read)
+    return read.error();
+  return check_entity_values(r.value);
 }
 
 /// Live records a relation field names. Errors: bad_request (wrong type), not_found.

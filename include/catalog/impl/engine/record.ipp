@@ -10,6 +10,8 @@
 #include <catalog/json.hpp>
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <type_traits>
 
 namespace catalog::engine {
@@ -31,21 +33,41 @@ bool rendered_only(Kind kind, std::string_view name) {
 
 namespace {
 
-// The positions of E's rendered-only members (rendered_only), as bits; computed once.
-template <class E>
-std::uint64_t rendered_only_mask() {
-  static_assert(record_detail::member_count<E> <= 64);
-  static const std::uint64_t mask = [] {
-    std::uint64_t m = 0;
-    auto all = detail::fields<E>();
-    for (std::size_t i = 0; i < all.size(); ++i)
-      if (rendered_only(E::kind, all[i].name)) m |= std::uint64_t{1} << i;
-    return m;
+// What a record's conversions need of the struct of a kind, made once per kind: they are then
+// loops over its member table, written once, not code made per kind.
+struct Shape {
+  const detail::Layout* layout = nullptr;
+  std::span<const detail::TextOps* const> text;
+  std::uint64_t rendered_only = 0;  // the positions of rendered-only members, as bits
+  std::uint64_t required = 0;  // of what record_from_document requires: id, version, deleted
+  const void* defaults = nullptr;   // a default struct of the kind
+};
+
+const Shape& shape(Kind kind) {
+  static const auto shapes = [] {
+    std::array<Shape, std::size(all_kinds)> out{};
+    for (Kind k : all_kinds) {
+      Shape& s = out[static_cast<std::size_t>(k)];
+      visit_kind(k, [&]<class E>(std::type_identity<E>) {
+        static_assert(record_detail::member_count<E> <= 64);
+        s.layout = &detail::layout<E>();
+        s.text = detail::text_fields<E>();
+        s.defaults = &detail::defaults<E>();
+      });
+      const auto all = s.layout->fields;
+      for (std::size_t i = 0; i < all.size(); ++i)
+        if (rendered_only(k, all[i].name)) s.rendered_only |= std::uint64_t{1} << i;
+      for (std::string_view name : {wire::id(), wire::version(), wire::deleted()})
+        s.required |= std::uint64_t{1} << *s.layout->table.find(name);
+    }
+    return out;
   }();
-  return mask;
+  return shapes[static_cast<std::size_t>(kind)];
 }
 
 }  // namespace
+
+const detail::Layout& layout_of(Kind kind) { return *shape(kind).layout; }
 
 Record::Record(Kind k) { reset(k); }
 
@@ -65,25 +87,18 @@ std::optional<Uuid> Record::scope() const {
   return std::nullopt;
 }
 
-std::span<const detail::Field> Record::fields() const {
-  return std::visit([]<class E>(const E&) { return detail::fields<E>(); }, value);
-}
+std::span<const detail::Field> Record::fields() const { return shape(kind).layout->fields; }
 
-std::span<const detail::TextOps* const> Record::text_fields() const {
-  return std::visit([]<class E>(const E&) { return detail::text_fields<E>(); }, value);
-}
+std::span<const detail::TextOps* const> Record::text_fields() const { return shape(kind).text; }
 
 const void* Record::object() const {
   return std::visit([](const auto& e) -> const void* { return &e; }, value);
 }
 
-const void* Record::defaults() const {
-  return std::visit([]<class E>(const E&) -> const void* { return &detail::defaults<E>(); },
-                    value);
-}
+const void* Record::defaults() const { return shape(kind).defaults; }
 
 std::optional<std::size_t> Record::position(std::string_view name) const {
-  return std::visit([&]<class E>(const E&) { return detail::member_position<E>(name); }, value);
+  return shape(kind).layout->table.find(name);
 }
 
 namespace record_detail {
@@ -168,26 +183,23 @@ void Record::keep(std::string_view name) {
 }
 
 void Record::store_present() {
-  std::visit(
-      [&]<class E>(const E& e) {
-        // EntityBase's members come first in every struct's description: its head (id to
-        // description), then its tail (version to changeDescription); a kind's own members are
-        // stored between the two.
-        constexpr std::size_t base_n = record_detail::member_count<EntityBase>;
-        constexpr std::size_t n = record_detail::member_count<E>;
-        const std::size_t head = *detail::member_position<EntityBase>(wire::version());
-        std::vector<std::uint8_t> order;
-        for (std::size_t p = 0; p < head; ++p) order.push_back(static_cast<std::uint8_t>(p));
-        for (std::size_t p = base_n; p < n; ++p) order.push_back(static_cast<std::uint8_t>(p));
-        for (std::size_t p = head; p < base_n; ++p) order.push_back(static_cast<std::uint8_t>(p));
-        stored.clear();
-        written.clear();
-        auto all = detail::fields<E>();
-        for (auto p : order)
-          if (!(rendered_only_mask<E>() >> p & 1) && all[p].ops->present(all[p].in(&e)))
-            stored.push_back(p);
-      },
-      value);
+  // EntityBase's members come first in every struct's description: its head (id to
+  // description), then its tail (version to changeDescription); a kind's own members are
+  // stored between the two.
+  constexpr std::size_t base_n = record_detail::member_count<EntityBase>;
+  static const std::size_t head = *detail::member_position<EntityBase>(wire::version());
+  const Shape& s = shape(kind);
+  const auto all = s.layout->fields;
+  const void* e = object();
+  stored.clear();
+  written.clear();
+  const auto add = [&](std::size_t p) {
+    if (!(s.rendered_only >> p & 1) && all[p].ops->present(all[p].in(e)))
+      stored.push_back(static_cast<std::uint8_t>(p));
+  };
+  for (std::size_t p = 0; p < head; ++p) add(p);
+  for (std::size_t p = base_n; p < all.size(); ++p) add(p);
+  for (std::size_t p = head; p < base_n; ++p) add(p);
 }
 
 Result<Record> record_from_document(Kind kind, const json::object& doc, std::string_view what_is) {
@@ -196,32 +208,28 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
   if (const auto* f = doc.if_contains(wire::fqn()); f && f->is_string())
     what += " (" + std::string(type_name(kind)) + " " + std::string(f->get_string()) + ")";
   Record r(kind);
-  auto read = std::visit(
-      [&]<class E>(E& e) -> Result<void> {
-        // One pass in the document's own order: each member is converted straight into its
-        // struct member and its position noted; only a failure converts again, for the reason.
-        r.stored.reserve(doc.size());
-        for (const auto& kv : doc) {
-          auto pos = detail::member_position<E>(kv.key());
-          if (!pos || (rendered_only_mask<E>() >> *pos & 1))
-            return fail(Errc::storage, what + ": unknown member " + std::string(kv.key()));
-          const auto& field = detail::fields<E>()[*pos];
-          const bool converted =
-              static_cast<bool>(field.ops->from_json(kv.value(), field.in(&e), detail::quiet_path));
-          const bool canonical = !converted || field.ops->canonical(kv.value());
-          // Kept as written, copied out of the caller's (scratch) memory.
-          if (converted && !canonical)
-            r.written.emplace_back(static_cast<std::uint8_t>(*pos), json::value(kv.value(), {}));
-          if (!converted) {
-            auto why = detail::from_json(json::value(doc), e, "");
-            return fail(Errc::storage, what + (why ? std::string() : ": " + why.error().message()));
-          }
-          r.stored.push_back(static_cast<std::uint8_t>(*pos));
-        }
-        return {};
-      },
-      r.value);
-  if (!read) return read.error();
+  const Shape& s = shape(kind);
+  void* e = r.object();
+  // One pass in the document's own order: each member is converted straight into its struct
+  // member and its position noted; only a failure converts again, for the reason.
+  r.stored.reserve(doc.size());
+  for (const auto& kv : doc) {
+    auto pos = s.layout->table.find(kv.key());
+    if (!pos || (s.rendered_only >> *pos & 1))
+      return fail(Errc::storage, what + ": unknown member " + std::string(kv.key()));
+    const auto& field = s.layout->fields[*pos];
+    const bool converted =
+        static_cast<bool>(field.ops->from_json(kv.value(), field.in(e), detail::quiet_path));
+    const bool canonical = !converted || field.ops->canonical(kv.value());
+    // Kept as written, copied out of the caller's (scratch) memory.
+    if (converted && !canonical)
+      r.written.emplace_back(static_cast<std::uint8_t>(*pos), json::value(kv.value(), {}));
+    if (!converted) {
+      auto why = detail::struct_from_json(json::value(doc), e, *s.layout, "");
+      return fail(Errc::storage, what + (why ? std::string() : ": " + why.error().message()));
+    }
+    r.stored.push_back(static_cast<std::uint8_t>(*pos));
+  }
   const auto& b = r.base();
   if (b.name.empty() || b.fully_qualified_name.empty() || !doc.contains(wire::id()) ||
       !doc.contains(wire::version()) || !doc.contains(wire::deleted()))
@@ -232,28 +240,21 @@ Result<Record> record_from_document(Kind kind, const json::object& doc, std::str
 
 bool record_from_text(Kind kind, detail::TextReader& in, Record& r) {
   r.reset(kind);
-  const bool read = std::visit(
-      [&]<class E>(E& e) {
-        if (!in.eat('{')) return false;
-        r.stored.reserve(boost::mp11::mp_size<detail::members_of<E>>::value);  // one allocation
-        std::uint64_t seen = 0;  // positions read, as bits (a member twice is not canonical)
-        do {
-          std::string_view name;
-          if (!in.key(name)) return false;
-          auto pos = detail::member_position<E>(name);
-          if (!pos || ((rendered_only_mask<E>() | seen) >> *pos & 1)) return false;
-          seen |= std::uint64_t{1} << *pos;
-          if (!detail::text_fields<E>()[*pos]->read(in, detail::fields<E>()[*pos].in(&e)))
-            return false;
-          r.stored.push_back(static_cast<std::uint8_t>(*pos));
-        } while (in.eat(','));
-        // What record_from_document requires of every document.
-        for (std::string_view needed : {wire::id(), wire::version(), wire::deleted()})
-          if (!(seen >> *detail::member_position<E>(needed) & 1)) return false;
-        return in.eat('}');
-      },
-      r.value);
-  if (!read) return false;
+  const Shape& s = shape(kind);
+  void* e = r.object();
+  if (!in.eat('{')) return false;
+  r.stored.reserve(s.layout->fields.size());  // one allocation
+  std::uint64_t seen = 0;  // positions read, as bits (a member twice is not canonical)
+  do {
+    std::string_view name;
+    if (!in.key(name)) return false;
+    auto pos = s.layout->table.find(name);
+    if (!pos || ((s.rendered_only | seen) >> *pos & 1)) return false;
+    seen |= std::uint64_t{1} << *pos;
+    if (!s.text[*pos]->read(in, s.layout->fields[*pos].in(e))) return false;
+    r.stored.push_back(static_cast<std::uint8_t>(*pos));
+  } while (in.eat(','));
+  if ((seen & s.required) != s.required || !in.eat('}')) return false;
   const auto& b = r.base();
   if (b.name.empty() || b.fully_qualified_name.empty()) return false;
   r.id = b.id;

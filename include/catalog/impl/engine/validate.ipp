@@ -404,20 +404,19 @@ Result<void> check_limits(const json::value& v, std::size_t max_depth, std::size
 }
 
 bool patched_members_read(Kind kind, const json::object& before, const json::object& after) {
-  return visit_kind(kind, [&]<class E>(std::type_identity<E>) {
-    std::size_t kept = 0;  // members of `before` that `after` still has
-    std::size_t position = 0;
-    for (const auto& kv : after) {
-      const auto* was = find_aligned(before, position++, kv.key());
-      if (was) ++kept;
-      if (was && *was == kv.value()) continue;
-      auto at = detail::member_position<E>(kv.key());
-      if (!at) return false;
-      if (!detail::fields<E>()[*at].ops->set_from_json(kv.value(), nullptr, detail::quiet_path))
-        return false;
-    }
-    return kept == before.size();  // a removed member may be a required one: read it whole
-  });
+  const detail::Layout& layout = layout_of(kind);
+  std::size_t kept = 0;  // members of `before` that `after` still has
+  std::size_t position = 0;
+  for (const auto& kv : after) {
+    const auto* was = find_aligned(before, position++, kv.key());
+    if (was) ++kept;
+    if (was && *was == kv.value()) continue;
+    auto at = layout.table.find(kv.key());
+    if (!at) return false;
+    if (!layout.fields[*at].ops->set_from_json(kv.value(), nullptr, detail::quiet_path))
+      return false;
+  }
+  return kept == before.size();  // a removed member may be a required one: read it whole
 }
 
 }  // namespace catalog::engine
