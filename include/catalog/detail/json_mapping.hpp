@@ -493,24 +493,49 @@ inline constexpr FieldOps field_ops{IsOptional<F>::value,     &field_present<F>,
                                     &field_set_from_json<F>,  &field_canonical<F>,
                                     &field_assign<F>};
 
+/// The member table of a struct, built from its described names, the offsets of its members
+/// and their operations (in the order of its description), with the wire names it points at.
+class FieldTable {
+ public:
+  CATALOG_DECL FieldTable(std::span<const std::string_view> described,
+                          std::span<const std::size_t> offsets,
+                          std::span<const FieldOps* const> ops);
+  FieldTable(const FieldTable&) = delete;
+  FieldTable& operator=(const FieldTable&) = delete;
+  std::span<const Field> fields() const noexcept { return fields_; }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<Field> fields_;
+};
+
 template <class T, template <class...> class L, class... D>
-std::array<Field, sizeof...(D)> make_fields(L<D...>) {
-  static const std::array<std::string, sizeof...(D)> names{camel_name(D::name)...};
+std::array<std::size_t, sizeof...(D)> member_offsets(L<D...>) {
   const T& object = defaults<T>();
-  const auto offset = [&](const void* member) {
-    return static_cast<std::size_t>(static_cast<const char*>(member) -
-                                    reinterpret_cast<const char*>(std::addressof(object)));
-  };
-  std::size_t i = 0;  // a braced list is evaluated left to right
-  (void)i, (void)offset;  // unused for a struct with no members
-  return {Field{names[i++], offset(std::addressof(object.*D::pointer)),
-                &field_ops<member_type<T, D>>}...};
+  const char* base = reinterpret_cast<const char*>(std::addressof(object));
+  (void)base;  // unused for a struct with no members
+  return {static_cast<std::size_t>(
+      reinterpret_cast<const char*>(std::addressof(object.*D::pointer)) - base)...};
 }
+template <class L>
+struct DescribedNames;
+template <template <class...> class L, class... D>
+struct DescribedNames<L<D...>> {
+  static constexpr std::array<std::string_view, sizeof...(D)> value{D::name...};
+};
+template <class T, class L>
+struct MemberOps;
+template <class T, template <class...> class L, class... D>
+struct MemberOps<T, L<D...>> {
+  static constexpr std::array<const FieldOps*, sizeof...(D)> value{&field_ops<member_type<T, D>>...};
+};
 
 template <Described T>
 std::span<const Field> fields() {
-  static const auto table = make_fields<T>(members_of<T>{});
-  return table;
+  static const FieldTable table(DescribedNames<members_of<T>>::value,
+                                member_offsets<T>(members_of<T>{}),
+                                MemberOps<T, members_of<T>>::value);
+  return table.fields();
 }
 
 }  // namespace catalog::detail

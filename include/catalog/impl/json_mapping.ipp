@@ -23,6 +23,15 @@ std::string camel_name(std::string_view snake) {
   return out;
 }
 
+FieldTable::FieldTable(std::span<const std::string_view> described,
+                       std::span<const std::size_t> offsets, std::span<const FieldOps* const> ops) {
+  names_.reserve(described.size());  // never grows again: the fields point into it
+  for (auto name : described) names_.push_back(camel_name(name));
+  fields_.reserve(described.size());
+  for (std::size_t i = 0; i < described.size(); ++i)
+    fields_.push_back(Field{names_[i], offsets[i], ops[i]});
+}
+
 bool has_required(const Layout& layout, std::uint64_t seen) {
   for (auto name : layout.required)
     if (auto at = layout.table.find(name); !at || !(seen >> *at & 1)) return false;

@@ -47,25 +47,15 @@ struct Store::Impl {
     if (options.log) options.log(level, message);
   }
 
-  /// Counts the final outcome of an operation that began at `start`, and logs it when it was
-  /// slower than `options.slow_operation`. Returns `result`.
+  /// Counts the final outcome of an operation that began at `start` (`error` null for a
+  /// success), and logs it when it was slower than `options.slow_operation`.
+  void finished(StoreOperation op, std::chrono::steady_clock::time_point start,
+                const Error* error);
+
+  /// finished() for `result`, which it returns.
   template <class R>
   R&& finish(StoreOperation op, std::chrono::steady_clock::time_point start, R&& result) {
-    if (result)
-      counting.succeeded(op);
-    else
-      counting.failed(op, result.error().kind());
-    if (options.slow_operation.count() > 0) {
-      auto took = std::chrono::steady_clock::now() - start;
-      if (took >= options.slow_operation) {
-        counting.slow_operation();
-        log(LogLevel::warning,
-            "slow operation: " + std::string(store_operation_name(op)) + " took " +
-                std::to_string(
-                    std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) +
-                " ms" + (result ? "" : " and failed: " + result.error().message()));
-      }
-    }
+    finished(op, start, result ? nullptr : &result.error());
     return std::forward<R>(result);
   }
 
@@ -79,6 +69,15 @@ struct Store::Impl {
   /// backend that runs them concurrently: PostgreSQL) before it gives up.
   static constexpr int conflict_attempts = 12;
 
+  /// One attempt of an operation in transaction `tx`: calls the operation and keeps its result
+  /// (`context` is where), and returns its error, or null for a success.
+  using Attempt = const Error* (*)(void* context, engine::Tx& tx);
+
+  /// Runs `attempt` in one transaction of `mode`, again as long as it may be retried (below),
+  /// and for a write updates the search index and commits. Returns the error that ends the
+  /// operation, or nothing when it succeeded (the result the attempt kept is then its answer).
+  std::optional<Error> run(storage::Mode mode, void* context, Attempt attempt);
+
   /// Runs `fn` in one write transaction and commits. A full map aborts the transaction; the
   /// backend grows it and the whole operation runs again, so nothing is lost. A transaction the
   /// backend could not serialize with concurrent writers (storage_conflict) changed nothing: the
@@ -87,31 +86,7 @@ struct Store::Impl {
   /// The operation is counted as `op`, with its final outcome.
   template <class F>
   auto write(StoreOperation op, F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
-    using R = decltype(fn(std::declval<engine::Tx&>()));
-    const auto start = std::chrono::steady_clock::now();
-    Attempts attempts(*this);
-    for (;;) {
-      auto txn = backend->begin(storage::Mode::read_write);
-      if (!txn) return finish(op, start, R(txn.error()));
-      engine::Env env{options, now()};
-      engine::Tx tx(**txn, env);
-      auto result = fn(tx);
-      if (result && options.search_index)
-        if (auto s = engine::search_index::update(tx); !s) result = s.error();
-      if (!result) {
-        if (attempts.again(result.error())) continue;
-        return finish(op, start, R(attempts.final(result.error())));
-      }
-      const auto commit_start = std::chrono::steady_clock::now();
-      auto committed = (*txn)->commit();
-      if (!committed) {
-        if (attempts.again(committed.error())) continue;
-        return finish(op, start, R(attempts.final(committed.error())));
-      }
-      counting.commit(std::chrono::steady_clock::now() - commit_start);
-      notify(tx.first_event(), tx.last_event());
-      return finish(op, start, std::move(result));
-    }
+    return run_typed(op, storage::Mode::read_write, fn);
   }
 
   /// Builds the search index from the entities in transactions of `batch` entities; goes on
@@ -127,19 +102,26 @@ struct Store::Impl {
   /// read can, with concurrent writers).
   template <class F>
   auto read(StoreOperation op, F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
+    return run_typed(op, storage::Mode::read_only, fn);
+  }
+
+  /// run() for `fn`, whose result is the operation's answer.
+  template <class F>
+  auto run_typed(StoreOperation op, storage::Mode mode, F& fn)
+      -> decltype(fn(std::declval<engine::Tx&>())) {
     using R = decltype(fn(std::declval<engine::Tx&>()));
     const auto start = std::chrono::steady_clock::now();
-    Attempts attempts(*this);
-    for (;;) {
-      auto txn = backend->begin(storage::Mode::read_only);
-      if (!txn) return finish(op, start, R(txn.error()));
-      engine::Env env{options, now()};
-      engine::Tx tx(**txn, env);
-      auto result = fn(tx);
-      if (!result && attempts.again(result.error())) continue;
-      if (!result) return finish(op, start, R(attempts.final(result.error())));
-      return finish(op, start, std::move(result));
-    }
+    struct Context {
+      F& fn;
+      std::optional<R> result;
+    } context{fn, std::nullopt};
+    auto error = run(mode, &context, [](void* c, engine::Tx& tx) -> const Error* {
+      auto& ctx = *static_cast<Context*>(c);
+      ctx.result.emplace(ctx.fn(tx));
+      return *ctx.result ? nullptr : &ctx.result->error();
+    });
+    if (error) return finish(op, start, R(std::move(*error)));
+    return finish(op, start, std::move(*context.result));
   }
 
   /// The retries of one operation: how many times the map was full or the transaction

@@ -35,6 +35,53 @@ class JwtAuthenticator final : public Authenticator {
 };
 }  // namespace
 
+void Store::Impl::finished(StoreOperation op, std::chrono::steady_clock::time_point start,
+                           const Error* error) {
+  if (!error)
+    counting.succeeded(op);
+  else
+    counting.failed(op, error->kind());
+  if (options.slow_operation.count() <= 0) return;
+  auto took = std::chrono::steady_clock::now() - start;
+  if (took < options.slow_operation) return;
+  counting.slow_operation();
+  log(LogLevel::warning,
+      "slow operation: " + std::string(store_operation_name(op)) + " took " +
+          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) +
+          " ms" + (error ? " and failed: " + error->message() : ""));
+}
+
+std::optional<Error> Store::Impl::run(storage::Mode mode, void* context, Attempt attempt) {
+  Attempts attempts(*this);
+  for (;;) {
+    auto txn = backend->begin(mode);
+    if (!txn) return txn.error();
+    engine::Env env{options, now()};
+    engine::Tx tx(**txn, env);
+    const Error* error = attempt(context, tx);
+    Error index_error;
+    if (!error && mode == storage::Mode::read_write && options.search_index)
+      if (auto s = engine::search_index::update(tx); !s) {
+        index_error = std::move(s).error();
+        error = &index_error;
+      }
+    if (error) {
+      if (attempts.again(*error)) continue;
+      return attempts.final(*error);
+    }
+    if (mode == storage::Mode::read_only) return std::nullopt;
+    const auto commit_start = std::chrono::steady_clock::now();
+    auto committed = (*txn)->commit();
+    if (!committed) {
+      if (attempts.again(committed.error())) continue;
+      return attempts.final(committed.error());
+    }
+    counting.commit(std::chrono::steady_clock::now() - commit_start);
+    notify(tx.first_event(), tx.last_event());
+    return std::nullopt;
+  }
+}
+
 void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
   if (first > last) return;
   std::vector<std::function<void(const ChangeEvent&)>> copy;
