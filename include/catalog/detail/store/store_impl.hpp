@@ -111,18 +111,24 @@ struct Store::Impl {
       -> decltype(fn(std::declval<engine::Tx&>())) {
     using R = decltype(fn(std::declval<engine::Tx&>()));
     const auto start = std::chrono::steady_clock::now();
-    struct Context {
-      F& fn;
-      std::optional<R> result;
-    } context{fn, std::nullopt};
-    auto error = run(mode, &context, [](void* c, engine::Tx& tx) -> const Error* {
-      auto& ctx = *static_cast<Context*>(c);
-      ctx.result.emplace(ctx.fn(tx));
-      return *ctx.result ? nullptr : &ctx.result->error();
-    });
-    if (error) return finish(op, start, R(std::move(*error)));
-    return finish(op, start, std::move(*context.result));
+    R result{Error()};  // each attempt's result replaces it
+    AttemptOf<F, R> context{&fn, &result};
+    if (auto error = run(mode, &context, &AttemptOf<F, R>::attempt))
+      return finish(op, start, R(std::move(*error)));
+    return finish(op, start, std::move(result));
   }
+
+  /// An Attempt of `fn`, keeping its result in `result`.
+  template <class F, class R>
+  struct AttemptOf {
+    F* fn;
+    R* result;
+    static const Error* attempt(void* context, engine::Tx& tx) {
+      auto& self = *static_cast<AttemptOf*>(context);
+      *self.result = (*self.fn)(tx);
+      return *self.result ? nullptr : &self.result->error();
+    }
+  };
 
   /// The retries of one operation: how many times the map was full or the transaction
   /// conflicted, and the pause before the next attempt. Each retry is counted and logged.
