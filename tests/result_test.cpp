@@ -74,7 +74,10 @@ TEST_CASE("a Result holds a value or an error", "[result]") {
   CHECK(*made == "zzz");
   // The tag makes the value from the arguments after it: an empty optional here, not an
   // optional made from the tag.
-  static_assert(!std::is_convertible_v<std::in_place_t, Result<std::optional<int>>>);
+  // A leading std::in_place is always the tag: never handed on to T's own constructor.
+  static_assert(std::is_constructible_v<std::optional<std::vector<int>>, std::in_place_t, int, int>);
+  static_assert(
+      !std::is_constructible_v<Result<std::optional<std::vector<int>>>, std::in_place_t, int, int>);
   Result<std::optional<int>> nothing(std::in_place);
   REQUIRE(nothing);
   CHECK_FALSE(nothing->has_value());

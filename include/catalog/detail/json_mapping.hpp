@@ -233,7 +233,7 @@ inline constexpr std::string_view quiet_path{};
 
 inline bool is_quiet(std::string_view path) noexcept { return path.data() == nullptr; }
 
-/// Declared before read_members, which converts members: a member that is itself a described
+/// Declared before the readers of vectors and optionals below: an element that is a described
 /// struct finds it (argument-dependent lookup would not look in catalog::detail).
 template <Described T>
 Result<void> from_json(const boost::json::value& v, T& out, std::string_view path);

@@ -52,13 +52,6 @@ struct Store::Impl {
   void finished(StoreOperation op, std::chrono::steady_clock::time_point start,
                 const Error* error);
 
-  /// finished() for `result`, which it returns.
-  template <class R>
-  R&& finish(StoreOperation op, std::chrono::steady_clock::time_point start, R&& result) {
-    finished(op, start, result ? nullptr : &result.error());
-    return std::forward<R>(result);
-  }
-
   /// An operation `op` that failed before its transaction began: counted as such.
   Error failed(StoreOperation op, Error e) {
     counting.failed(op, e.kind());
@@ -74,9 +67,11 @@ struct Store::Impl {
   using Attempt = const Error* (*)(void* context, engine::Tx& tx);
 
   /// Runs `attempt` in one transaction of `mode`, again as long as it may be retried (below),
-  /// and for a write updates the search index and commits. Returns the error that ends the
-  /// operation, or nothing when it succeeded (the result the attempt kept is then its answer).
-  std::optional<Error> run(storage::Mode mode, void* context, Attempt attempt);
+  /// and for a write updates the search index and commits. Counts the outcome as `op` (while
+  /// the last transaction is still open, so its end is not in the time). Returns the error
+  /// that ends the operation, or nothing when it succeeded (the result the attempt kept is then
+  /// its answer).
+  std::optional<Error> run(StoreOperation op, storage::Mode mode, void* context, Attempt attempt);
 
   /// Runs `fn` in one write transaction and commits. A full map aborts the transaction; the
   /// backend grows it and the whole operation runs again, so nothing is lost. A transaction the
@@ -110,12 +105,11 @@ struct Store::Impl {
   auto run_typed(StoreOperation op, storage::Mode mode, F& fn)
       -> decltype(fn(std::declval<engine::Tx&>())) {
     using R = decltype(fn(std::declval<engine::Tx&>()));
-    const auto start = std::chrono::steady_clock::now();
     R result{Error()};  // each attempt's result replaces it
     AttemptOf<F, R> context{&fn, &result};
-    if (auto error = run(mode, &context, &AttemptOf<F, R>::attempt))
-      return finish(op, start, R(std::move(*error)));
-    return finish(op, start, std::move(result));
+    if (auto error = run(op, mode, &context, &AttemptOf<F, R>::attempt))
+      return R(std::move(*error));
+    return result;
   }
 
   /// An Attempt of `fn`, keeping its result in `result`.

@@ -51,11 +51,22 @@ void Store::Impl::finished(StoreOperation op, std::chrono::steady_clock::time_po
           " ms" + (error ? " and failed: " + error->message() : ""));
 }
 
-std::optional<Error> Store::Impl::run(storage::Mode mode, void* context, Attempt attempt) {
+std::optional<Error> Store::Impl::run(StoreOperation op, storage::Mode mode, void* context,
+                                      Attempt attempt) {
+  const auto start = std::chrono::steady_clock::now();
   Attempts attempts(*this);
+  // The error that ends the operation, counted as its outcome.
+  const auto give_up = [&](const Error& e) -> std::optional<Error> {
+    Error last = attempts.final(e);
+    finished(op, start, &last);
+    return last;
+  };
   for (;;) {
     auto txn = backend->begin(mode);
-    if (!txn) return txn.error();
+    if (!txn) {
+      finished(op, start, &txn.error());
+      return txn.error();
+    }
     engine::Env env{options, now()};
     engine::Tx tx(**txn, env);
     const Error* error = attempt(context, tx);
@@ -67,17 +78,19 @@ std::optional<Error> Store::Impl::run(storage::Mode mode, void* context, Attempt
       }
     if (error) {
       if (attempts.again(*error)) continue;
-      return attempts.final(*error);
+      return give_up(*error);
     }
-    if (mode == storage::Mode::read_only) return std::nullopt;
-    const auto commit_start = std::chrono::steady_clock::now();
-    auto committed = (*txn)->commit();
-    if (!committed) {
-      if (attempts.again(committed.error())) continue;
-      return attempts.final(committed.error());
+    if (mode == storage::Mode::read_write) {
+      const auto commit_start = std::chrono::steady_clock::now();
+      auto committed = (*txn)->commit();
+      if (!committed) {
+        if (attempts.again(committed.error())) continue;
+        return give_up(committed.error());
+      }
+      counting.commit(std::chrono::steady_clock::now() - commit_start);
+      notify(tx.first_event(), tx.last_event());
     }
-    counting.commit(std::chrono::steady_clock::now() - commit_start);
-    notify(tx.first_event(), tx.last_event());
+    finished(op, start, nullptr);
     return std::nullopt;
   }
 }
