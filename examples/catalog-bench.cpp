@@ -24,6 +24,11 @@
 //                  terms), so the ctest smoke run stays short.
 //   --admin-entities <n>  the size of measurement 6's larger store (small: 2,000; full:
 //                  1,000,000)
+//   --search-entities <n>  the glossary terms of measurement 9 (small: 1,000; full: every
+//                  package of the corpus, 63,436). More than the corpus holds: every package
+//                  and then copies of them with suffixed names (`<name>-s1`, ...), as the
+//                  corpus README suggests, e.g. 1000000 for the 1,000,000-entity scale
+//   --search-queries <n>  timed queries per class in measurement 9 (small: 30; full: 500)
 //   --json <file>  also write every figure the run measured to <file>, as JSON: an object with
 //                  "program", "scale", "store", "seconds", "measurements" and "verdicts".
 //                  Each measurement has "section" ("1" to "8", or "build"), "name" (as printed),
@@ -1606,8 +1611,10 @@ int run(int argc, char** argv) {
   fs::path corpus = CATALOG_CORPUS_FILE;
   std::optional<std::int64_t> admin_entities;
   std::optional<fs::path> json_file;
+  search_bench::SearchSize search_size;
   std::string store_text = "lmdb";
   std::string admin_entities_text;
+  std::string search_entities_text, search_queries_text;
   CLI::App app("Measures the catalog against raw LMDB, SQLite FTS5 and lmdb-utils; see "
                "BENCHMARKS.md.",
                "catalog-bench");
@@ -1624,6 +1631,12 @@ int run(int argc, char** argv) {
       ->type_name("<store>");
   app.add_option("--admin-entities", admin_entities_text,
                  "Entities of the export/import section (at least 100)")
+      ->type_name("<n>");
+  app.add_option("--search-entities", search_entities_text,
+                 "Glossary terms of the search section (copies past the corpus's packages)")
+      ->type_name("<n>");
+  app.add_option("--search-queries", search_queries_text,
+                 "Timed queries per class in the search section")
       ->type_name("<n>");
   app.add_option("--json", json_text, "Also write the figures as JSON to <file>")
       ->type_name("<file>");
@@ -1650,6 +1663,15 @@ int run(int argc, char** argv) {
                 "--admin-entities: expected a number of at least 100, not " + admin_entities_text};
           admin_entities = v;
         }
+        if (!search_entities_text.empty())
+          search_size.entities = static_cast<std::size_t>(catalog_examples::read_integer(
+              search_entities_text, "--search-entities", std::int64_t{100'000'000}));
+        if (!search_queries_text.empty())
+          search_size.queries = static_cast<int>(catalog_examples::read_integer(
+              search_queries_text, "--search-queries", std::int64_t{1'000'000}));
+        if (search_entities_text.starts_with('0') || search_queries_text.starts_with('0'))
+          throw catalog_examples::BadOption{
+              "--search-entities, --search-queries: expected a number of at least 1"};
       }))
     return *status;
   Scale sc = scale_of(scale_name);
@@ -1716,7 +1738,9 @@ int run(int argc, char** argv) {
   if (wanted('8')) stored_encoding(*big);
   if (wanted('7')) writers(root, sc);
   if (wanted('6')) admin_tools(root, admin_entities.value_or(sc.admin_entities));
-  if (wanted('9')) search_bench::search_section(root, sc, corpus);
+  if (search_size.entities == 0) search_size.entities = sc.full ? 0 : 1'000;  // 0: the corpus
+  if (search_size.queries == 0) search_size.queries = sc.full ? 500 : 30;
+  if (wanted('9')) search_bench::search_section(root, sc, corpus, search_size);
 
   if (postgres_target && !keep)
     for (const auto& schema : postgres_target->made) (void)need_drop(schema);

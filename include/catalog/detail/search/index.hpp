@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -107,8 +108,11 @@ std::string encode(const Document& d);
 /// Errors: storage (bytes that are not a search document). Without `terms`, the document is
 /// read up to its terms, which stay empty (what queries read of each candidate).
 Result<Document> decode_document(std::string_view bytes, bool terms = true);
-/// A posting value: (field, count) pairs.
-std::string encode_posting(const std::vector<std::pair<Field, std::uint32_t>>& fields);
+/// The terms of a document grouped by word: each span is one word's terms, by field (a
+/// document's terms are sorted by word, then field, each pair once; decode_document checks).
+std::vector<std::span<const Term>> postings(const Document& d);
+/// A posting value: the (field, count) pairs of one word's terms.
+std::string encode_posting(std::span<const Term> terms);
 bool decode_posting(std::string_view bytes, std::vector<std::pair<Field, std::uint32_t>>& out);
 
 /// The words a typeahead finds a document by: its folded name and displayName (K keys), and

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <span>
 
 namespace catalog::search {
 
@@ -115,7 +116,7 @@ struct Char {
 };
 
 // Where a run of letters and digits splits: before character i.
-bool splits_before(const std::vector<Char>& run, std::size_t i) {
+bool splits_before(std::span<const Char> run, std::size_t i) {
   const Class prev = run[i - 1].cls, cur = run[i].cls;
   if ((prev == Class::digit) != (cur == Class::digit)) return true;  // letters and digits
   if (prev == Class::lower && cur == Class::upper) return true;      // camelCase
@@ -160,8 +161,7 @@ std::vector<Word> words(std::string_view text) {
     while (end < chars.size() && chars[end].cls != Class::separator &&
            (chars[end].cls == Class::cjk) == cjk)
       ++end;
-    const std::vector<Char> run(chars.begin() + static_cast<std::ptrdiff_t>(i),
-                                chars.begin() + static_cast<std::ptrdiff_t>(end));
+    const std::span<const Char> run(chars.data() + i, end - i);
     Word word;
     word.position = static_cast<std::uint32_t>(out.size());
     word.whole = cut(mapped(text_of(run.front(), run.back()), case_fold));

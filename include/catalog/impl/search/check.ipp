@@ -3,7 +3,6 @@
 
 #include <catalog/detail/search/check.hpp>
 
-#include <map>
 
 namespace catalog::engine::search_index {
 
@@ -82,16 +81,14 @@ Result<void> Checker::document(std::string_view key, std::string_view value) {
     return {};
   }
   // Each posting, with its value.
-  std::map<std::string, std::vector<std::pair<Field, std::uint32_t>>, std::less<>> words;
-  for (const auto& t : d.terms) words[t.word].emplace_back(t.field, t.count);
-  for (const auto& [word, counts] : words) {
+  for (const auto& terms : postings(d)) {
     ++expected_postings_;
-    const auto k = keys::posting(word, d.id);
+    const auto k = keys::posting(terms.front().word, d.id);
     auto v = tx_.raw().get(k);
     if (!v) return v.error();
     if (!*v)
       problem_(k, "missing: the posting of a word of " + d.fqn + std::string(repair));
-    else if (**v != encode_posting(counts))
+    else if (**v != encode_posting(terms))
       problem_(k, "posting differs from the document of " + d.fqn + std::string(repair));
   }
   for (const auto& n : name_entries(d)) {

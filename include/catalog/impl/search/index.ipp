@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <set>
 
 namespace catalog::engine::search_index {
@@ -28,37 +27,57 @@ class TermCounter {
     if (text.empty()) return;
     if (texts) texts->push_back(FieldText{field, std::string(text)});
     if (!analyse_) return;
-    const auto words = search::words(text);
+    auto words = search::words(text);
     lengths_[static_cast<std::size_t>(field)] += static_cast<std::uint32_t>(words.size());
-    for (const auto& w : words) {
-      count(w.whole, field);
-      for (const auto& p : w.parts)
-        if (p != w.whole) count(p, field);
+    for (auto& w : words) {
+      for (auto& p : w.parts)
+        if (p != w.whole) count(std::move(p), field);
+      count(std::move(w.whole), field);
     }
   }
+  /// The terms sorted by (word, field), one per pair, with the stems of the stemmed fields'
+  /// words. A word's stem is taken once per field however often the word occurs, and counts
+  /// every occurrence of every word with that stem.
   Document finish(Document d) {
-    std::sort(raw_.begin(), raw_.end(), [](const Term& a, const Term& b) {
-      return std::tie(a.word, a.field) < std::tie(b.word, b.field);
-    });
-    for (auto& t : raw_) {
-      if (!d.terms.empty() && d.terms.back().word == t.word && d.terms.back().field == t.field)
-        d.terms.back().count += t.count;
-      else
-        d.terms.push_back(std::move(t));
+    merge(raw_, 0);
+    const std::size_t words = raw_.size();
+    for (std::size_t i = 0; i < words; ++i) {
+      const Term& t = raw_[i];
+      if (!stemmed(t.field)) continue;
+      auto s = search::stem(t.word);
+      if (s == t.word) continue;
+      s.insert(s.begin(), stem_marker);
+      raw_.push_back(Term{std::move(s), t.field, t.count});
     }
+    merge(raw_, words);
+    std::inplace_merge(raw_.begin(), raw_.begin() + static_cast<std::ptrdiff_t>(words), raw_.end(),
+                       before);
+    d.terms = std::move(raw_);
     d.lengths = lengths_;
     return d;
   }
 
  private:
-  void count(const std::string& word, Field field) {
-    if (word.empty()) return;
-    raw_.push_back(Term{word, field, 1});
-    // A stem is indexed apart only where it differs from the word: a query that reads the
-    // stem's postings reads the word's as well (query.ipp).
-    if (stemmed(field))
-      if (auto s = search::stem(word); s != word)
-        raw_.push_back(Term{std::string(1, stem_marker) + s, field, 1});
+  static bool before(const Term& a, const Term& b) {
+    return std::tie(a.word, a.field) < std::tie(b.word, b.field);
+  }
+  /// Sorts terms[from..] and adds up the counts of equal (word, field) pairs there.
+  static void merge(std::vector<Term>& terms, std::size_t from) {
+    const auto first = terms.begin() + static_cast<std::ptrdiff_t>(from);
+    std::sort(first, terms.end(), before);
+    auto out = first;
+    for (auto in = first; in != terms.end(); ++in) {
+      if (out != first && out[-1].word == in->word && out[-1].field == in->field)
+        out[-1].count += in->count;
+      else {
+        if (out != in) *out = std::move(*in);
+        ++out;
+      }
+    }
+    terms.erase(out, terms.end());
+  }
+  void count(std::string&& word, Field field) {
+    if (!word.empty()) raw_.push_back(Term{std::move(word), field, 1});
   }
   bool analyse_;
   std::vector<Term> raw_;
@@ -312,18 +331,35 @@ Result<Document> decode_document(std::string_view bytes, bool terms) {
   if (!terms) return d;
   if (!r.small(n, bytes.size())) return bad();
   d.terms.resize(n);
-  for (auto& t : d.terms)
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& t = d.terms[i];
     if (!r.text(t.word) || !r.small(t.field, field_count - 1) || !r.small(t.count, 0xffffffff))
       return bad();
+    // Sorted by (word, field), each pair once: what build makes and postings() groups.
+    if (i > 0 && !(std::tie(d.terms[i - 1].word, d.terms[i - 1].field) < std::tie(t.word, t.field)))
+      return bad();
+  }
   if (!r.done()) return bad();
   return d;
 }
 
-std::string encode_posting(const std::vector<std::pair<Field, std::uint32_t>>& fields) {
+std::vector<std::span<const Term>> postings(const Document& d) {
+  std::vector<std::span<const Term>> out;
+  const Term* const terms = d.terms.data();
+  for (std::size_t i = 0, n = d.terms.size(); i < n;) {
+    std::size_t end = i + 1;
+    while (end < n && terms[end].word == terms[i].word) ++end;
+    out.emplace_back(terms + i, end - i);
+    i = end;
+  }
+  return out;
+}
+
+std::string encode_posting(std::span<const Term> terms) {
   Writer w;
-  for (const auto& [field, count] : fields) {
-    w.number(static_cast<std::uint64_t>(field));
-    w.number(count);
+  for (const auto& t : terms) {
+    w.number(static_cast<std::uint64_t>(t.field));
+    w.number(t.count);
   }
   return std::move(w.out);
 }
@@ -388,15 +424,6 @@ Result<void> add_field_stats(storage::Transaction& txn, unsigned field, unsigned
                           keys::encode_u64(static_cast<std::uint64_t>(l)));
 }
 
-using Postings = std::map<std::string, std::vector<std::pair<Field, std::uint32_t>>, std::less<>>;
-
-Postings postings_of(const std::optional<Document>& d) {
-  Postings out;
-  if (d)
-    for (const auto& t : d->terms) out[t.word].emplace_back(t.field, t.count);
-  return out;
-}
-
 /// Writes the difference between two sets of `text 0x00 id` keys of one family.
 template <class KeyOf>
 Result<void> write_set_difference(storage::Transaction& txn, std::vector<std::string> before,
@@ -434,20 +461,21 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
   const auto shard = keys::search_shard(id);
   // Postings: only the words whose (field, count) pairs differ. A word's document frequency is
   // the length of its postings, which a query reads whole: no shared count to keep.
-  const auto before = postings_of(old), after = postings_of(now);
+  using Words = std::vector<std::span<const Term>>;
+  const Words before = old ? postings(*old) : Words(), after = now ? postings(*now) : Words();
+  const auto word = [](std::span<const Term> t) -> const std::string& { return t.front().word; };
   auto b = before.begin();
   auto a = after.begin();
   while (b != before.end() || a != after.end()) {
-    if (a == after.end() || (b != before.end() && b->first < a->first)) {
-      if (auto e = txn.erase(keys::posting(b->first, id)); !e) return e.error();
+    if (a == after.end() || (b != before.end() && word(*b) < word(*a))) {
+      if (auto e = txn.erase(keys::posting(word(*b), id)); !e) return e.error();
       ++b;
-    } else if (b == before.end() || a->first < b->first) {
-      if (auto p = txn.put(keys::posting(a->first, id), encode_posting(a->second)); !p)
-        return p.error();
+    } else if (b == before.end() || word(*a) < word(*b)) {
+      if (auto p = txn.put(keys::posting(word(*a), id), encode_posting(*a)); !p) return p.error();
       ++a;
     } else {
-      if (a->second != b->second)
-        if (auto p = txn.put(keys::posting(a->first, id), encode_posting(a->second)); !p)
+      if (!std::equal(a->begin(), a->end(), b->begin(), b->end()))
+        if (auto p = txn.put(keys::posting(word(*a), id), encode_posting(*a)); !p)
           return p.error();
       ++a;
       ++b;
