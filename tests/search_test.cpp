@@ -530,3 +530,92 @@ TEMPLATE_TEST_CASE("an owner's new displayName reaches the facets of what it own
   CHECK(c.names(owner) == Names{"g"});
   c.clean();
 }
+
+TEST_CASE("verify names each posting and typeahead key that is missing or different",
+          "[search]") {
+  test::MemoryFixture f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"atlas","description":"maps of distant lands"})");
+  c.clean();
+  namespace st = catalog::storage;
+  auto edit = [&](auto&& change) {
+    auto txn = f.store.backend().begin(st::Mode::read_write).value();
+    change(*txn);
+    REQUIRE(txn->commit().has_value());
+  };
+  auto first = [&](std::string prefix) {
+    auto txn = f.store.backend().begin(st::Mode::read_only).value();
+    auto cursor = txn->scan(st::prefix_range(prefix), st::Direction::forward).value();
+    REQUIRE(cursor->valid());
+    return std::pair<std::string, std::string>(cursor->key(), cursor->value());
+  };
+  auto count = [&](std::string prefix) {
+    auto txn = f.store.backend().begin(st::Mode::read_only).value();
+    std::size_t n = 0;
+    auto cursor = txn->scan(st::prefix_range(prefix), st::Direction::forward).value();
+    for (; cursor->valid(); ++n) REQUIRE(cursor->next().has_value());
+    return n;
+  };
+  const auto postings = count("X"), names = count("K"), words = count("J");
+  auto problems = [&] {
+    std::vector<std::string> out;
+    for (const auto& p : f.store.verify().value()) {
+      UNSCOPED_INFO(p.key << ": " << p.message);
+      out.push_back(p.message);
+    }
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& messages, const std::string& start) {
+    return std::any_of(messages.begin(), messages.end(),
+                       [&](const std::string& m) { return m.starts_with(start); });
+  };
+  const auto [posting, value] = first("Xdistant");
+  // The same key of another word: "X" word 0x00 id.
+  const std::string other = "Xzzz" + posting.substr(posting.find('\0'));
+
+  SECTION("a posting's value changed: named, and the counts agree") {
+    edit([&](st::Transaction& t) { REQUIRE(t.put(posting, value + std::string("\x00\x01", 2))); });
+    const auto found = problems();
+    CHECK(found.size() == 1);
+    CHECK(has(found, "posting differs from the document of atlas"));
+  }
+  SECTION("a posting missing: named, and counted") {
+    edit([&](st::Transaction& t) { REQUIRE(t.erase(posting)); });
+    const auto found = problems();
+    CHECK(found.size() == 2);
+    CHECK(has(found, "missing: the posting of a word of atlas"));
+    CHECK(has(found, std::to_string(postings - 1) + " search postings stored, but the documents " +
+                         "hold " + std::to_string(postings)));
+  }
+  SECTION("a posting replaced by another word's: the missing one named, the counts agree") {
+    edit([&](st::Transaction& t) {
+      REQUIRE(t.erase(posting));
+      REQUIRE(t.put(other, value));
+    });
+    const auto found = problems();
+    CHECK(found.size() == 1);
+    CHECK(has(found, "missing: the posting of a word of atlas"));
+  }
+  SECTION("a posting no document makes: counted") {
+    edit([&](st::Transaction& t) { REQUIRE(t.put(other, value)); });
+    const auto found = problems();
+    CHECK(found.size() == 1);
+    CHECK(has(found, std::to_string(postings + 1) + " search postings stored, but the documents " +
+                         "hold " + std::to_string(postings)));
+  }
+  SECTION("typeahead keys: a name missing, a word no document makes") {
+    const auto name = first("Katlas").first;
+    const auto word = first("Jatlas").first;
+    edit([&](st::Transaction& t) {
+      REQUIRE(t.erase(name));
+      REQUIRE(t.put("Jzzz" + word.substr(word.find('\0')), ""));
+    });
+    const auto found = problems();
+    CHECK(found.size() == 3);
+    CHECK(has(found, "missing: typeahead name"));
+    CHECK(has(found, std::to_string(names - 1) + " typeahead names stored, but the documents " +
+                         "have " + std::to_string(names)));
+    CHECK(has(found, std::to_string(words + 1) + " typeahead words stored, but the documents " +
+                         "have " + std::to_string(words)));
+  }
+}

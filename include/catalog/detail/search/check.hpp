@@ -8,7 +8,9 @@
 
 #include <catalog/detail/search/index.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace catalog::engine::search_index {
 
@@ -21,20 +23,35 @@ class Checker {
   Result<void> entity(const Record& r);
   /// A key of the search families (G, J, K, X, Y).
   Result<void> key(std::string_view key, std::string_view value);
-  /// After the scan: the counts and sums.
+  /// After the scan: the counts and sums; where the postings or typeahead keys stored are not
+  /// those the documents make, a second pass names each one missing or different.
   Result<void> finish();
+
+  /// An order-independent digest of a set of (key, value) pairs: equal sets give equal digests,
+  /// and a set with a pair missing, added or changed gives another (but for 2^-128 odds).
+  struct Digest {
+    std::uint64_t count = 0, a = 0, b = 0;
+    void add(std::string_view key, std::string_view value);
+    friend bool operator==(const Digest&, const Digest&) = default;
+  };
 
  private:
   Result<void> document(std::string_view key, std::string_view value);
+  /// The postings and typeahead keys of the documents that matched their entities, each read:
+  /// what finish() runs when the digests differ.
+  Result<void> name_differences();
 
   Tx& tx_;
   Problem problem_;
   // Sums of the G keys as stored, and as the documents make them.
   std::array<FieldStats, field_count + 1> stored_stats_{}, expected_stats_{};
-  // Postings and typeahead keys stored, and those the documents name (each one checked present).
-  std::uint64_t postings_ = 0, expected_postings_ = 0;
-  std::uint64_t names_ = 0, expected_names_ = 0;
-  std::uint64_t name_words_ = 0, expected_name_words_ = 0;
+  // Postings (X), typeahead names (K) and words (J): as stored, and as the documents make them.
+  // A key is checked against the documents by these sums, not read once per document word.
+  Digest postings_, expected_postings_;
+  Digest names_, expected_names_;
+  Digest name_words_, expected_name_words_;
+  // The documents that matched their entities, for name_differences().
+  std::vector<Uuid> checked_;
 };
 
 }  // namespace catalog::engine::search_index
