@@ -8,7 +8,16 @@ namespace catalog::engine::search_index {
 
 namespace {
 constexpr std::string_view repair = " (catalog-admin reindex rebuilds the index)";
+
+/// Calls f(key, value) for each posting (X), typeahead name (K) and word (J) key `d` makes.
+template <class F>
+void each_key(const Document& d, F&& f) {
+  for (const auto& terms : postings(d))
+    f(keys::posting(terms.front().word, d.id), encode_posting(terms));
+  for (const auto& n : name_entries(d)) f(keys::name_entry(n, d.id), std::string());
+  for (const auto& w : name_words(d)) f(keys::name_word(w, d.id), std::string());
 }
+}  // namespace
 
 Result<void> Checker::entity(const Record& r) {
   if (!searched(r.kind)) return {};
@@ -99,10 +108,10 @@ Result<void> Checker::document(std::string_view key, std::string_view value) {
     return {};
   }
   // The stored document is the one the entity makes: the keys it makes are what must be stored.
-  for (const auto& terms : postings(d))
-    expected_postings_.add(keys::posting(terms.front().word, d.id), encode_posting(terms));
-  for (const auto& n : name_entries(d)) expected_names_.add(keys::name_entry(n, d.id), "");
-  for (const auto& w : name_words(d)) expected_name_words_.add(keys::name_word(w, d.id), "");
+  each_key(d, [&](const std::string& k, const std::string& v) {
+    (k[0] == 'X' ? expected_postings_ : k[0] == 'K' ? expected_names_ : expected_name_words_)
+        .add(k, v);
+  });
   checked_.push_back(d.id);
   for (std::size_t f = 0; f < field_count; ++f)
     if (d.lengths[f] > 0) {
@@ -122,25 +131,23 @@ Result<void> Checker::name_differences() {
     if (!built) return built.error();
     if (!*built) continue;
     const auto& d = **built;
-    for (const auto& terms : postings(d)) {
-      const auto k = keys::posting(terms.front().word, d.id);
+    Result<void> read;
+    each_key(d, [&](const std::string& k, const std::string& expected) {
+      if (!read) return;
       auto v = tx_.raw().get(k);
-      if (!v) return v.error();
-      if (!*v)
+      if (!v) {
+        read = v.error();
+        return;
+      }
+      if (k[0] == 'X' && !*v)
         problem_(k, "missing: the posting of a word of " + d.fqn + std::string(repair));
-      else if (**v != encode_posting(terms))
+      else if (k[0] == 'X' && **v != expected)
         problem_(k, "posting differs from the document of " + d.fqn + std::string(repair));
-    }
-    for (const auto& n : name_entries(d)) {
-      auto v = tx_.raw().get(keys::name_entry(n, d.id));
-      if (!v) return v.error();
-      if (!*v) problem_(keys::name_entry(n, d.id), "missing: typeahead name" + std::string(repair));
-    }
-    for (const auto& w : name_words(d)) {
-      auto v = tx_.raw().get(keys::name_word(w, d.id));
-      if (!v) return v.error();
-      if (!*v) problem_(keys::name_word(w, d.id), "missing: typeahead word" + std::string(repair));
-    }
+      else if (!*v)
+        problem_(k, std::string("missing: typeahead ") + (k[0] == 'K' ? "name" : "word") +
+                        std::string(repair));
+    });
+    if (!read) return read.error();
   }
   return {};
 }
