@@ -17,7 +17,8 @@
 // from a template store built once per run (by the same creates, without syncing, so the run
 // stays short) and copied for each trial.
 //
-// Environment (longer runs; the defaults keep the test under about a minute on 2 cores):
+// Environment (the defaults take about three and a half minutes in the Debug build on 2 cores;
+// raise them for longer runs):
 //   CATALOG_CRASH_TRIALS  how many trials (default 100), e.g. CATALOG_CRASH_TRIALS=1000
 //   CATALOG_CRASH_SEED    the seed of the first trial (default 1); trial i uses seed + i
 //   CATALOG_CRASH_JOBS    trials in progress at once (default 3: children wait on fsync)
