@@ -50,8 +50,6 @@ class Checker {
   Digest postings_, expected_postings_;
   Digest names_, expected_names_;
   Digest name_words_, expected_name_words_;
-  // The documents that matched their entities, for name_differences().
-  std::vector<Uuid> checked_;
 };
 
 }  // namespace catalog::engine::search_index
