@@ -1663,15 +1663,20 @@ int run(int argc, char** argv) {
                 "--admin-entities: expected a number of at least 100, not " + admin_entities_text};
           admin_entities = v;
         }
+        // 0 (the default) leaves a size to --scale.
+        auto positive = [](const std::string& text, const char* flag, std::int64_t max) {
+          const auto v = catalog_examples::read_integer(text, flag, max);
+          if (v < 1)
+            throw catalog_examples::BadOption{std::string(flag) +
+                                              ": expected a number of at least 1, not " + text};
+          return v;
+        };
         if (!search_entities_text.empty())
-          search_size.entities = static_cast<std::size_t>(catalog_examples::read_integer(
-              search_entities_text, "--search-entities", std::int64_t{100'000'000}));
+          search_size.entities = static_cast<std::size_t>(
+              positive(search_entities_text, "--search-entities", std::int64_t{100'000'000}));
         if (!search_queries_text.empty())
-          search_size.queries = static_cast<int>(catalog_examples::read_integer(
-              search_queries_text, "--search-queries", std::int64_t{1'000'000}));
-        if (search_entities_text.starts_with('0') || search_queries_text.starts_with('0'))
-          throw catalog_examples::BadOption{
-              "--search-entities, --search-queries: expected a number of at least 1"};
+          search_size.queries = static_cast<int>(
+              positive(search_queries_text, "--search-queries", std::int64_t{1'000'000}));
       }))
     return *status;
   Scale sc = scale_of(scale_name);

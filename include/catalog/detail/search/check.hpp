@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <vector>
 
 namespace catalog::engine::search_index {
 
@@ -28,7 +27,8 @@ class Checker {
   Result<void> finish();
 
   /// An order-independent digest of a set of (key, value) pairs: equal sets give equal digests,
-  /// and a set with a pair missing, added or changed gives another (but for 2^-128 odds).
+  /// and a set with a pair missing, added or changed gives another unless both 64-bit sums
+  /// collide at once (not a cryptographic guarantee: verify finds corruption, not an adversary).
   struct Digest {
     std::uint64_t count = 0, a = 0, b = 0;
     void add(std::string_view key, std::string_view value);
@@ -37,8 +37,9 @@ class Checker {
 
  private:
   Result<void> document(std::string_view key, std::string_view value);
-  /// The postings and typeahead keys of the documents that matched their entities, each read:
-  /// what finish() runs when the digests differ.
+  /// Reads the postings and typeahead keys of each document that matches its entity (found
+  /// again by a scan of the Y keys) and names each one missing or different: what finish()
+  /// runs when the digests differ.
   Result<void> name_differences();
 
   Tx& tx_;
