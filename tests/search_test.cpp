@@ -428,13 +428,63 @@ TEST_CASE("a store written without the index is indexed by reindex and by the ne
   c.clean();
 }
 
+TEST_CASE("an index of version 1 (terms inside the documents) is rebuilt when the store opens",
+          "[search]") {
+  test::TempDir dir;
+  auto count = [](catalog::Store& s, char tag) {
+    auto txn = s.backend().begin(catalog::storage::Mode::read_only).value();
+    auto c = txn->scan(catalog::storage::prefix_range(std::string(1, tag)),
+                       catalog::storage::Direction::forward)
+                 .value();
+    std::size_t n = 0;
+    for (; c->valid(); ++n) REQUIRE(c->next().has_value());
+    return n;
+  };
+  {
+    auto store = catalog::Store::open_lmdb(dir.path(), test::test_options()).value();
+    Catalog c{store};
+    c.make(Kind::glossary, R"({"name":"older","description":"indexed by version one"})");
+    REQUIRE(count(store, 'T') == count(store, 'Y'));
+    // What version 1 left: its version under M search_analyzer and no T keys.
+    auto txn = store.backend().begin(catalog::storage::Mode::read_write).value();
+    auto version = txn->get("Msearch_analyzer").value().value();
+    REQUIRE(version.size() == 8);
+    REQUIRE(version.back() == 2);
+    version.back() = 1;
+    REQUIRE(txn->put("Msearch_analyzer", version));
+    std::vector<std::string> terms;
+    auto cursor =
+        txn->scan(catalog::storage::prefix_range("T"), catalog::storage::Direction::forward).value();
+    while (cursor->valid()) {
+      terms.emplace_back(cursor->key());
+      REQUIRE(cursor->next().has_value());
+    }
+    cursor.reset();
+    for (const auto& k : terms) REQUIRE(txn->erase(k).value());
+    REQUIRE(txn->commit());
+  }
+  auto options = test::test_options();
+  std::vector<std::string> logged;
+  options.log = [&](catalog::LogLevel, std::string_view message) {
+    logged.emplace_back(message);
+  };
+  auto store = catalog::Store::open_lmdb(dir.path(), options).value();
+  REQUIRE(!logged.empty());
+  CHECK(logged.front().starts_with("building the search index (version 2)"));
+  CHECK(count(store, 'T') == count(store, 'Y'));
+  CHECK(count(store, 'T') >= 2);  // the admin user and the glossary
+  Catalog c{store};
+  CHECK(c.names("one") == Names{"older"});
+  c.clean();
+}
+
 namespace {
 
 /// The keys of the search index's families with their values, to count what a write changed.
 std::map<std::string, std::string> index_keys(catalog::Store& s) {
   std::map<std::string, std::string> out;
   auto txn = s.backend().begin(catalog::storage::Mode::read_only).value();
-  for (char tag : {'G', 'J', 'K', 'X', 'Y'}) {
+  for (char tag : {'G', 'J', 'K', 'T', 'X', 'Y'}) {
     auto c = txn->scan(catalog::storage::prefix_range(std::string(1, tag)),
                        catalog::storage::Direction::forward)
                  .value();
@@ -500,8 +550,9 @@ TEMPLATE_TEST_CASE("soft delete, restore, follow and vote write a constant numbe
                          parse(R"({"description":")" + patched + "\"}"))
               .has_value());
   after = index_keys(c.s);
-  // The postings of yankee, of its stem (yanke) and of zulu (its own stem), and the document.
-  CHECK(changed(before, after) == 4);
+  // The postings of yankee, of its stem (yanke) and of zulu (its own stem), the document (its
+  // updatedAt) and its terms.
+  CHECK(changed(before, after) == 5);
   CHECK(c.names("zulu") == Names{"long"});
   CHECK(c.names("yankee").empty());
   c.clean();
@@ -531,7 +582,8 @@ TEMPLATE_TEST_CASE("an owner's new displayName reaches the facets of what it own
   c.clean();
 }
 
-TEST_CASE("verify names each posting and typeahead key that is missing or different",
+TEST_CASE("verify names each posting, typeahead key and terms record that is missing or "
+          "different",
           "[search]") {
   test::MemoryFixture f;
   Catalog c{f.store};
@@ -603,6 +655,36 @@ TEST_CASE("verify names each posting and typeahead key that is missing or differ
     CHECK(found.size() == 1);
     CHECK(has(found, std::to_string(postings + 1) + " search postings stored, but the documents " +
                          "hold " + std::to_string(postings)));
+  }
+  SECTION("a document's terms (T): changed, missing, malformed") {
+    const std::string terms_key = "T" + posting.substr(posting.size() - 16);
+    const auto terms = first(terms_key);
+    REQUIRE(terms.first == terms_key);
+    const auto documents = count("T");
+    SECTION("changed: the last term's count, one more") {
+      std::string changed = terms.second;
+      REQUIRE(static_cast<unsigned char>(changed.back()) < 0x7f);
+      changed.back() = static_cast<char>(changed.back() + 1);
+      edit([&](st::Transaction& t) { REQUIRE(t.put(terms_key, changed)); });
+      const auto found = problems();
+      CHECK(found.size() == 1);
+      CHECK(has(found, "search terms differ from the document of atlas"));
+    }
+    SECTION("missing") {
+      edit([&](st::Transaction& t) { REQUIRE(t.erase(terms_key)); });
+      const auto found = problems();
+      CHECK(found.size() == 2);
+      CHECK(has(found, "missing: the search terms of the document of atlas"));
+      CHECK(has(found, std::to_string(documents - 1) + " search term records stored, but there " +
+                           "are " + std::to_string(documents) + " documents"));
+    }
+    SECTION("malformed") {
+      edit([&](st::Transaction& t) { REQUIRE(t.put(terms_key, std::string("\x02\x05", 2))); });
+      const auto found = problems();
+      CHECK(found.size() == 2);
+      CHECK(has(found, "malformed search terms"));
+      CHECK(has(found, "search terms differ from the document of atlas"));
+    }
   }
   SECTION("typeahead keys: a name missing, a word no document makes") {
     const auto name = first("Katlas").first;

@@ -24,7 +24,10 @@
 //   X word 0x00 id                         -> posting: (field, count) pairs of `word` in id's
 //                                             document (search_index.hpp)
 //   G field(u8) shard(u8)                  -> documents with the field and their total length
-//   Y id                                   -> the entity's search document (search_index.hpp)
+//   Y id                                   -> the entity's search document: what ranks, filters
+//                                             and facets read (search_index.hpp)
+//   T id                                   -> the document's terms: what the next write diffs
+//                                             (apart from Y, so that queries read dense pages)
 //   K folded-name 0x00 id                  -> "" (exact names and typeahead by name)
 //   J word 0x00 id                         -> "" (typeahead by a word of a name)
 //
@@ -106,6 +109,7 @@ std::string posting(std::string_view word, const Uuid& id);
 std::string posting_prefix(std::string_view word);
 std::string field_stats(unsigned field, unsigned shard);
 std::string search_doc(const Uuid& id);
+std::string search_terms(const Uuid& id);
 std::string name_entry(std::string_view folded_name, const Uuid& id);
 std::string name_entry_prefix(std::string_view folded_prefix);
 std::string name_word(std::string_view word, const Uuid& id);
@@ -125,6 +129,8 @@ struct FieldStatsKey {
 std::optional<FieldStatsKey> decode_field_stats(std::string_view key);
 /// `Y id`.
 std::optional<Uuid> decode_search_doc(std::string_view key);
+/// `T id`.
+std::optional<Uuid> decode_search_terms(std::string_view key);
 
 /// Stored bytes (a key, or edge data) for a message: printable ASCII as is, every other byte and
 /// the backslash as \xNN.

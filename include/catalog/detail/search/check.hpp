@@ -20,7 +20,7 @@ class Checker {
 
   /// An entity record that decoded: its search document must exist (searched kinds).
   Result<void> entity(const Record& r);
-  /// A key of the search families (G, J, K, X, Y).
+  /// A key of the search families (G, J, K, T, X, Y).
   Result<void> key(std::string_view key, std::string_view value);
   /// After the scan: the counts and sums; where the postings or typeahead keys stored are not
   /// those the documents make, a second pass names each one missing or different.
@@ -46,11 +46,15 @@ class Checker {
   Problem problem_;
   // Sums of the G keys as stored, and as the documents make them.
   std::array<FieldStats, field_count + 1> stored_stats_{}, expected_stats_{};
-  // Postings (X), typeahead names (K) and words (J): as stored, and as the documents make them.
-  // A key is checked against the documents by these sums, not read once per document word.
+  // Postings (X), typeahead names (K) and words (J), and the documents' terms (T): as stored,
+  // and as the documents make them. A key is checked against the documents by these sums, not
+  // read once per document word.
   Digest postings_, expected_postings_;
   Digest names_, expected_names_;
   Digest name_words_, expected_name_words_;
+  Digest terms_, expected_terms_;
+  /// The expected digest of a key of X, K, J or T.
+  Digest& expected(char tag);
 };
 
 }  // namespace catalog::engine::search_index

@@ -69,8 +69,9 @@ struct Owner {
   friend bool operator==(const Owner&, const Owner&) = default;
 };
 
-/// What the index keeps of an entity (its Y record): what filters, facets, sorts and ranking
-/// read without the entity, and the terms it was indexed with (what the next write diffs).
+/// What the index keeps of an entity: what filters, facets, sorts and ranking read without the
+/// entity (its Y record), and the terms it was indexed with (its T record: what the next write
+/// diffs).
 struct Document {
   std::uint32_t analyzer = 0;
   Kind kind = Kind::user;
@@ -104,10 +105,48 @@ struct FieldText {
 Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts,
                                       bool analyse = true, bool related = true);
 
+/// The version of the index's layout and analysis, recorded under `M search_analyzer`: a store
+/// indexed by another is indexed again when it opens. 1: analyzer 1, a document's terms in its
+/// Y record; 2: analyzer 1, the terms under T.
+inline constexpr std::uint32_t index_version = 2;
+
+/// The bytes of a document's Y record (everything but its terms) and of its T record (its
+/// terms).
 std::string encode(const Document& d);
-/// Errors: storage (bytes that are not a search document). Without `terms`, the document is
-/// read up to its terms, which stay empty (what queries read of each candidate).
-Result<Document> decode_document(std::string_view bytes, bool terms = true);
+std::string encode_terms(const Document& d);
+/// How much of a Y record decode_document reads.
+enum class Part {
+  /// All of it.
+  all,
+  /// What ranks a candidate: kind, id, deleted, name, displayName, FQN, updatedAt, upVotes and
+  /// the field lengths; the facet values (owners, tags, domains, status, service, glossary)
+  /// stay empty, their bytes checked but not copied. What a query reads of each candidate.
+  ranking,
+};
+/// A document from its Y record; its terms stay empty (decode_terms reads them). Errors:
+/// storage (bytes that are not a search document). With `facets`, the bytes of the facet
+/// values (what decode_facets reads) are pointed at there.
+Result<Document> decode_document(std::string_view bytes, Part part = Part::all,
+                                 std::string_view* facets = nullptr);
+
+/// A document's facet values as views into its bytes.
+struct FacetView {
+  struct Owner {
+    Uuid id{};
+    std::string_view name, display_name;
+  };
+  std::string_view status, service, glossary;
+  std::vector<Owner> owners;
+  std::vector<std::string_view> tags;
+  std::vector<std::pair<Uuid, std::string_view>> domains;  // id, FQN
+};
+/// Reads the facet bytes decode_document pointed at into `out`, reusing its vectors' room: what
+/// a query's filters and facets read of thousands of documents, without a copy of each value.
+/// False for bytes decode_document did not check.
+bool decode_facets(std::string_view bytes, FacetView& out);
+/// Reads a T record into `d.terms`. Errors: storage (bytes that are not the terms of a document,
+/// sorted by word, then field, each pair once).
+Result<void> decode_terms(std::string_view bytes, Document& d);
 /// The terms of a document grouped by word: each span is one word's terms, by field (a
 /// document's terms are sorted by word, then field, each pair once; decode_document checks).
 std::vector<std::span<const Term>> postings(const Document& d);

@@ -256,6 +256,7 @@ class Verifier {
     case 'G':
     case 'J':
     case 'K':
+    case 'T':
     case 'X':
     case 'Y': return search_.key(key, value);
     default: problem(key, "unknown key family (no tag of the key schema)"); return {};
@@ -636,8 +637,8 @@ class Verifier {
         problem(key, "key schema is not " + std::to_string(keys::key_schema) +
                          ", the one this library writes");
     } else if (name == search_index::analyzer_meta) {
-      if (value.size() != 8 || keys::decode_u64(value) != search::analyzer_version)
-        problem(key, "search index written by another analyzer; opening the store rebuilds it");
+      if (value.size() != 8 || keys::decode_u64(value) != search_index::index_version)
+        problem(key, "search index of another version; opening the store rebuilds it");
     } else if (name == search_index::reindex_meta) {
       problem(key, "an interrupted reindex; opening the store finishes it");
     } else {

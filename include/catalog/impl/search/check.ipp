@@ -9,9 +9,11 @@ namespace catalog::engine::search_index {
 namespace {
 constexpr std::string_view repair = " (catalog-admin reindex rebuilds the index)";
 
-/// Calls f(key, value) for each posting (X), typeahead name (K) and word (J) key `d` makes.
+/// Calls f(key, value) for each posting (X), typeahead name (K) and word (J) key `d` makes, and
+/// its terms (T).
 template <class F>
 void each_key(const Document& d, F&& f) {
+  f(keys::search_terms(d.id), encode_terms(d));
   for (const auto& terms : postings(d))
     f(keys::posting(terms.front().word, d.id), encode_posting(terms));
   for (const auto& n : name_entries(d)) f(keys::name_entry(n, d.id), std::string());
@@ -48,6 +50,15 @@ void Checker::Digest::add(std::string_view key, std::string_view value) {
   b += m ^ (m >> 32);
 }
 
+Checker::Digest& Checker::expected(char tag) {
+  switch (tag) {
+  case 'X': return expected_postings_;
+  case 'K': return expected_names_;
+  case 'J': return expected_name_words_;
+  default: return expected_terms_;
+  }
+}
+
 Result<void> Checker::key(std::string_view key, std::string_view value) {
   switch (key[0]) {
   case 'G': {
@@ -72,6 +83,13 @@ Result<void> Checker::key(std::string_view key, std::string_view value) {
     std::vector<std::pair<Field, std::uint32_t>> counts;
     if (!keys::decode_text_id('X', key) || !decode_posting(value, counts))
       problem_(key, "malformed search posting");
+    return {};
+  }
+  case 'T': {
+    terms_.add(key, value);
+    Document d;
+    if (!keys::decode_search_terms(key) || !decode_terms(value, d))
+      problem_(key, "malformed search terms");
     return {};
   }
   case 'Y': return document(key, value);
@@ -108,10 +126,7 @@ Result<void> Checker::document(std::string_view key, std::string_view value) {
     return {};
   }
   // The stored document is the one the entity makes: the keys it makes are what must be stored.
-  each_key(d, [&](const std::string& k, const std::string& v) {
-    (k[0] == 'X' ? expected_postings_ : k[0] == 'K' ? expected_names_ : expected_name_words_)
-        .add(k, v);
-  });
+  each_key(d, [&](const std::string& k, const std::string& v) { expected(k[0]).add(k, v); });
   for (std::size_t f = 0; f < field_count; ++f)
     if (d.lengths[f] > 0) {
       ++expected_stats_[f].documents;
@@ -142,7 +157,12 @@ Result<void> Checker::name_differences() {
         read = v.error();
         return;
       }
-      if (k[0] == 'X' && !*v)
+      if (k[0] == 'T' && (!*v || **v != expected))
+        problem_(k, std::string(*v ? "search terms differ from" : "missing: the search terms of") +
+                        " the document of " + d.fqn + std::string(repair));
+      else if (k[0] == 'T')
+        return;
+      else if (k[0] == 'X' && !*v)
         problem_(k, "missing: the posting of a word of " + d.fqn + std::string(repair));
       else if (k[0] == 'X' && **v != expected)
         problem_(k, "posting differs from the document of " + d.fqn + std::string(repair));
@@ -163,7 +183,7 @@ Result<void> Checker::name_differences() {
 
 Result<void> Checker::finish() {
   if (postings_ != expected_postings_ || names_ != expected_names_ ||
-      name_words_ != expected_name_words_)
+      name_words_ != expected_name_words_ || terms_ != expected_terms_)
     if (auto n = name_differences(); !n) return n.error();
   // Counts that differ mean keys no document makes (not named: nothing says whose they were).
   // With equal counts, different digests mean a key missing or different, named above.
@@ -177,6 +197,9 @@ Result<void> Checker::finish() {
     problem_("J", std::to_string(name_words_.count) + " typeahead words stored, but the " +
                       "documents have " + std::to_string(expected_name_words_.count) +
                       std::string(repair));
+  if (terms_.count != expected_terms_.count)
+    problem_("T", std::to_string(terms_.count) + " search term records stored, but there are " +
+                      std::to_string(expected_terms_.count) + " documents" + std::string(repair));
   for (std::size_t f = 0; f <= field_count; ++f) {
     const auto& s = stored_stats_[f];
     const auto& e = expected_stats_[f];

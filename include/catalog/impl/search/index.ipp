@@ -162,6 +162,17 @@ class Reader {
     in_.remove_prefix(n);
     return true;
   }
+  bool skip_text() {
+    std::uint64_t n = 0;
+    if (!number(n) || n > in_.size()) return false;
+    in_.remove_prefix(n);
+    return true;
+  }
+  bool skip_id() {
+    if (in_.size() < sizeof(Uuid::data)) return false;
+    in_.remove_prefix(sizeof(Uuid::data));
+    return true;
+  }
   bool id(Uuid& u) {
     if (in_.size() < sizeof u.data) return false;
     std::memcpy(u.data, in_.data(), sizeof u.data);
@@ -169,12 +180,23 @@ class Reader {
     return true;
   }
   bool done() const { return in_.empty(); }
+  /// Where the reader stands in `all`, the bytes it was made with.
+  std::size_t position(std::string_view all) const {
+    return static_cast<std::size_t>(in_.data() - all.data());
+  }
+  bool view(std::string_view& s) {
+    std::uint64_t n = 0;
+    if (!number(n) || n > in_.size()) return false;
+    s = in_.substr(0, n);
+    in_.remove_prefix(n);
+    return true;
+  }
 
  private:
   std::string_view in_;
 };
 
-constexpr std::uint64_t format = 1;  // the layout of encode()'s bytes
+constexpr std::uint64_t format = 2;  // the layout of encode()'s and encode_terms()'s bytes
 
 }  // namespace
 
@@ -293,6 +315,12 @@ std::string encode(const Document& d) {
     w.text(fqn);
   }
   for (auto l : d.lengths) w.number(l);
+  return std::move(w.out);
+}
+
+std::string encode_terms(const Document& d) {
+  Writer w;
+  w.number(format);
   w.number(d.terms.size());
   for (const auto& t : d.terms) {
     w.text(t.word);
@@ -302,34 +330,62 @@ std::string encode(const Document& d) {
   return std::move(w.out);
 }
 
-Result<Document> decode_document(std::string_view bytes, bool terms) {
+Result<Document> decode_document(std::string_view bytes, Part part, std::string_view* facets) {
   Reader r(bytes);
   Document d;
   std::uint64_t f = 0, kind = 0, deleted = 0, n = 0;
   auto bad = [] { return fail(Errc::storage, "corrupt search document"); };
+  const bool whole = part != Part::ranking;
   if (!r.number(f) || f != format || !r.small(d.analyzer, 0xffffffff) ||
       !r.small(kind, std::size(all_kinds) - 1) || !r.id(d.id) || !r.small(deleted, 1) ||
       !r.text(d.name) || !r.text(d.display_name) || !r.text(d.fqn) ||
-      !r.signed_number(d.updated_at) || !r.signed_number(d.up_votes) || !r.text(d.status) ||
-      !r.text(d.service) || !r.text(d.glossary) || !r.small(n, bytes.size()))
+      !r.signed_number(d.updated_at) || !r.signed_number(d.up_votes))
+    return bad();
+  const std::size_t facets_at = r.position(bytes);
+  if (whole ? !r.text(d.status) || !r.text(d.service) || !r.text(d.glossary)
+             : !r.skip_text() || !r.skip_text() || !r.skip_text())
     return bad();
   d.kind = all_kinds[kind];
   d.deleted = deleted != 0;
-  d.owners.resize(n);
-  for (auto& o : d.owners)
-    if (!r.id(o.id) || !r.text(o.name) || !r.text(o.display_name)) return bad();
   if (!r.small(n, bytes.size())) return bad();
-  d.tags.resize(n);
-  for (auto& t : d.tags)
-    if (!r.text(t)) return bad();
+  if (whole) {
+    d.owners.resize(n);
+    for (auto& o : d.owners)
+      if (!r.id(o.id) || !r.text(o.name) || !r.text(o.display_name)) return bad();
+  } else {
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (!r.skip_id() || !r.skip_text() || !r.skip_text()) return bad();
+  }
   if (!r.small(n, bytes.size())) return bad();
-  d.domains.resize(n);
-  for (auto& [id, fqn] : d.domains)
-    if (!r.id(id) || !r.text(fqn)) return bad();
+  if (whole) {
+    d.tags.resize(n);
+    for (auto& t : d.tags)
+      if (!r.text(t)) return bad();
+  } else {
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (!r.skip_text()) return bad();
+  }
+  if (!r.small(n, bytes.size())) return bad();
+  if (whole) {
+    d.domains.resize(n);
+    for (auto& [id, fqn] : d.domains)
+      if (!r.id(id) || !r.text(fqn)) return bad();
+  } else {
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (!r.skip_id() || !r.skip_text()) return bad();
+  }
+  if (facets) *facets = bytes.substr(facets_at, r.position(bytes) - facets_at);
   for (auto& l : d.lengths)
     if (!r.small(l, 0xffffffff)) return bad();
-  if (!terms) return d;
-  if (!r.small(n, bytes.size())) return bad();
+  if (!r.done()) return bad();
+  return d;
+}
+
+Result<void> decode_terms(std::string_view bytes, Document& d) {
+  Reader r(bytes);
+  std::uint64_t f = 0, n = 0;
+  auto bad = [] { return fail(Errc::storage, "corrupt search terms"); };
+  if (!r.number(f) || f != format || !r.small(n, bytes.size())) return bad();
   d.terms.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     auto& t = d.terms[i];
@@ -340,7 +396,27 @@ Result<Document> decode_document(std::string_view bytes, bool terms) {
       return bad();
   }
   if (!r.done()) return bad();
-  return d;
+  return {};
+}
+
+bool decode_facets(std::string_view bytes, FacetView& out) {
+  Reader r(bytes);
+  std::uint64_t n = 0;
+  if (!r.view(out.status) || !r.view(out.service) || !r.view(out.glossary) ||
+      !r.small(n, bytes.size()))
+    return false;
+  out.owners.resize(n);
+  for (auto& o : out.owners)
+    if (!r.id(o.id) || !r.view(o.name) || !r.view(o.display_name)) return false;
+  if (!r.small(n, bytes.size())) return false;
+  out.tags.resize(n);
+  for (auto& t : out.tags)
+    if (!r.view(t)) return false;
+  if (!r.small(n, bytes.size())) return false;
+  out.domains.resize(n);
+  for (auto& [id, fqn] : out.domains)
+    if (!r.id(id) || !r.view(fqn)) return false;
+  return r.done();
 }
 
 std::vector<std::span<const Term>> postings(const Document& d) {
@@ -443,11 +519,13 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
   std::optional<Document> old;
   auto stored = txn.get(keys::search_doc(id));
   if (!stored) return stored.error();
-  if (*stored) {
-    auto d = decode_document(**stored);
+  auto stored_terms = txn.get(keys::search_terms(id));
+  if (!stored_terms) return stored_terms.error();
+  if (*stored && *stored_terms) {
     // A document that does not decode is replaced whole: its postings cannot be known, and
     // verify reports what it left behind.
-    if (d) old = std::move(*d);
+    auto d = decode_document(**stored);
+    if (d && decode_terms(**stored_terms, *d)) old = std::move(*d);
   }
   std::optional<Document> now;
   auto r = tx.find(id);
@@ -457,7 +535,7 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
     if (!built) return built.error();
     now = std::move(*built);
   }
-  if (old == now && (old || !*stored)) return false;
+  if (old == now && (old || (!*stored && !*stored_terms))) return false;
   const auto shard = keys::search_shard(id);
   // Postings: only the words whose (field, count) pairs differ. A word's document frequency is
   // the length of its postings, which a query reads whole: no shared count to keep.
@@ -503,10 +581,17 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
                                [&](const std::string& s) { return keys::name_word(s, id); });
       !j)
     return j.error();
+  // The document and its terms, each where its bytes changed.
   if (now) {
-    if (auto p = txn.put(keys::search_doc(id), encode(*now)); !p) return p.error();
-  } else if (*stored) {
-    if (auto e = txn.erase(keys::search_doc(id)); !e) return e.error();
+    if (auto y = encode(*now); !*stored || **stored != y)
+      if (auto p = txn.put(keys::search_doc(id), y); !p) return p.error();
+    if (!old || !*stored_terms || old->terms != now->terms)
+      if (auto p = txn.put(keys::search_terms(id), encode_terms(*now)); !p) return p.error();
+  } else {
+    if (*stored)
+      if (auto e = txn.erase(keys::search_doc(id)); !e) return e.error();
+    if (*stored_terms)
+      if (auto e = txn.erase(keys::search_terms(id)); !e) return e.error();
   }
   const bool owner_kind = (old   ? old->kind
                            : now ? now->kind
@@ -552,7 +637,7 @@ Result<void> update(Tx& tx) {
 Result<bool> current(Tx& tx) {
   auto v = tx.raw().get(keys::meta(analyzer_meta));
   if (!v) return v.error();
-  if (!*v || (*v)->size() != 8 || keys::decode_u64(**v) != search::analyzer_version) return false;
+  if (!*v || (*v)->size() != 8 || keys::decode_u64(**v) != index_version) return false;
   auto r = tx.raw().get(keys::meta(reindex_meta));
   if (!r) return r.error();
   return !r->has_value();
@@ -560,7 +645,7 @@ Result<bool> current(Tx& tx) {
 
 Result<bool> clear_step(Tx& tx, std::size_t batch) {
   std::vector<std::string> found;
-  for (char tag : {'G', 'J', 'K', 'X', 'Y'}) {
+  for (char tag : {'G', 'J', 'K', 'T', 'X', 'Y'}) {
     auto cursor =
         tx.raw().scan(storage::prefix_range(std::string(1, tag)), storage::Direction::forward);
     if (!cursor) return cursor.error();
@@ -610,7 +695,7 @@ Result<std::uint64_t> rebuild(Tx& tx) {
     if (!*last) break;
     after = *last;
   }
-  if (auto p = tx.raw().put(keys::meta(analyzer_meta), keys::encode_u64(search::analyzer_version));
+  if (auto p = tx.raw().put(keys::meta(analyzer_meta), keys::encode_u64(index_version));
       !p)
     return p.error();
   if (auto e = tx.raw().erase(keys::meta(reindex_meta)); !e) return e.error();

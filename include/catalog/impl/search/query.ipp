@@ -77,12 +77,31 @@ struct PostingList {
   std::vector<std::uint32_t> starts;  // per id, into counts; one more at the end
   std::vector<std::pair<Field, std::uint32_t>> counts;
   std::int64_t df() const { return static_cast<std::int64_t>(ids.size()); }
+  /// The counts of `id`, empty when the word is not in it. Evaluation asks for ids in
+  /// ascending order, so the search starts where the last one ended, in steps that double
+  /// (any order is answered right, only slower).
   FieldCounts find(const Uuid& id) const {
-    auto it = std::lower_bound(ids.begin(), ids.end(), id);
-    if (it == ids.end() || *it != id) return {};
+    const std::size_t n = ids.size();
+    std::size_t lo = 0, hi = n;
+    if (hint_ < n && !(id < ids[hint_])) {
+      lo = hint_;
+      std::size_t step = 1;
+      while (lo + step < n && ids[lo + step] < id) {
+        lo += step;
+        step *= 2;
+      }
+      hi = std::min(n, lo + step + 1);
+    }
+    const auto it = std::lower_bound(ids.begin() + static_cast<std::ptrdiff_t>(lo),
+                                     ids.begin() + static_cast<std::ptrdiff_t>(hi), id);
     const auto i = static_cast<std::size_t>(it - ids.begin());
+    hint_ = i;
+    if (i == n || ids[i] != id) return {};
     return {counts.data() + starts[i], counts.data() + starts[i + 1]};
   }
+
+ private:
+  mutable std::size_t hint_ = 0;
 };
 
 class Postings {
@@ -410,10 +429,13 @@ Result<void> prepare(Postings& postings, Clause& c) {
   return {};
 }
 
-/// The ids of every posting a prepared word reads.
-void add_ids(const PreparedWord& p, std::vector<Uuid>& out) {
+/// The ids of every posting a prepared word reads, a posting list at a time: `end_run()` after
+/// each.
+template <class EndRun>
+void add_ids(const PreparedWord& p, std::vector<Uuid>& out, EndRun&& end_run) {
   auto add = [&](const PostingList* l) {
     if (l) out.insert(out.end(), l->ids.begin(), l->ids.end());
+    end_run();
   };
   add(p.whole);
   add(p.whole_stem);
@@ -421,6 +443,39 @@ void add_ids(const PreparedWord& p, std::vector<Uuid>& out) {
   // A document holding only some parts of a word is no match; one holding all holds the first.
   if (!p.parts.empty()) add(p.parts.front());
   if (!p.part_stems.empty()) add(p.part_stems.front().first), add(p.part_stems.front().second);
+}
+
+/// Sorts `ids`, made of ascending runs that start at each of `runs` (the first at 0), by
+/// merging neighbouring runs until one is left.
+void merge_runs(std::vector<Uuid>& ids, std::vector<std::size_t> runs) {
+  runs.push_back(ids.size());
+  while (runs.size() > 2) {
+    std::vector<std::size_t> merged{0};
+    for (std::size_t i = 0; i + 2 < runs.size(); i += 2) {
+      const auto at = [&](std::size_t k) { return ids.begin() + static_cast<std::ptrdiff_t>(k); };
+      std::inplace_merge(at(runs[i]), at(runs[i + 1]), at(runs[i + 2]));
+      merged.push_back(runs[i + 2]);
+    }
+    if (runs.size() % 2 == 0) merged.push_back(runs.back());  // an odd run out, kept as it is
+    runs = std::move(merged);
+  }
+}
+
+/// The ids a phrase can match: those in the postings of every one of its words (the rarest
+/// word's, each looked up in the others').
+void add_phrase_ids(const Clause& c, std::vector<Uuid>& out) {
+  std::vector<const PostingList*> lists;
+  for (const auto& p : c.prepared) {
+    if (!p.whole || p.whole->ids.empty()) return;
+    lists.push_back(p.whole);
+  }
+  if (lists.empty()) return;
+  std::sort(lists.begin(), lists.end(),
+            [](const PostingList* x, const PostingList* y) { return x->df() < y->df(); });
+  for (const auto& id : lists.front()->ids)
+    if (std::all_of(lists.begin() + 1, lists.end(),
+                    [&](const PostingList* l) { return static_cast<bool>(l->find(id)); }))
+      out.push_back(id);
 }
 
 /// A prefix clause's words: the words that start with it held by the most documents (their
@@ -450,69 +505,106 @@ Result<void> expand(Tx& tx, Clause& c) {
 
 // ---- filters ----
 
-/// Calls `f` with each value of a filter or facet field in a document (a view, valid during
-/// the call).
-template <class F>
-void for_each_value(const si::Document& d, std::string_view field, F&& f) {
-  if (field == "entityType") {
-    f(type_name(d.kind));
-  } else if (field == "owners.id") {
-    for (const auto& o : d.owners) f(std::string_view(to_string(o.id)));
-  } else if (field == "owners.name") {
-    for (const auto& o : d.owners) f(std::string_view(o.name));
-  } else if (field == "owners.displayName") {
-    // An owner's key is its displayName, else its name (docs/SEMANTICS.md §16 "Facets").
-    for (const auto& o : d.owners)
-      f(std::string_view(o.display_name.empty() ? o.name : o.display_name));
-  } else if (field == "tags.tagFQN") {
-    for (const auto& t : d.tags) f(std::string_view(t));
-  } else if (field == "domains.id") {
-    for (const auto& dm : d.domains) f(std::string_view(to_string(dm.first)));
-  } else if (field == "domains.fullyQualifiedName") {
-    for (const auto& dm : d.domains) f(std::string_view(dm.second));
-  } else if (field == "service.name") {
-    if (!d.service.empty()) f(std::string_view(d.service));
-  } else if (field == "glossary.name") {
-    if (!d.glossary.empty()) f(std::string_view(d.glossary));
-  } else if (field == "status") {
-    if (!d.status.empty()) f(std::string_view(d.status));
-  } else if (field == "deleted") {
-    f(std::string_view(d.deleted ? "true" : "false"));
-  }
-}
-
-constexpr std::string_view filter_fields[] = {"entityType",
-                                              "owners.id",
-                                              "owners.name",
-                                              "owners.displayName",
-                                              "tags.tagFQN",
-                                              "domains.id",
-                                              "domains.fullyQualifiedName",
-                                              "service.name",
-                                              "glossary.name",
-                                              "status",
-                                              "deleted"};
+/// The fields filters and facets read (docs/SEMANTICS.md §16), named once: a field's name is
+/// resolved before the documents are visited, not compared for each of them.
+enum class ValueField {
+  entity_type,
+  owners_id,
+  owners_name,
+  owners_display_name,
+  tags,
+  domains_id,
+  domains_fqn,
+  service,
+  glossary,
+  status,
+  deleted,
+};
+struct NamedValueField {
+  std::string_view name;
+  ValueField field;
+};
+constexpr NamedValueField filter_fields[] = {
+    {"entityType", ValueField::entity_type},
+    {"owners.id", ValueField::owners_id},
+    {"owners.name", ValueField::owners_name},
+    {"owners.displayName", ValueField::owners_display_name},
+    {"tags.tagFQN", ValueField::tags},
+    {"domains.id", ValueField::domains_id},
+    {"domains.fullyQualifiedName", ValueField::domains_fqn},
+    {"service.name", ValueField::service},
+    {"glossary.name", ValueField::glossary},
+    {"status", ValueField::status},
+    {"deleted", ValueField::deleted},
+};
 constexpr std::string_view facet_fields[] = {
     "entityType",   "owners.displayName", "tags.tagFQN", "domains.fullyQualifiedName",
     "service.name", "glossary.name",      "status"};
 
-bool matches(const SearchFilter& f, const si::Document& d) {
+std::optional<ValueField> value_field(std::string_view name) {
+  for (const auto& f : filter_fields)
+    if (f.name == name) return f.field;
+  return std::nullopt;
+}
+
+/// Calls `f` with each value of a filter or facet field in a document, read from its ranking
+/// part `d` and its facet values `v` (a view, valid during the call).
+template <class F>
+void for_each_value(const si::Document& d, const si::FacetView& v, ValueField field, F&& f) {
+  switch (field) {
+  case ValueField::entity_type: f(type_name(d.kind)); break;
+  case ValueField::owners_id:
+    for (const auto& o : v.owners) f(std::string_view(to_string(o.id)));
+    break;
+  case ValueField::owners_name:
+    for (const auto& o : v.owners) f(o.name);
+    break;
+  case ValueField::owners_display_name:
+    // An owner's key is its displayName, else its name (docs/SEMANTICS.md §16 "Facets").
+    for (const auto& o : v.owners) f(o.display_name.empty() ? o.name : o.display_name);
+    break;
+  case ValueField::tags:
+    for (const auto& t : v.tags) f(t);
+    break;
+  case ValueField::domains_id:
+    for (const auto& dm : v.domains) f(std::string_view(to_string(dm.first)));
+    break;
+  case ValueField::domains_fqn:
+    for (const auto& dm : v.domains) f(dm.second);
+    break;
+  case ValueField::service:
+    if (!v.service.empty()) f(v.service);
+    break;
+  case ValueField::glossary:
+    if (!v.glossary.empty()) f(v.glossary);
+    break;
+  case ValueField::status:
+    if (!v.status.empty()) f(v.status);
+    break;
+  case ValueField::deleted: f(std::string_view(d.deleted ? "true" : "false")); break;
+  }
+}
+
+bool matches(const SearchFilter& f, const si::Document& d, const si::FacetView& v) {
   if (f.term) {
+    // check_filter refused every other name.
+    const auto field = value_field(f.term->field);
+    if (!field) return false;
     bool found = false;
-    for_each_value(d, f.term->field, [&](std::string_view v) {
-      found = found ||
-              std::find(f.term->values.begin(), f.term->values.end(), v) != f.term->values.end();
+    for_each_value(d, v, *field, [&](std::string_view value) {
+      found = found || std::find(f.term->values.begin(), f.term->values.end(), value) !=
+                           f.term->values.end();
     });
     return found;
   }
   for (const auto* all : {&f.must, &f.filter})
     for (const auto& c : *all)
-      if (!matches(c, d)) return false;
+      if (!matches(c, d, v)) return false;
   for (const auto& c : f.must_not)
-    if (matches(c, d)) return false;
+    if (matches(c, d, v)) return false;
   if (f.must.empty() && f.filter.empty() && !f.should.empty())
     return std::any_of(f.should.begin(), f.should.end(),
-                       [&](const SearchFilter& c) { return matches(c, d); });
+                       [&](const SearchFilter& c) { return matches(c, d, v); });
   return true;
 }
 
@@ -521,9 +613,7 @@ Result<void> check_filter(const SearchFilter& f, std::size_t depth) {
     return fail(Errc::invalid_parameter, "Invalid parameter query_filter: nested deeper than " +
                                              std::to_string(max_filter_depth));
   if (f.term) {
-    const auto name = std::string_view(f.term->field);
-    if (std::find(std::begin(filter_fields), std::end(filter_fields), name) ==
-        std::end(filter_fields))
+    if (!value_field(f.term->field))
       return fail(Errc::invalid_parameter,
                   "Invalid parameter query_filter: unsupported field " + f.term->field);
     return {};
@@ -646,11 +736,37 @@ bool ranked_before(const Match& x, const Match& y, const Order& o) {
   return a.id < b.id;  // byte order is the order of the text form
 }
 
+/// Puts the best `n` matches in the order first (as a set, in no particular order).
+void select_best(std::vector<Match>& matches, std::size_t n, const Order& o) {
+  if (matches.size() <= n) return;
+  std::nth_element(matches.begin(), matches.begin() + static_cast<std::ptrdiff_t>(n),
+                   matches.end(),
+                   [&](const Match& x, const Match& y) { return ranked_before(x, y, o); });
+}
+
+/// Orders the first `n` of `[first, last)` as the order ranks them: the best `n` of the range,
+/// in order.
+void order_first(std::vector<Match>::iterator first, std::vector<Match>::iterator last,
+                 std::size_t n, const Order& o) {
+  const auto size = static_cast<std::size_t>(last - first);
+  std::partial_sort(first, first + static_cast<std::ptrdiff_t>(std::min(n, size)), last,
+                    [&](const Match& x, const Match& y) { return ranked_before(x, y, o); });
+}
+
 double bm25(double idf, double weighted_tf) { return idf * weighted_tf / (k1 + weighted_tf); }
 
 /// What a query found before paging: every visible match, ranked.
 struct Found {
-  std::vector<si::Document> docs;  // the candidates' documents (matches point into it)
+  /// The candidates' documents (matches point into them), read up to what ranks them
+  /// (si::Part::ranking); the bytes of docs[i]'s facet values are facet_bytes at
+  /// facet_spans[i] (si::decode_facets reads them).
+  std::vector<si::Document> docs;
+  std::string facet_bytes;
+  std::vector<std::pair<std::size_t, std::size_t>> facet_spans;
+  std::string_view facets_of(const si::Document* d) const {
+    const auto [offset, size] = facet_spans[static_cast<std::size_t>(d - docs.data())];
+    return std::string_view(facet_bytes).substr(offset, size);
+  }
   std::vector<Match> matches;
   Query query;
   Order order;
@@ -685,46 +801,72 @@ class Evaluator {
     // Candidates: every document of the postings of the query's positive words.
     for (auto& c : qu.clauses)
       if (auto p = prepare(postings_, c); !p) return p.error();
-    std::vector<Uuid> candidates;
-    if (qu.match_all) {
-      auto cursor = tx_.raw().scan(storage::prefix_range("Y"), storage::Direction::forward);
-      if (!cursor) return cursor.error();
-      for (auto& c = *cursor; c->valid();) {
-        if (auto id = keys::decode_search_doc(c->key())) candidates.push_back(*id);
-        if (auto n = c->next(); !n) return n.error();
-      }
-    } else {
-      for (const auto& c : qu.clauses)
-        if (c.occur != Occur::must_not)
-          for (const auto& p : c.prepared) add_ids(p, candidates);
-      std::sort(candidates.begin(), candidates.end());
-      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    }
     for (const auto& c : qu.clauses)
       if (c.occur != Occur::must_not)
         for (const auto& w : atoms_of(c)) found.highlight_words.insert(w);
-    // Their documents, read in ascending id order with one get_each a batch.
-    found.docs.reserve(candidates.size());
-    std::vector<std::string> keys;
-    for (std::size_t at = 0; at < candidates.size(); at += Tx::read_batch) {
-      const auto count = std::min(Tx::read_batch, candidates.size() - at);
-      keys.clear();
-      for (std::size_t i = 0; i < count; ++i) keys.push_back(keys::search_doc(candidates[at + i]));
-      std::vector<std::string_view> views(keys.begin(), keys.end());
-      std::optional<Error> bad;
-      auto read = tx_.raw().get_each(views, [&](std::size_t, std::optional<std::string_view> v) {
-        if (!v || bad) return;
-        auto d = si::decode_document(*v, false);
-        if (!d) {
-          bad = d.error();
+    // Each candidate's document: what ranks it kept, its facet values kept as bytes.
+    si::FacetView view;
+    std::optional<Error> bad;
+    auto take = [&](std::string_view v) {
+      if (bad) return;
+      std::string_view facets;
+      auto d = si::decode_document(v, si::Part::ranking, &facets);
+      if (!d) {
+        bad = d.error();
+        return;
+      }
+      if (!kinds.contains(d->kind) || d->deleted != deleted) return;
+      if (filter) {
+        if (!si::decode_facets(facets, view)) {
+          bad = Error(Errc::storage, "corrupt search document");
           return;
         }
-        if (!kinds.contains(d->kind) || d->deleted != deleted) return;
-        if (filter && !matches(*filter, *d)) return;
-        found.docs.push_back(std::move(*d));
-      });
-      if (!read) return read.error();
+        if (!matches(*filter, *d, view)) return;
+      }
+      found.docs.push_back(std::move(*d));
+      found.facet_spans.emplace_back(found.facet_bytes.size(), facets.size());
+      found.facet_bytes += facets;
+    };
+    if (qu.match_all) {
+      // Every document, read by one scan.
+      auto cursor = tx_.raw().scan(storage::prefix_range("Y"), storage::Direction::forward);
+      if (!cursor) return cursor.error();
+      for (auto& c = *cursor; c->valid() && !bad;) {
+        if (keys::decode_search_doc(c->key())) take(c->value());
+        if (auto n = c->next(); !n) return n.error();
+      }
       if (bad) return *bad;
+    } else {
+      std::vector<Uuid> candidates;
+      // Each posting list adds an ascending run; runs are merged pairwise, not sorted again.
+      std::vector<std::size_t> runs{0};
+      auto end_run = [&] {
+        if (candidates.size() > runs.back()) runs.push_back(candidates.size());
+      };
+      for (const auto& c : qu.clauses)
+        if (c.occur != Occur::must_not) {
+          if (c.type == ClauseType::phrase)
+            add_phrase_ids(c, candidates), end_run();
+          else
+            for (const auto& p : c.prepared) add_ids(p, candidates, end_run);
+        }
+      merge_runs(candidates, runs);
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+      // Read in ascending id order with one get_each a batch.
+      found.docs.reserve(candidates.size());
+      std::vector<std::string> keys;
+      for (std::size_t at = 0; at < candidates.size(); at += Tx::read_batch) {
+        const auto count = std::min(Tx::read_batch, candidates.size() - at);
+        keys.clear();
+        for (std::size_t i = 0; i < count; ++i)
+          keys.push_back(keys::search_doc(candidates[at + i]));
+        std::vector<std::string_view> views(keys.begin(), keys.end());
+        auto read = tx_.raw().get_each(views, [&](std::size_t, std::optional<std::string_view> v) {
+          if (v) take(*v);
+        });
+        if (!read) return read.error();
+        if (bad) return *bad;
+      }
     }
     // Exact names and displayNames from their typeahead keys (K); an FQN of several parts is
     // compared when the query has a dot in it.
@@ -758,8 +900,8 @@ class Evaluator {
                   (dotted && search::fold(d.fqn) == qu.folded);
       found.matches.push_back(m);
     }
-    std::sort(found.matches.begin(), found.matches.end(),
-              [&](const Match& x, const Match& y) { return ranked_before(x, y, found.order); });
+    // Not sorted here: a query asks for the best max_window (facets) and a page of them,
+    // which select_best and page_of find without ordering every match.
     return found;
   }
 
@@ -859,6 +1001,23 @@ class Evaluator {
                     bool scoped) const {
     const auto f1 = find_in(p, d.id);
     double weighted = 0;
+    if (f1.parts.empty()) {
+      // A word without parts (most are): its counts per field read once from each posting.
+      std::array<std::uint32_t, si::field_count> plain{}, stems{};
+      for (auto* c = f1.whole.begin; c != f1.whole.end; ++c)
+        plain[static_cast<std::size_t>(c->first)] += c->second;
+      for (const auto* counts : {&f1.stem, &f1.stem_word})
+        for (auto* c = counts->begin; c != counts->end; ++c)
+          stems[static_cast<std::size_t>(c->first)] += c->second;
+      for (std::size_t i = 0; i < si::field_count; ++i) {
+        const auto f = static_cast<Field>(i);
+        if (!(fields & bit(f))) continue;
+        double count = plain[i];
+        if (count == 0 && si::stemmed(f)) count = stemmed_share * stems[i];
+        if (count > 0) weighted += weigh(d, f, count, scoped);
+      }
+      return weighted > 0 ? bm25(idf(p.df), weighted) : 0.0;
+    }
     for (std::size_t i = 0; i < si::field_count; ++i) {
       const auto f = static_cast<Field>(i);
       if (!(fields & bit(f))) continue;
@@ -1066,30 +1225,44 @@ highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words) {
   return out;
 }
 
-std::vector<Facet> count_facets(const std::vector<Match>& matches,
-                                std::span<const std::string_view> fields, std::string_view contains,
-                                std::size_t size) {
-  std::vector<Facet> out;
+/// The facets of the best max_window matches (select_best put them first). Errors: storage.
+Result<std::vector<Facet>> count_facets(const Found& found, std::span<const std::string_view> fields,
+                                        std::string_view contains, std::size_t size) {
+  const auto& matches = found.matches;
   const std::size_t window = std::min<std::size_t>(matches.size(), max_window);
   const auto needle = search::fold(contains);
-  std::vector<std::string_view> seen;
+  std::vector<ValueField> value_fields;
   for (auto field : fields) {
-    std::unordered_map<std::string_view, std::int64_t> counts;
-    for (std::size_t i = 0; i < window; ++i) {
+    auto v = value_field(field);
+    if (!v) return fail(Errc::invalid_parameter, "Invalid parameter field: " + std::string(field));
+    value_fields.push_back(*v);
+  }
+  // Per field, the count of each value: its views point into found.facet_bytes.
+  std::vector<std::unordered_map<std::string_view, std::int64_t>> counts(value_fields.size());
+  std::vector<std::string_view> seen;
+  si::FacetView view;
+  for (std::size_t i = 0; i < window; ++i) {
+    const si::Document& d = *matches[i].doc;
+    if (!si::decode_facets(found.facets_of(&d), view))
+      return fail(Errc::storage, "corrupt search document");
+    for (std::size_t f = 0; f < value_fields.size(); ++f) {
       seen.clear();
-      for_each_value(*matches[i].doc, field, [&](std::string_view v) {
+      for_each_value(d, view, value_fields[f], [&](std::string_view v) {
         if (std::find(seen.begin(), seen.end(), v) != seen.end()) return;
         seen.push_back(v);
-        if (needle.empty() || search::fold(v).find(needle) != std::string::npos) ++counts[v];
+        if (needle.empty() || search::fold(v).find(needle) != std::string::npos) ++counts[f][v];
       });
     }
+  }
+  std::vector<Facet> out;
+  for (std::size_t f = 0; f < value_fields.size(); ++f) {
     std::vector<FacetBucket> buckets;
-    for (auto& [k, n] : counts) buckets.push_back(FacetBucket{std::string(k), n});
+    for (auto& [k, n] : counts[f]) buckets.push_back(FacetBucket{std::string(k), n});
     std::sort(buckets.begin(), buckets.end(), [](const auto& x, const auto& y) {
       return x.doc_count != y.doc_count ? x.doc_count > y.doc_count : x.key < y.key;
     });
     if (buckets.size() > size) buckets.resize(size);
-    out.push_back(Facet{std::string(field), std::move(buckets)});
+    out.push_back(Facet{std::string(fields[f]), std::move(buckets)});
   }
   return out;
 }
@@ -1169,26 +1342,32 @@ Result<Ranked> search(Tx& tx, const Principal& who, const SearchRequest& request
   auto found = ev.run(request.q, *kinds, request.deleted, request.filter, &request);
   if (!found) return found.error();
   Ranked out;
-  const auto& matches = found->matches;
+  auto& matches = found->matches;
   out.total = static_cast<std::int64_t>(matches.size());
   if (!request.track_total_hits && out.total > max_window) {
     out.total = max_window;
     out.total_exact = false;
   }
-  out.facets = count_facets(matches, facet_fields, {}, max_buckets);
-  // The page: after search_after, then from and size.
-  std::size_t start = 0;
+  const auto& order = found->order;
+  select_best(matches, max_window, order);
+  auto facets = count_facets(*found, facet_fields, {}, max_buckets);
+  if (!facets) return facets.error();
+  out.facets = std::move(*facets);
+  // The page: the matches after search_after (all of them without it), from `from` on.
+  auto first = matches.begin(), last = matches.end();
   if (request.search_after) {
-    // The matches are in order: the first after the given sort values, by bisection.
-    const auto after = std::partition_point(matches.begin(), matches.end(), [&](const Match& m) {
-      return !before(*request.search_after, sort_values(m, found->order.field), found->order);
+    last = std::partition(first, last, [&](const Match& m) {
+      return before(*request.search_after, sort_values(m, order.field), order);
     });
-    start = static_cast<std::size_t>(after - matches.begin());
+  } else if (matches.size() > max_window) {
+    last = first + static_cast<std::ptrdiff_t>(max_window);  // from + size <= max_window
   }
-  start += static_cast<std::size_t>(request.from);
-  for (std::size_t i = start;
-       i < matches.size() && out.hits.size() < static_cast<std::size_t>(request.size); ++i) {
-    const auto& m = matches[i];
+  const auto from = static_cast<std::size_t>(request.from);
+  const auto size = static_cast<std::size_t>(request.size);
+  order_first(first, last, from + size, order);
+  for (std::size_t i = from; i < static_cast<std::size_t>(last - first) && out.hits.size() < size;
+       ++i) {
+    const auto& m = first[static_cast<std::ptrdiff_t>(i)];
     RankedHit h;
     h.id = m.doc->id;
     h.kind = m.doc->kind;
@@ -1247,7 +1426,7 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
     std::optional<Error> bad;
     auto read = tx.raw().get_each(views, [&](std::size_t, std::optional<std::string_view> v) {
       if (!v || bad) return;
-      auto d = si::decode_document(*v, false);
+      auto d = si::decode_document(*v, si::Part::ranking);
       if (!d) {
         bad = d.error();
         return;
@@ -1316,9 +1495,11 @@ Result<Facet> aggregate(Tx& tx, const Principal& who, const AggregateRequest& re
   auto found = ev.run(request.q, *kinds, request.deleted, std::nullopt, nullptr);
   if (!found) return found.error();
   const std::string_view field = request.field;
-  auto facets = count_facets(found->matches, {&field, 1}, request.value,
+  select_best(found->matches, max_window, found->order);
+  auto facets = count_facets(*found, {&field, 1}, request.value,
                              static_cast<std::size_t>(request.size));
-  return std::move(facets.front());
+  if (!facets) return facets.error();
+  return std::move(facets->front());
 }
 
 }  // namespace catalog::engine::search_query

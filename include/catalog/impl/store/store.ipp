@@ -216,16 +216,16 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
     log(LogLevel::info, *upgraded ? "converted the store from key schema " + versions
                                   : "another host converted the store from key schema " + versions);
   }
-  // A store indexed by another analyzer, or by none (written before search), or whose reindex
+  // A store indexed by another analyzer or layout, or by none (written before search), or whose reindex
   // was interrupted, is indexed now, in batches (docs/SEARCH_INDEX.md).
   if (impl->options.search_index) {
     auto current = impl->read(StoreOperation::maintain,
                               [](engine::Tx& tx) { return engine::search_index::current(tx); });
     if (!current) return current.error();
     if (!*current) {
-      log(LogLevel::info, "building the search index (analyzer version " +
-                              std::to_string(search::analyzer_version) +
-                              "): the store has none, one of another analyzer, or one half built");
+      log(LogLevel::info, "building the search index (version " +
+                              std::to_string(engine::search_index::index_version) +
+                              "): the store has none, one of another version, or one half built");
       auto r = impl->reindex(1000, false);
       if (!r) {
         log(LogLevel::error, "building the search index failed: " + r.error().message());

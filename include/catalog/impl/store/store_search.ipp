@@ -359,7 +359,7 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
   }
   auto done = write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<bool> {
     if (auto p = tx.raw().put(engine::keys::meta(si::analyzer_meta),
-                              engine::keys::encode_u64(search::analyzer_version));
+                              engine::keys::encode_u64(si::index_version));
         !p)
       return p.error();
     if (auto e = tx.raw().erase(engine::keys::meta(si::reindex_meta)); !e) return e.error();
