@@ -106,3 +106,37 @@ TEST_CASE("ignorable characters join, Kana punctuation separates", "[search][ana
   CHECK(indexed("データ・分析") == Strings{"テータ", "テー", "ータ", "分析"});
   CHECK(indexed("人々") == Strings{"人々"});
 }
+
+TEST_CASE("ASCII text gives the words the Unicode path gives", "[search][analyzer]") {
+  // ASCII text is analysed by a path of its own; a non-ASCII word after it sends the same text
+  // through the general path, which must find the same words before that one.
+  const std::string alphabet = "aZ9_ -.xY0Q:b\tHTTPs2";
+  std::uint32_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;  // a fixed LCG: the same texts on every run
+    return seed >> 8;
+  };
+  std::vector<std::string> texts = {"getHTTPResponse2", "customer_orders", "ABCdef", "a1B2c3",
+                                    "XMLHttpRequest", std::string(100, 'A') + "bc",
+                                    "  --  ", ""};
+  for (int i = 0; i < 500; ++i) {
+    std::string t;
+    const auto length = next() % 40;
+    for (std::uint32_t k = 0; k < length; ++k) t += alphabet[next() % alphabet.size()];
+    texts.push_back(t);
+  }
+  for (const auto& t : texts) {
+    INFO(t);
+    const auto ascii = words(t);
+    auto general = words(t + " \xc3\xa9");  // é
+    REQUIRE(!general.empty());
+    CHECK(general.back().whole == "e");  // its mark removed
+    general.pop_back();
+    REQUIRE(ascii.size() == general.size());
+    for (std::size_t k = 0; k < ascii.size(); ++k) {
+      CHECK(ascii[k].whole == general[k].whole);
+      CHECK(ascii[k].parts == general[k].parts);
+      CHECK(ascii[k].position == general[k].position);
+    }
+  }
+}

@@ -125,6 +125,55 @@ bool splits_before(std::span<const Char> run, std::size_t i) {
          run[i + 1].cls == Class::lower;
 }
 
+bool ascii(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+// words() of ASCII text, without the Unicode steps: on ASCII, NFKC, mark removal and dropping
+// default-ignorables change nothing, case folding is A-Z to a-z, a character is a byte and its
+// class is the byte's (what class_of gives). The same words as the general path, found in one
+// pass over the bytes with no table of characters and no copy of the text.
+std::vector<Word> ascii_words(std::string_view text) {
+  const auto cls = [&](std::size_t i) { return class_of(static_cast<unsigned char>(text[i])); };
+  const auto lowered = [&](std::size_t from, std::size_t to) {
+    std::string w(text.substr(from, std::min(to - from, max_word_bytes)));
+    for (auto& c : w)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return w;
+  };
+  std::vector<Word> out;
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    if (cls(i) == Class::separator) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < n && cls(end) != Class::separator) ++end;
+    Word word;
+    word.position = static_cast<std::uint32_t>(out.size());
+    word.whole = lowered(i, end);
+    std::size_t from = i;
+    for (std::size_t k = i + 1; k <= end; ++k) {
+      if (k < end) {
+        const Class prev = cls(k - 1), cur = cls(k);
+        const bool split = (prev == Class::digit) != (cur == Class::digit) ||
+                           (prev == Class::lower && cur == Class::upper) ||
+                           (prev == Class::upper && cur == Class::upper && k + 1 < end &&
+                            cls(k + 1) == Class::lower);
+        if (!split) continue;
+      }
+      if (from == i && k == end) break;  // the word does not split: no parts
+      word.parts.push_back(lowered(from, k));
+      from = k;
+    }
+    out.push_back(std::move(word));
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string fold(std::string_view text) {
@@ -132,6 +181,7 @@ std::string fold(std::string_view text) {
 }
 
 std::vector<Word> words(std::string_view text) {
+  if (ascii(text)) return ascii_words(text);
   const std::string normal = mapped(valid_text(text), normalize);
   std::vector<Char> chars;
   {
