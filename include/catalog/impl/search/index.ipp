@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <set>
 
 namespace catalog::engine::search_index {
@@ -19,7 +20,7 @@ namespace {
 
 // ---- building ----
 
-/// Counts the words of one field's texts into `terms` and its length.
+/// Counts the words of a document's fields into its terms and lengths.
 class TermCounter {
  public:
   explicit TermCounter(bool analyse) : analyse_(analyse) {}
@@ -27,32 +28,42 @@ class TermCounter {
     if (text.empty()) return;
     if (texts) texts->push_back(FieldText{field, std::string(text)});
     if (!analyse_) return;
-    auto words = search::words(text);
+    // The words stay here until finish(): occurrences are views of them, so a word that occurs
+    // again costs a view, not a string.
+    auto& words = analysed_.emplace_back(search::words(text));
     lengths_[static_cast<std::size_t>(field)] += static_cast<std::uint32_t>(words.size());
-    for (auto& w : words) {
-      for (auto& p : w.parts)
-        if (p != w.whole) count(std::move(p), field);
-      count(std::move(w.whole), field);
+    for (const auto& w : words) {
+      for (const auto& p : w.parts)
+        if (p != w.whole) count(p, field);
+      count(w.whole, field);
     }
   }
   /// The terms sorted by (word, field), one per pair, with the stems of the stemmed fields'
   /// words. A word's stem is taken once per field however often the word occurs, and counts
   /// every occurrence of every word with that stem.
   Document finish(Document d) {
-    merge(raw_, 0);
-    const std::size_t words = raw_.size();
+    std::sort(seen_.begin(), seen_.end());
+    std::vector<Term> terms;
+    for (std::size_t i = 0; i < seen_.size();) {
+      std::size_t end = i + 1;
+      while (end < seen_.size() && seen_[end] == seen_[i]) ++end;
+      terms.push_back(Term{std::string(seen_[i].first), seen_[i].second,
+                           static_cast<std::uint32_t>(end - i)});
+      i = end;
+    }
+    const std::size_t words = terms.size();
     for (std::size_t i = 0; i < words; ++i) {
-      const Term& t = raw_[i];
+      const Term& t = terms[i];
       if (!stemmed(t.field)) continue;
       auto s = search::stem(t.word);
       if (s == t.word) continue;
       s.insert(s.begin(), stem_marker);
-      raw_.push_back(Term{std::move(s), t.field, t.count});
+      terms.push_back(Term{std::move(s), t.field, t.count});
     }
-    merge(raw_, words);
-    std::inplace_merge(raw_.begin(), raw_.begin() + static_cast<std::ptrdiff_t>(words), raw_.end(),
-                       before);
-    d.terms = std::move(raw_);
+    merge(terms, words);
+    std::inplace_merge(terms.begin(), terms.begin() + static_cast<std::ptrdiff_t>(words),
+                       terms.end(), before);
+    d.terms = std::move(terms);
     d.lengths = lengths_;
     return d;
   }
@@ -76,11 +87,12 @@ class TermCounter {
     }
     terms.erase(out, terms.end());
   }
-  void count(std::string&& word, Field field) {
-    if (!word.empty()) raw_.push_back(Term{std::move(word), field, 1});
+  void count(const std::string& word, Field field) {
+    if (!word.empty()) seen_.emplace_back(word, field);
   }
   bool analyse_;
-  std::vector<Term> raw_;
+  std::deque<std::vector<search::Word>> analysed_;  // a deque: its elements never move
+  std::vector<std::pair<std::string_view, Field>> seen_;  // every occurrence
   std::array<std::uint32_t, field_count> lengths_{};
 };
 

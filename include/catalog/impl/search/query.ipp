@@ -429,12 +429,20 @@ Result<void> prepare(Postings& postings, Clause& c) {
   return {};
 }
 
-/// The ids of every posting a prepared word reads, a posting list at a time: `end_run()` after
-/// each.
+/// The ids of the postings a prepared word reads that hold it in one of `fields`, a posting
+/// list at a time: `end_run()` after each.
 template <class EndRun>
-void add_ids(const PreparedWord& p, std::vector<Uuid>& out, EndRun&& end_run) {
+void add_ids(const PreparedWord& p, FieldMask fields, std::vector<Uuid>& out, EndRun&& end_run) {
+  // Only the documents holding the word in one of the clause's fields: a field-scoped word
+  // frequent elsewhere reads no document that does not hold it where it is looked for.
   auto add = [&](const PostingList* l) {
-    if (l) out.insert(out.end(), l->ids.begin(), l->ids.end());
+    if (l)
+      for (std::size_t i = 0; i < l->ids.size(); ++i)
+        for (auto k = l->starts[i]; k < l->starts[i + 1]; ++k)
+          if (fields & bit(l->counts[k].first)) {
+            out.push_back(l->ids[i]);
+            break;
+          }
     end_run();
   };
   add(p.whole);
@@ -848,7 +856,7 @@ class Evaluator {
           if (c.type == ClauseType::phrase)
             add_phrase_ids(c, candidates), end_run();
           else
-            for (const auto& p : c.prepared) add_ids(p, candidates, end_run);
+            for (const auto& p : c.prepared) add_ids(p, c.fields, candidates, end_run);
         }
       merge_runs(candidates, runs);
       candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
