@@ -388,6 +388,88 @@ TEMPLATE_TEST_CASE("who sees what: hits a user may not view are left out before 
   CHECK(as_bob->total == 1);
 }
 
+TEST_CASE("past 10,000 matches: the total says so, facets count the best 10,000, and "
+          "search_after and from walk on in order",
+          "[search]") {
+  // More matches than the window: the ranking selects the best 10,000 for the facets and orders
+  // only the page, which must give what ordering every match would.
+  test::MemoryFixture f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"g","description":"d"})");
+  constexpr int n = 10'020;
+  auto name_of = [](int i) {
+    std::string digits = std::to_string(i);
+    return "t" + std::string(5 - digits.size(), '0') + digits;
+  };
+  for (int i = 0; i < n; ++i)
+    c.make(Kind::glossary_term,
+           R"({"glossary":"g","name":")" + name_of(i) + R"(","description":"common words")" +
+               (i >= 10'000 ? R"(,"tags":[{"tagFQN":"Tier.Gold"}])" : "") + "}");
+  SearchRequest r;
+  r.q = "common";
+  r.index = "glossaryTerm";
+  r.sort_field = "name.keyword";
+  r.sort_order = "asc";
+  r.size = 10;
+  auto tags = [](const catalog::SearchResult& p) {
+    for (const auto& a : p.aggregations)
+      if (a.field == "tags.tagFQN") return a.buckets;
+    return std::vector<catalog::FacetBucket>{};
+  };
+  auto names = [](const catalog::SearchResult& p) {
+    Names out;
+    for (const auto& h : p.hits) out.push_back(std::get<catalog::GlossaryTerm>(h.entity).name);
+    return out;
+  };
+  auto first = c.s.search(c.admin, r).value();
+  CHECK(first.total == 10'000);
+  CHECK(!first.total_exact);
+  CHECK(names(first) == Names{name_of(0), name_of(1), name_of(2), name_of(3), name_of(4),
+                              name_of(5), name_of(6), name_of(7), name_of(8), name_of(9)});
+  CHECK(tags(first).empty());  // the gold ones are past the best 10,000
+  // Descending, the best 10,000 hold all 20 gold ones.
+  SearchRequest down = r;
+  down.sort_order = "desc";
+  auto last = c.s.search(c.admin, down).value();
+  CHECK(names(last).front() == name_of(n - 1));
+  CHECK(tags(last) == std::vector<catalog::FacetBucket>{{"Tier.Gold", 20}});
+  // The exact count when asked.
+  SearchRequest exact = r;
+  exact.track_total_hits = true;
+  auto counted = c.s.search(c.admin, exact).value();
+  CHECK(counted.total == n);
+  CHECK(counted.total_exact);
+  // The last page `from` reaches, and search_after past the window.
+  SearchRequest far = r;
+  far.from = 9'990;
+  auto edge = c.s.search(c.admin, far).value();
+  REQUIRE(edge.hits.size() == 10);
+  CHECK(names(edge).front() == name_of(9'990));
+  CHECK(names(edge).back() == name_of(9'999));
+  SearchRequest after = r;
+  after.search_after = edge.hits.back().sort;
+  after.size = 100;
+  auto beyond = c.s.search(c.admin, after).value();
+  Names expected;
+  for (int i = 10'000; i < n; ++i) expected.push_back(name_of(i));
+  CHECK(names(beyond) == expected);
+  // Ranked by score, a page after search_after continues where the one before ended.
+  SearchRequest scored;
+  scored.q = "common";
+  scored.index = "glossaryTerm";
+  scored.size = 7;
+  auto one = c.s.search(c.admin, scored).value();
+  SearchRequest scored_next = scored;
+  scored_next.search_after = one.hits.back().sort;
+  auto two = c.s.search(c.admin, scored_next).value();
+  SearchRequest both = scored;
+  both.size = 14;
+  auto whole = c.s.search(c.admin, both).value();
+  auto joined = names(one);
+  for (auto& x : names(two)) joined.push_back(x);
+  CHECK(joined == names(whole));
+}
+
 TEST_CASE("a store written without the index is indexed by reindex and by the next open",
           "[search]") {
   test::TempDir dir;
