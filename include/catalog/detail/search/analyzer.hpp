@@ -3,8 +3,9 @@
 
 // The analysis of docs/SEMANTICS.md §16 "Words": text and queries become words the same way, so
 // that what is typed finds what was written. One component, with no catalog state: a function of
-// its input and of `analyzer_version`, which the index records (a store indexed by another
-// version is reindexed when it opens).
+// its input and of `analyzer_version`. The index records its own version, which names the
+// analyzer it used (search_index::index_version): a store indexed by another is reindexed when it
+// opens.
 //
 //   1. Unicode: NFKC (compatibility forms: the `ﬁ` ligature, full-width letters), marks removed
 //      (`café` is `cafe`), default-ignorable characters dropped (a soft hyphen joins), then case

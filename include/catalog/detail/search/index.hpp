@@ -2,7 +2,7 @@
 #define CATALOG_DETAIL_SEARCH_INDEX_HPP
 
 // The search index (docs/SEARCH_INDEX.md): each searched entity's search document, what it
-// writes under the X, G, Y, K and J keys (keys.hpp), and the one function every write
+// writes under the X, G, Y, T, K and J keys (keys.hpp), and the one function every write
 // transaction calls before it commits to bring the index up to date with what it changed.
 //
 // A search document is derived from the entity's record and edges only; so is everything the
@@ -10,6 +10,7 @@
 // keys whose bytes differ are written) and how verify checks it.
 
 #include <catalog/detail/engine/engine.hpp>
+#include <catalog/detail/search/analyzer.hpp>
 
 #include <array>
 #include <cstdint>
@@ -109,6 +110,9 @@ Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<Field
 /// indexed by another is indexed again when it opens. 1: analyzer 1, a document's terms in its
 /// Y record; 2: analyzer 1, the terms under T.
 inline constexpr std::uint32_t index_version = 2;
+// A new analyzer makes other words: it needs a new index_version too, so that stores are
+// indexed again with it.
+static_assert(search::analyzer_version == 1, "a new analyzer_version needs a new index_version");
 
 /// The bytes of a document's Y record (everything but its terms) and of its T record (its
 /// terms).
@@ -148,7 +152,7 @@ bool decode_facets(std::string_view bytes, FacetView& out);
 /// sorted by word, then field, each pair once).
 Result<void> decode_terms(std::string_view bytes, Document& d);
 /// The terms of a document grouped by word: each span is one word's terms, by field (a
-/// document's terms are sorted by word, then field, each pair once; decode_document checks).
+/// document's terms are sorted by word, then field, each pair once; decode_terms checks).
 std::vector<std::span<const Term>> postings(const Document& d);
 /// A posting value: the (field, count) pairs of one word's terms.
 std::string encode_posting(std::span<const Term> terms);
@@ -165,10 +169,17 @@ Result<void> update(Tx& tx);
 /// update() for one entity, whatever its state. Errors: storage.
 Result<void> update_one(Tx& tx, const Uuid& id);
 
-/// Metadata (M) keys: the analyzer version the index was built with, and the progress of a
-/// reindex under way (empty while the old index is cleared, then the last id indexed).
+/// Metadata (M) keys: the index_version the index was built with, and the progress of a
+/// reindex under way (empty while the old index is cleared, then reindex_progress: the last id
+/// indexed and the index_version indexing).
 inline constexpr std::string_view analyzer_meta = "search_analyzer";
 inline constexpr std::string_view reindex_meta = "search_reindex";
+/// The progress of a reindex after `last`: the id's 16 bytes, then index_version (8 bytes). A
+/// library of another version, finding it, clears the index and starts again rather than
+/// resuming with documents of its own layout after ones of another.
+std::string reindex_progress(const Uuid& last);
+/// The last id of a reindex under way by this version; nullopt for any other bytes.
+std::optional<Uuid> decode_reindex_progress(std::string_view bytes);
 
 /// Whether the index was built by this analyzer and no reindex is under way. Errors: storage.
 Result<bool> current(Tx& tx);

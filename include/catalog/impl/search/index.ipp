@@ -533,11 +533,17 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
   if (!stored) return stored.error();
   auto stored_terms = txn.get(keys::search_terms(id));
   if (!stored_terms) return stored_terms.error();
-  if (*stored && *stored_terms) {
-    // A document that does not decode is replaced whole: its postings cannot be known, and
-    // verify reports what it left behind.
+  // A document that does not decode is replaced whole: its postings, statistics and typeahead
+  // keys cannot be known, and verify reports what it left behind. One whose terms are missing or
+  // do not decode gives its statistics and names; only its postings are unknown.
+  bool old_terms = false;
+  if (*stored) {
     auto d = decode_document(**stored);
-    if (d && decode_terms(**stored_terms, *d)) old = std::move(*d);
+    if (d) {
+      old_terms = *stored_terms && decode_terms(**stored_terms, *d);
+      if (!old_terms) d->terms.clear();
+      old = std::move(*d);
+    }
   }
   std::optional<Document> now;
   auto r = tx.find(id);
@@ -547,12 +553,13 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
     if (!built) return built.error();
     now = std::move(*built);
   }
-  if (old == now && (old || (!*stored && !*stored_terms))) return false;
+  if (old == now && (old ? old_terms : !*stored && !*stored_terms)) return false;
   const auto shard = keys::search_shard(id);
   // Postings: only the words whose (field, count) pairs differ. A word's document frequency is
   // the length of its postings, which a query reads whole: no shared count to keep.
   using Words = std::vector<std::span<const Term>>;
-  const Words before = old ? postings(*old) : Words(), after = now ? postings(*now) : Words();
+  const Words before = old && old_terms ? postings(*old) : Words();
+  const Words after = now ? postings(*now) : Words();
   const auto word = [](std::span<const Term> t) -> const std::string& { return t.front().word; };
   auto b = before.begin();
   auto a = after.begin();
@@ -597,7 +604,7 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
   if (now) {
     if (auto y = encode(*now); !*stored || **stored != y)
       if (auto p = txn.put(keys::search_doc(id), y); !p) return p.error();
-    if (!old || !*stored_terms || old->terms != now->terms)
+    if (!old_terms || old->terms != now->terms)
       if (auto p = txn.put(keys::search_terms(id), encode_terms(*now)); !p) return p.error();
   } else {
     if (*stored)
@@ -644,6 +651,16 @@ Result<void> update(Tx& tx) {
     pending = std::move(next);
   }
   return {};
+}
+
+std::string reindex_progress(const Uuid& last) {
+  return keys::id_bytes(last) + keys::encode_u64(index_version);
+}
+
+std::optional<Uuid> decode_reindex_progress(std::string_view bytes) {
+  if (bytes.size() != 24 || keys::decode_u64(bytes.substr(16)) != index_version)
+    return std::nullopt;
+  return keys::id_from_bytes(bytes.substr(0, 16));
 }
 
 Result<bool> current(Tx& tx) {

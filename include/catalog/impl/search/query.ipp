@@ -83,7 +83,9 @@ struct PostingList {
   FieldCounts find(const Uuid& id) const {
     const std::size_t n = ids.size();
     std::size_t lo = 0, hi = n;
-    if (hint_ < n && !(id < ids[hint_])) {
+    // Every id before hint_ is below the last one asked for: when below this one too, the
+    // answer is at hint_ or after.
+    if (hint_ == 0 || ids[hint_ - 1] < id) {
       lo = hint_;
       std::size_t step = 1;
       while (lo + step < n && ids[lo + step] < id) {

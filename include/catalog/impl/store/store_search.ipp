@@ -324,9 +324,11 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
         return tx.raw().get(engine::keys::meta(si::reindex_meta));
       });
   if (!state) return state.error();
+  // A reindex is resumed only where this version left it (si::reindex_progress); one left by
+  // another version is started again, its documents being of another layout.
   std::optional<Uuid> after;
-  bool clear = from_scratch || !*state || (*state)->size() != 16;
-  if (!clear) after = engine::keys::id_from_bytes(**state);
+  if (!from_scratch && *state) after = si::decode_reindex_progress(**state);
+  const bool clear = !after;
   if (clear) {
     auto marked = write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<bool> {
       if (auto p = tx.raw().put(engine::keys::meta(si::reindex_meta), ""); !p) return p.error();
@@ -349,7 +351,7 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
       if (!l) return l.error();
       const auto key = engine::keys::meta(si::reindex_meta);
       if (*l)
-        if (auto p = tx.raw().put(key, engine::keys::id_bytes(**l)); !p) return p.error();
+        if (auto p = tx.raw().put(key, si::reindex_progress(**l)); !p) return p.error();
       return l;
     });
     if (!last) return last.error();
