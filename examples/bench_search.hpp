@@ -325,6 +325,10 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
   // ---- query latency per class, against FTS5 ----
   std::mt19937_64 rng(20261127);
   const int per_class = size.queries;
+  // Issue 23's p99 targets: 5 ms at the corpus's size, 20 ms at 1,000,000 entities.
+  const bool million = packages.size() >= 1'000'000;
+  const double p99_target = million ? 0.020 : 0.005;
+  const std::string p99_named = million ? "20 ms" : "5 ms";
   mode_now = "read";
   for (std::string_view kind :
        {"1 word", "2 words", "3 words", "prefix", "phrase", "field-scoped", "filtered"}) {
@@ -358,7 +362,8 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
       verdict(p50 <= 0.005,
               "PostgreSQL: query " + std::string(kind) + " p50 <= 5 ms (" + human(p50) + ")");
     else
-      verdict(p99 <= 0.005, "query " + std::string(kind) + " p99 <= 5 ms (" + human(p99) + ")");
+      verdict(p99 <= p99_target,
+              "query " + std::string(kind) + " p99 <= " + p99_named + " (" + human(p99) + ")");
   }
   {
     // q=* with facets: every live term, counted by the facets.
