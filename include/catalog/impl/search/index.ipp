@@ -174,17 +174,6 @@ class Reader {
     in_.remove_prefix(n);
     return true;
   }
-  bool skip_text() {
-    std::uint64_t n = 0;
-    if (!number(n) || n > in_.size()) return false;
-    in_.remove_prefix(n);
-    return true;
-  }
-  bool skip_id() {
-    if (in_.size() < sizeof(Uuid::data)) return false;
-    in_.remove_prefix(sizeof(Uuid::data));
-    return true;
-  }
   bool id(Uuid& u) {
     if (in_.size() < sizeof u.data) return false;
     std::memcpy(u.data, in_.data(), sizeof u.data);
@@ -342,50 +331,95 @@ std::string encode_terms(const Document& d) {
   return std::move(w.out);
 }
 
+namespace {
+
+/// Reads the facet values of a search document (status, service, glossary, then its owners, tags
+/// and domains) as views into its bytes, handing each to `to`: what decode_document copies, and
+/// skips for a candidate's ranking, and decode_facets keeps as views. False when the bytes are
+/// not that.
+template <class To>
+bool read_facets(Reader& r, std::size_t limit, To&& to) {
+  std::string_view status, service, glossary;
+  std::uint64_t n = 0;
+  if (!r.view(status) || !r.view(service) || !r.view(glossary)) return false;
+  to.texts(status, service, glossary);
+  if (!r.small(n, limit)) return false;
+  to.owners(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Uuid id{};
+    std::string_view name, display_name;
+    if (!r.id(id) || !r.view(name) || !r.view(display_name)) return false;
+    to.owner(i, id, name, display_name);
+  }
+  if (!r.small(n, limit)) return false;
+  to.tags(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string_view tag;
+    if (!r.view(tag)) return false;
+    to.tag(i, tag);
+  }
+  if (!r.small(n, limit)) return false;
+  to.domains(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Uuid id{};
+    std::string_view fqn;
+    if (!r.id(id) || !r.view(fqn)) return false;
+    to.domain(i, id, fqn);
+  }
+  return true;
+}
+
+/// read_facets into a FacetView (views) or a Document (copies).
+struct FacetsInto {
+  FacetView* view = nullptr;
+  Document* doc = nullptr;
+  void texts(std::string_view status, std::string_view service, std::string_view glossary) {
+    if (view) view->status = status, view->service = service, view->glossary = glossary;
+    if (doc) doc->status = status, doc->service = service, doc->glossary = glossary;
+  }
+  void owners(std::size_t n) {
+    if (view) view->owners.resize(n);
+    if (doc) doc->owners.resize(n);
+  }
+  void owner(std::size_t i, const Uuid& id, std::string_view name, std::string_view display) {
+    if (view) view->owners[i] = FacetView::Owner{id, name, display};
+    if (doc) doc->owners[i] = Owner{id, std::string(name), std::string(display)};
+  }
+  void tags(std::size_t n) {
+    if (view) view->tags.resize(n);
+    if (doc) doc->tags.resize(n);
+  }
+  void tag(std::size_t i, std::string_view tag) {
+    if (view) view->tags[i] = tag;
+    if (doc) doc->tags[i] = tag;
+  }
+  void domains(std::size_t n) {
+    if (view) view->domains.resize(n);
+    if (doc) doc->domains.resize(n);
+  }
+  void domain(std::size_t i, const Uuid& id, std::string_view fqn) {
+    if (view) view->domains[i] = {id, fqn};
+    if (doc) doc->domains[i] = {id, std::string(fqn)};
+  }
+};
+
+}  // namespace
+
 Result<Document> decode_document(std::string_view bytes, Part part, std::string_view* facets) {
   Reader r(bytes);
   Document d;
-  std::uint64_t f = 0, kind = 0, deleted = 0, n = 0;
+  std::uint64_t f = 0, kind = 0, deleted = 0;
   auto bad = [] { return fail(Errc::storage, "corrupt search document"); };
-  const bool whole = part != Part::ranking;
   if (!r.number(f) || f != format || !r.small(d.analyzer, 0xffffffff) ||
       !r.small(kind, std::size(all_kinds) - 1) || !r.id(d.id) || !r.small(deleted, 1) ||
       !r.text(d.name) || !r.text(d.display_name) || !r.text(d.fqn) ||
       !r.signed_number(d.updated_at) || !r.signed_number(d.up_votes))
     return bad();
-  const std::size_t facets_at = r.position(bytes);
-  if (whole ? !r.text(d.status) || !r.text(d.service) || !r.text(d.glossary)
-             : !r.skip_text() || !r.skip_text() || !r.skip_text())
-    return bad();
   d.kind = all_kinds[kind];
   d.deleted = deleted != 0;
-  if (!r.small(n, bytes.size())) return bad();
-  if (whole) {
-    d.owners.resize(n);
-    for (auto& o : d.owners)
-      if (!r.id(o.id) || !r.text(o.name) || !r.text(o.display_name)) return bad();
-  } else {
-    for (std::uint64_t i = 0; i < n; ++i)
-      if (!r.skip_id() || !r.skip_text() || !r.skip_text()) return bad();
-  }
-  if (!r.small(n, bytes.size())) return bad();
-  if (whole) {
-    d.tags.resize(n);
-    for (auto& t : d.tags)
-      if (!r.text(t)) return bad();
-  } else {
-    for (std::uint64_t i = 0; i < n; ++i)
-      if (!r.skip_text()) return bad();
-  }
-  if (!r.small(n, bytes.size())) return bad();
-  if (whole) {
-    d.domains.resize(n);
-    for (auto& [id, fqn] : d.domains)
-      if (!r.id(id) || !r.text(fqn)) return bad();
-  } else {
-    for (std::uint64_t i = 0; i < n; ++i)
-      if (!r.skip_id() || !r.skip_text()) return bad();
-  }
+  const std::size_t facets_at = r.position(bytes);
+  if (!read_facets(r, bytes.size(), FacetsInto{nullptr, part == Part::all ? &d : nullptr}))
+    return bad();
   if (facets) *facets = bytes.substr(facets_at, r.position(bytes) - facets_at);
   for (auto& l : d.lengths)
     if (!r.small(l, 0xffffffff)) return bad();
@@ -413,22 +447,7 @@ Result<void> decode_terms(std::string_view bytes, Document& d) {
 
 bool decode_facets(std::string_view bytes, FacetView& out) {
   Reader r(bytes);
-  std::uint64_t n = 0;
-  if (!r.view(out.status) || !r.view(out.service) || !r.view(out.glossary) ||
-      !r.small(n, bytes.size()))
-    return false;
-  out.owners.resize(n);
-  for (auto& o : out.owners)
-    if (!r.id(o.id) || !r.view(o.name) || !r.view(o.display_name)) return false;
-  if (!r.small(n, bytes.size())) return false;
-  out.tags.resize(n);
-  for (auto& t : out.tags)
-    if (!r.view(t)) return false;
-  if (!r.small(n, bytes.size())) return false;
-  out.domains.resize(n);
-  for (auto& [id, fqn] : out.domains)
-    if (!r.id(id) || !r.view(fqn)) return false;
-  return r.done();
+  return read_facets(r, bytes.size(), FacetsInto{&out, nullptr}) && r.done();
 }
 
 std::vector<std::span<const Term>> postings(const Document& d) {
