@@ -515,8 +515,8 @@ Result<void> expand(Tx& tx, Clause& c) {
 
 // ---- filters ----
 
-/// The fields filters and facets read (docs/SEMANTICS.md §16), named once: a field's name is
-/// resolved before the documents are visited, not compared for each of them.
+/// The fields filters and facets read (docs/SEMANTICS.md §16). Facets resolve their names once
+/// before visiting the documents; a filter's term resolves its name at each document it tests.
 enum class ValueField {
   entity_type,
   owners_id,
