@@ -33,10 +33,12 @@
 // fetches its next batch from the key it is on, so a batch stays valid until `pending` is sent
 // (the server then holds those writes, and the cursor refetches).
 //
-// SERIALIZABLE: the server tracks what each transaction read (predicate locks) and fails one
-// whose reads and writes cannot be ordered with the others' (SQLSTATE 40001), or which is part
-// of a deadlock (40P01). Both become Errc::storage_conflict and end the transaction. A write
-// transaction that runs alone (writers taking turns, the default, or after conflicts in a row)
+// Isolation: writers taking turns (the default) run, and readers beside them read, at
+// REPEATABLE READ, which is serializable when writers run one at a time (begin_sql says why).
+// Beside concurrent writers everything runs at SERIALIZABLE: the server tracks what each
+// transaction read (predicate locks) and fails one whose reads and writes cannot be ordered with
+// the others' (SQLSTATE 40001). That failure, and being part of a deadlock (40P01), become
+// Errc::storage_conflict and end the transaction. A write transaction that runs alone (writers taking turns, the default, or after conflicts in a row)
 // sends LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE after BEGIN, and a concurrent writer
 // locks it IN ROW EXCLUSIVE MODE, so that one alone waits for every concurrent writer and they
 // for it. LOCK takes no snapshot, so its snapshot, taken by the next statement, sees every writer
@@ -609,8 +611,7 @@ class PgTransaction final : public Transaction,
       const bool writes = mode_ == Mode::read_write;
       const bool ok =
           (!first ||
-           (queue_text(*conn_, writes ? "BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE"
-                                      : "BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY") &&
+           (queue_text(*conn_, begin_sql(writes, shared_->options.concurrent_writers)) &&
             (!writes || queue_text(*conn_, exclusive_ ? shared_->lock_sql.c_str()
                                                       : shared_->share_sql.c_str())))) &&
           statements(*conn_);
@@ -775,6 +776,23 @@ class PgTransaction final : public Transaction,
   friend class detail::TransactionState<PgTransaction, PgCursor>;
 
   static Error lost_error() { return storage_error("PostgreSQL: cannot send a statement"); }
+
+  // The isolation level. Writers taking turns: every write transaction holds writer_turn
+  // EXCLUSIVE from before its snapshot to after its commit is visible (the server makes a
+  // commit visible before it releases the committer's locks), so the writers' history is serial
+  // and each snapshot, a writer's or a reader's, holds a prefix of it. REPEATABLE READ is then
+  // serializable by construction, and the server's SERIALIZABLE bookkeeping could only add
+  // failures: it marks a committer done for its conflict checks after releasing its locks, so a
+  // next writer can look concurrent with it, and it summarizes old transactions under memory
+  // pressure, both of which fail transactions that do not conflict. Writers running
+  // concurrently need SERIALIZABLE, and so do readers beside them.
+  static const char* begin_sql(bool writes, bool concurrent_writers) {
+    if (!concurrent_writers)
+      return writes ? "BEGIN ISOLATION LEVEL REPEATABLE READ, READ WRITE"
+                    : "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+    return writes ? "BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE"
+                  : "BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY";
+  }
 
   void note_conflict() noexcept {
     shared_->conflicts.fetch_add(1, std::memory_order_relaxed);

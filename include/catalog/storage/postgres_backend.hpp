@@ -67,9 +67,13 @@ struct PgShared;
 /// A Backend over one table of a PostgreSQL database: `<schema>.entries (k bytea primary key,
 /// v bytea)`, whose `bytea` order is memcmp order, beside `<schema>.schema_version`.
 ///
-/// Transactions: each runs on its own connection (from a pool) at SERIALIZABLE; read-only ones
-/// are READ ONLY and take their snapshot in `begin`. Write transactions of every host take turns
-/// (by default) or run concurrently (PostgresOptions::concurrent_writers). A transaction the
+/// Transactions: each runs on its own connection (from a pool); read-only ones are READ ONLY and
+/// take their snapshot in `begin`. Write transactions of every host take turns (by default) or
+/// run concurrently (PostgresOptions::concurrent_writers). Taking turns, every transaction runs
+/// at REPEATABLE READ, which is serializable when writers run one at a time; beside concurrent
+/// writers, at SERIALIZABLE. Hosts of one catalog should agree on concurrent_writers: a host
+/// taking turns reads at REPEATABLE READ, which beside another host's concurrent writers could
+/// see a state no order of theirs produces. A transaction the
 /// server cannot serialize with the others (SQLSTATE 40001) or that is part of a deadlock (40P01)
 /// fails at its next call with Errc::storage_conflict and is dead: run it again from the start
 /// (the Store does). Taking turns, write transactions never conflict.
