@@ -195,6 +195,7 @@ void durable_ops_postgres(const fs::path& root, const Scale& sc) {
     auto measure = [&](Samples& s, bool keep, auto&& op) {
       o.io->calls.clear();
       o.io->record = true;
+      o.io->record_calls = true;
       auto before = o.io->stats;
       const auto trips0 = pg->stats().round_trips;
       auto t0 = Clock::now();

@@ -344,9 +344,12 @@ class CountingBackend final : public storage::Backend {
   Result<std::unique_ptr<storage::Transaction>> begin(storage::Mode mode) override;
 
   IoStats stats;
-  bool record = false;
+  bool record = false;                                             // keep put_sizes
   std::vector<std::pair<std::uint32_t, std::uint32_t>> put_sizes;  // key, value
-  std::vector<StorageCall> calls;                                  // with `record` on
+  // With `record` and `record_calls` on. Off unless a baseline replays them: copying every key
+  // and value would be timed as the catalog's.
+  bool record_calls = false;
+  std::vector<StorageCall> calls;
   storage::Backend* inner() const noexcept { return inner_.get(); }
 
  private:
@@ -375,20 +378,22 @@ class CountingTransaction final : public storage::Transaction {
     if (owner_.record) {
       owner_.put_sizes.emplace_back(static_cast<std::uint32_t>(key.size()),
                                     static_cast<std::uint32_t>(value.size()));
-      owner_.calls.push_back({StorageCall::put, std::string(key), {}, false, std::string(value)});
+      if (owner_.record_calls)
+        owner_.calls.push_back(
+            {StorageCall::put, std::string(key), {}, false, std::string(value)});
     }
     return inner_->put(key, value);
   }
   Result<bool> erase(std::string_view key) override {
     ++owner_.stats.erases;
-    if (owner_.record)
+    if (owner_.record && owner_.record_calls)
       owner_.calls.push_back({StorageCall::erase, std::string(key), {}, false, {}});
     return inner_->erase(key);
   }
   Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
                                                 storage::Direction dir) override {
     ++owner_.stats.scans;
-    if (owner_.record)
+    if (owner_.record && owner_.record_calls)
       owner_.calls.push_back(
           {StorageCall::scan, range.begin, range.end, dir == storage::Direction::reverse, {}});
     return inner_->scan(range, dir);
@@ -398,7 +403,8 @@ class CountingTransaction final : public storage::Transaction {
  private:
   void count_get(std::string_view key) {
     ++owner_.stats.gets;
-    if (owner_.record) owner_.calls.push_back({StorageCall::get, std::string(key), {}, false, {}});
+    if (owner_.record && owner_.record_calls)
+      owner_.calls.push_back({StorageCall::get, std::string(key), {}, false, {}});
   }
   std::unique_ptr<storage::Transaction> inner_;
   CountingBackend& owner_;
