@@ -532,6 +532,38 @@ TEST_CASE("postgres: by default writers take turns: the next waits, then sees th
   CHECK(db->stats().exclusive - alone0 == 2);
 }
 
+TEST_CASE("postgres: taking turns, transactions run at REPEATABLE READ: the server tracks none "
+          "of their reads; concurrent writers run at SERIALIZABLE",
+          "[postgres]") {
+  test::pg::Schema schema;
+  // The server's read tracking of SERIALIZABLE (SIRead locks) on this catalog's table and index.
+  auto tracked = [&] {
+    return std::stoi(sql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                         "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE l.mode = "
+                         "'SIReadLock' AND n.nspname = '" +
+                         schema.name() + "'")
+                         .value());
+  };
+  {
+    auto db = open_pg(schema.options());
+    write(*db, {{"x", "0"}});
+    auto reader = begin(*db, Mode::read_only);
+    CHECK(must(reader->get("x")) == "0"s);
+    auto writer = begin(*db, Mode::read_write);
+    CHECK(must(writer->get("x")) == "0"s);
+    CHECK(tracked() == 0);
+    must(writer->put("x", "1"));
+    must(writer->commit());
+    must(reader->commit());
+    CHECK(db->stats().conflicts == 0);
+  }
+  auto db = open_pg(concurrent(schema));
+  auto writer = begin(*db, Mode::read_write);
+  CHECK(must(writer->get("x")) == "1"s);
+  CHECK(tracked() > 0);
+  must(writer->commit());
+}
+
 TEST_CASE("postgres: a writer's turn does not lock out autovacuum", "[postgres]") {
   // Writers take turns on a lock of their own (writer_turn), not on the entries table: an
   // EXCLUSIVE lock there refuses autovacuum's SHARE UPDATE EXCLUSIVE, so under a steady stream of
