@@ -38,8 +38,9 @@
 // Beside concurrent writers everything runs at SERIALIZABLE: the server tracks what each
 // transaction read (predicate locks) and fails one whose reads and writes cannot be ordered with
 // the others' (SQLSTATE 40001). That failure, and being part of a deadlock (40P01), become
-// Errc::storage_conflict and end the transaction. A write transaction that runs alone (writers taking turns, the default, or after conflicts in a row)
-// sends LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE after BEGIN, and a concurrent writer
+// Errc::storage_conflict and end the transaction. A write transaction that runs alone (writers
+// taking turns, the default, or after conflicts in a row) sends LOCK TABLE
+// <schema>.writer_turn IN EXCLUSIVE MODE after BEGIN, and a concurrent writer
 // locks it IN ROW EXCLUSIVE MODE, so that one alone waits for every concurrent writer and they
 // for it. LOCK takes no snapshot, so its snapshot, taken by the next statement, sees every writer
 // before it, and none runs beside it. The lock is on a table of its own, never on `entries`:

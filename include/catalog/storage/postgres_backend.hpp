@@ -73,10 +73,10 @@ struct PgShared;
 /// at REPEATABLE READ, which is serializable when writers run one at a time; beside concurrent
 /// writers, at SERIALIZABLE. Hosts of one catalog should agree on concurrent_writers: a host
 /// taking turns reads at REPEATABLE READ, which beside another host's concurrent writers could
-/// see a state no order of theirs produces. A transaction the
-/// server cannot serialize with the others (SQLSTATE 40001) or that is part of a deadlock (40P01)
-/// fails at its next call with Errc::storage_conflict and is dead: run it again from the start
-/// (the Store does). Taking turns, write transactions never conflict.
+/// see a state no order of theirs produces. A transaction the server cannot serialize with the
+/// others (SQLSTATE 40001) or that is part of a deadlock (40P01) fails at its next call with
+/// Errc::storage_conflict and is dead: run it again from the start (the Store does). Taking
+/// turns, write transactions never conflict.
 ///
 /// Round trips: statements are prepared once per connection and sent in pipelines. A write
 /// transaction's begin goes with its first statement; its puts and erases stay in the
