@@ -140,3 +140,72 @@ TEST_CASE("ASCII text gives the words the Unicode path gives", "[search][analyze
     }
   }
 }
+
+TEST_CASE("has_phrase answers what comparing the words' wholes answers", "[search][analyzer]") {
+  // The reference: the wholes of words(text), compared at every place.
+  auto reference = [](std::string_view text, const Strings& phrase) {
+    const auto all = words(text);
+    for (std::size_t s = 0; s + phrase.size() <= all.size(); ++s) {
+      std::size_t k = 0;
+      while (k < phrase.size() && all[s + k].whole == phrase[k]) ++k;
+      if (k == phrase.size()) return true;
+    }
+    return false;
+  };
+  // Cases by hand, each answer checked against the reference too.
+  const std::string long_word(70, 'Q');
+  const struct {
+    std::string text;
+    Strings phrase;
+    bool expected;
+  } cases[] = {
+      {"Customer orders, by region", {"customer", "orders"}, true},
+      {"customer-orders", {"customer", "orders"}, true},     // a separator is a separator
+      {"customerOrders", {"customer", "orders"}, false},     // parts are not wholes
+      {"customerOrders", {"customerorders"}, true},
+      {"orders customer", {"customer", "orders"}, false},    // order matters
+      {"customer the orders", {"customer", "orders"}, false},  // consecutive places only
+      {"HTTP2 server", {"http2", "server"}, true},
+      {long_word + " x", {std::string(64, 'q'), "x"}, true},  // the 64-byte cut
+      {long_word, {std::string(70, 'q')}, false},
+      {"Caf\xc3\xa9 au lait", {"cafe", "au"}, true},          // the general path
+      {"\xe6\x9d\xb1\xe4\xba\xac tower", {"\xe6\x9d\xb1\xe4\xba\xac", "tower"}, true},
+      {"", {"x"}, false},
+      {"anything", {}, true},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    CHECK(has_phrase(c.text, c.phrase) == c.expected);
+    CHECK(reference(c.text, c.phrase) == c.expected);
+  }
+  // Seeded random texts, with phrases taken from their own words (and some changed).
+  const std::string alphabet = "aZ9_ -.xY0Q:b\tHTTPs2";
+  std::uint32_t seed = 424242;
+  auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;  // a fixed LCG: the same texts on every run
+    return seed >> 8;
+  };
+  int found = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::string t;
+    const auto length = next() % 60;
+    for (std::uint32_t k = 0; k < length; ++k) t += alphabet[next() % alphabet.size()];
+    if (next() % 8 == 0) t += " \xc3\xa9t\xc3\xa9";  // some through the general path
+    const auto all = words(t);
+    Strings phrase;
+    if (!all.empty()) {
+      const std::size_t from = next() % all.size();
+      const std::size_t count = 1 + next() % std::min<std::size_t>(3, all.size() - from);
+      for (std::size_t k = 0; k < count; ++k) phrase.push_back(all[from + k].whole);
+      if (next() % 3 == 0) phrase[next() % phrase.size()] += "z";
+    } else {
+      phrase.push_back("a");
+    }
+    INFO(t);
+    const bool expected = reference(t, phrase);
+    found += expected ? 1 : 0;
+    CHECK(has_phrase(t, phrase) == expected);
+  }
+  CHECK(found > 1000);  // the phrases mostly stand in their texts: both answers are exercised
+  CHECK(found < 2000);
+}

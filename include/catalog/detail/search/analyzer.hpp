@@ -24,6 +24,7 @@
 // neither.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,11 @@ struct Word {
 /// The words of `text`, in order. Bytes that are not UTF-8 separate words (they are never part
 /// of one). Errors: none.
 std::vector<Word> words(std::string_view text);
+
+/// Whether `phrase` (folded words, as words() gives their wholes) stands in `text` at consecutive
+/// places: some s where words(text)[s + k].whole == phrase[k] for every k (true for an empty
+/// phrase). The same answer as comparing words(text); on ASCII text no word is built.
+bool has_phrase(std::string_view text, std::span<const std::string> phrase);
 
 /// `text` normalized as words are (NFKC, marks removed, case folded) but not split: what exact
 /// name matches and typeahead prefixes compare. Bytes that are not UTF-8 become spaces.

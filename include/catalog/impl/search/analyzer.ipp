@@ -234,6 +234,51 @@ std::vector<Word> words(std::string_view text) {
   return out;
 }
 
+bool has_phrase(std::string_view text, std::span<const std::string> phrase) {
+  if (!ascii(text)) {
+    const auto all = words(text);
+    for (std::size_t s = 0; s + phrase.size() <= all.size(); ++s) {
+      std::size_t k = 0;
+      while (k < phrase.size() && all[s + k].whole == phrase[k]) ++k;
+      if (k == phrase.size()) return true;
+    }
+    return false;
+  }
+  // ASCII: a word is a run of letters and digits, its whole that run lowercased and cut at
+  // max_word_bytes (ascii_words); the runs are compared where they stand.
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // [begin, end) of each word
+  const std::size_t n = text.size();
+  const auto is_word_byte = [&](std::size_t i) {
+    return class_of(static_cast<unsigned char>(text[i])) != Class::separator;
+  };
+  for (std::size_t i = 0; i < n;) {
+    if (!is_word_byte(i)) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < n && is_word_byte(end)) ++end;
+    runs.emplace_back(i, end);
+    i = end;
+  }
+  const auto is = [&](std::pair<std::size_t, std::size_t> run, const std::string& word) {
+    const std::size_t length = std::min(run.second - run.first, max_word_bytes);
+    if (length != word.size()) return false;
+    for (std::size_t j = 0; j < length; ++j) {
+      char c = text[run.first + j];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != word[j]) return false;
+    }
+    return true;
+  };
+  for (std::size_t s = 0; s + phrase.size() <= runs.size(); ++s) {
+    std::size_t k = 0;
+    while (k < phrase.size() && is(runs[s + k], phrase[k])) ++k;
+    if (k == phrase.size()) return true;
+  }
+  return false;
+}
+
 namespace {
 
 // One English stemmer per thread: a Snowball stemmer keeps state between calls.

@@ -1058,19 +1058,10 @@ class Evaluator {
     auto t = texts(d.id, (candidates & related) != 0);
     if (!t) return t.error();
     FieldMask out = 0;
-    for (const auto& ft : *t) {
-      if (!(candidates & bit(ft.field)) || (out & bit(ft.field))) continue;
-      auto words = search::words(ft.text);
-      for (std::size_t s = 0; s + c.phrase.size() <= words.size(); ++s) {
-        bool ok = true;
-        for (std::size_t k = 0; k < c.phrase.size() && ok; ++k)
-          ok = words[s + k].whole == c.phrase[k];
-        if (ok) {
-          out |= bit(ft.field);
-          break;
-        }
-      }
-    }
+    for (const auto& ft : *t)
+      if ((candidates & bit(ft.field)) && !(out & bit(ft.field)) &&
+          search::has_phrase(ft.text, c.phrase))
+        out |= bit(ft.field);
     return out;
   }
 
