@@ -227,3 +227,59 @@ TEMPLATE_TEST_CASE("followers and voters: references sorted by name then id, as 
   CHECK(up[1].at("name") == "ab");
   CHECK(up[2].at("name") == "zed");
 }
+
+TEST_CASE("scan_document_string reads one string member as the full decode does, or gives up",
+          "[references]") {
+  std::optional<std::string_view> out;
+  std::string buffer;
+  auto doc = [](const char* description) {
+    bj::object d;
+    d["id"] = some_id;
+    d["name"] = "g";
+    d["fullyQualifiedName"] = "g";
+    d["version"] = 0.1;
+    d["deleted"] = false;
+    if (description) d["description"] = description;
+    return d;
+  };
+  // Records the engine writes: the description as the decoded struct holds it.
+  for (const char* description : {"plain words", "with \"quotes\", a\nnewline and \\ slash",
+                                  "Cr\xc3\xa8me br\xc3\xbbl\xc3\xa9\x65", ""}) {
+    INFO(description);
+    const auto text = stored(Kind::glossary, doc(description));
+    REQUIRE(engine::scan_document_string(text, "description", out, buffer));
+    auto record = engine::decode(text);
+    REQUIRE(record.has_value());
+    REQUIRE(out.has_value());
+    CHECK(*out == record->base().description.value());
+  }
+  {
+    const auto text = stored(Kind::glossary, doc("d"));
+    REQUIRE(engine::scan_document_string(text, "displayName", out, buffer));
+    CHECK_FALSE(out.has_value());  // absent
+  }
+  const std::string head = R"({"k":"glossary","doc":{"id":")" + std::string(some_id) + R"(",)";
+  const std::string tail = R"(,"version":0.1,"deleted":false}})";
+  auto reads = [&](const std::string& members, std::optional<std::string> expected) {
+    INFO(members);
+    REQUIRE(engine::scan_document_string(head + members + tail, "description", out, buffer));
+    CHECK(out.has_value() == expected.has_value());
+    if (out && expected) CHECK(std::string(*out) == *expected);
+  };
+  reads(R"("name":"g","description":null)", std::nullopt);
+  reads(R"("name":"g","description":"a\u00e9\/b")", "a\xc3\xa9/b");
+  reads(R"("name":"g", "description" : "spaced" ,"tags":[{"x":[1,{"y":null}]}])", "spaced");
+  auto gives_up = [&](const std::string& text) {
+    INFO(text);
+    CHECK_FALSE(engine::scan_document_string(text, "description", out, buffer));
+  };
+  gives_up(head + R"("name":"g","description":"a","description":"b")" + tail);  // repeated
+  gives_up(head + R"("name":"g","description":1)" + tail);                       // not a string
+  gives_up(head + R"("name":"g","descr\u0069ption":"a")" + tail);                // escaped key
+  gives_up(head + R"("name":"g","description":"\ud800")" + tail);                // not UTF-8
+  gives_up(head + R"("name":"g","description":"a")" + tail + "x");               // trailing bytes
+  gives_up(R"({"doc":{"description":"a"}})");                                    // no kind
+  gives_up(R"({"k":"glossary"})");                                               // no document
+  gives_up("");
+  gives_up("[]");
+}

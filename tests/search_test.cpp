@@ -200,6 +200,39 @@ TEMPLATE_TEST_CASE("query syntax: phrases, prefixes, required and excluded words
   CHECK(c.names("*").size() == 3);  // the service too (index all)
 }
 
+TEMPLATE_TEST_CASE("phrases: in names, in descriptions with escapes and non-ASCII text, in "
+                   "fields read from other entities, and across word boundaries",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::search_service, R"({"name":"warehouse_es","serviceType":"ElasticSearch"})");
+  // A description the record stores with escapes (quotes, a newline, a tab, a slash).
+  c.make(Kind::search_index, R"({"name":"quoted","service":"warehouse_es",
+      "description":"He said \"red\tgreen\" and\nblue/white paint",
+      "fields":[{"name":"f","dataType":"TEXT"}]})");
+  c.make(Kind::search_index, R"({"name":"cafe_menu","displayName":"Café Menu Board",
+      "service":"warehouse_es","description":"Crème brûlée au café",
+      "fields":[{"name":"f","dataType":"TEXT"}]})");
+  c.make(Kind::search_index, R"({"name":"columns_only","service":"warehouse_es",
+      "description":null,
+      "fields":[{"name":"f","dataType":"TEXT","description":"amber and teal columns"}]})");
+  c.make(Kind::search_index, R"({"name":"green_blue","service":"warehouse_es",
+      "description":"blue, then green","fields":[{"name":"f","dataType":"TEXT"}]})");
+
+  CHECK(c.names(R"("red green")") == Names{"quoted"});
+  CHECK(c.names(R"("and blue")") == Names{"quoted"});           // across the newline
+  CHECK(c.names(R"("blue white paint")") == Names{"quoted"});   // across the slash
+  CHECK(c.names(R"("he red")").empty());                        // not consecutive
+  CHECK(c.names(R"("creme brulee")") == Names{"cafe_menu"});    // folded, marks removed
+  CHECK(c.names(R"("cafe menu board")") == Names{"cafe_menu"});  // the displayName
+  CHECK(c.names(R"("amber and teal")") == Names{"columns_only"});  // a column's description
+  CHECK(c.names(R"("blue green")").empty());
+  CHECK(c.names(R"("blue then green")") == Names{"green_blue"});
+  CHECK(c.names(R"("warehouse es")").size() == 5);  // the service, and its name in the others
+  CHECK(c.names(R"(description:"amber and teal")").empty());  // scoped: not a column
+  c.clean();
+}
+
 TEMPLATE_TEST_CASE("filters, facets, sorting, paging with from and search_after, totals",
                    "[search]", CATALOG_STORE_FIXTURES) {
   TestType f;

@@ -50,6 +50,16 @@ struct StoredReference {
 /// not read are skipped by their structure (brackets and strings), not validated.
 bool scan_reference(std::string_view stored, StoredReference& out);
 
+/// Reads the string member `member` of a stored record's document (a description) into `out`:
+/// the text, unescaped (a view into `stored`, or into `buffer` when it had escapes), or nullopt
+/// when the document does not have it or holds null there. Returns false when the record is
+/// not what it expects (the member repeated or not a string or null, a key with escapes, bytes
+/// that are not JSON): then the full `decode` must read it. Other members are skipped by their
+/// structure, not validated. When it returns true, `out` is what the decoded struct's member
+/// holds.
+bool scan_document_string(std::string_view stored, std::string_view member,
+                          std::optional<std::string_view>& out, std::string& buffer);
+
 }  // namespace catalog::engine
 
 #endif

@@ -19,6 +19,7 @@ inline std::string_view id() { return detail::member_name<&EntityBase::id>(); }
 inline std::string_view name() { return detail::member_name<&EntityBase::name>(); }
 inline std::string_view fqn() { return detail::member_name<&EntityBase::fully_qualified_name>(); }
 inline std::string_view display_name() { return detail::member_name<&EntityBase::display_name>(); }
+inline std::string_view description() { return detail::member_name<&EntityBase::description>(); }
 inline std::string_view version() { return detail::member_name<&EntityBase::version>(); }
 inline std::string_view updated_at() { return detail::member_name<&EntityBase::updated_at>(); }
 inline std::string_view updated_by() { return detail::member_name<&EntityBase::updated_by>(); }

@@ -122,6 +122,57 @@ bool scan_reference(std::string_view stored, StoredReference& out) {
   return s.eat('}') && s.at_end() && kind && doc;
 }
 
+namespace {
+
+// The document's member `member`, as scan_document_string reads it.
+bool scan_doc_string(Scanner& s, std::string_view member, std::optional<std::string_view>& out,
+                     std::string& buffer) {
+  if (!s.eat('{') || s.peek('}')) return false;
+  bool seen = false;
+  do {
+    std::string_view key;
+    bool escaped = false;
+    if (!s.raw_string(key, escaped) || escaped || !s.eat(':')) return false;
+    if (key == member) {
+      if (seen) return false;
+      seen = true;
+      if (!s.eat("null")) {
+        std::string_view text;
+        if (!s.peek('"') || !s.string(text, buffer)) return false;
+        out = text;
+      }
+    } else if (!skip_value(s)) {
+      return false;
+    }
+  } while (s.eat(','));
+  return s.eat('}');
+}
+
+}  // namespace
+
+bool scan_document_string(std::string_view stored, std::string_view member,
+                          std::optional<std::string_view>& out, std::string& buffer) {
+  out.reset();
+  Scanner s(stored);
+  if (!s.eat('{') || s.peek('}')) return false;
+  bool kind = false, doc = false;
+  do {
+    std::string_view key;
+    bool escaped = false;
+    if (!s.raw_string(key, escaped) || escaped || !s.eat(':')) return false;
+    if (key == "k") {
+      if (kind || !skip_value(s)) return false;
+      kind = true;
+    } else if (key == envelope::document) {
+      if (doc || !scan_doc_string(s, member, out, buffer)) return false;
+      doc = true;
+    } else if (!skip_value(s)) {
+      return false;
+    }
+  } while (s.eat(','));
+  return s.eat('}') && s.at_end() && kind && doc;
+}
+
 EntityReference StoredReference::typed() const {
   EntityReference ref;
   ref.id = id;

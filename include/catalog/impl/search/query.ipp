@@ -9,6 +9,9 @@
 #include <catalog/detail/search/index.hpp>
 #include <catalog/detail/search/query.hpp>
 
+#include <catalog/detail/engine/references.hpp>
+#include <catalog/detail/engine/wire.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -1038,6 +1041,27 @@ class Evaluator {
     return weighted > 0 ? bm25(idf(p.df), weighted) : 0.0;
   }
 
+  /// phrase_fields() over `candidates`, fields of the document's own names and description;
+  /// nullopt when the stored record is not in the form scan_document_string reads.
+  Result<std::optional<FieldMask>> own_phrase_fields(const Clause& c, const si::Document& d,
+                                                     FieldMask candidates) {
+    FieldMask out = 0;
+    const std::pair<Field, const std::string*> names[] = {
+        {Field::name, &d.name}, {Field::display_name, &d.display_name}, {Field::fqn, &d.fqn}};
+    for (const auto& [field, text] : names)
+      if ((candidates & bit(field)) && search::has_phrase(*text, c.phrase)) out |= bit(field);
+    if (!(candidates & bit(Field::description))) return std::optional<FieldMask>(out);
+    auto bytes = tx_.raw().get_view(keys::entity(d.id));
+    if (!bytes) return bytes.error();
+    if (!*bytes) return std::optional<FieldMask>(out);
+    std::optional<std::string_view> description;
+    if (!scan_document_string(**bytes, wire::description(), description, text_buffer_))
+      return std::optional<FieldMask>();
+    if (description && search::has_phrase(*description, c.phrase))
+      out |= bit(Field::description);
+    return std::optional<FieldMask>(out);
+  }
+
   /// The fields where the phrase's words stand consecutively.
   Result<FieldMask> phrase_fields(const Clause& c, const si::Document& d) {
     FieldMask candidates = 0;
@@ -1053,6 +1077,15 @@ class Evaluator {
       if (all) candidates |= bit(f);
     }
     if (!candidates) return FieldMask{0};
+    // The common case, a phrase in names or descriptions: the names are in the document, and
+    // the description is read from the stored record without decoding the rest of it.
+    constexpr FieldMask own = bit(Field::name) | bit(Field::display_name) | bit(Field::fqn) |
+                              bit(Field::description);
+    if (!(candidates & ~own)) {
+      auto fields = own_phrase_fields(c, d, candidates);
+      if (!fields) return fields.error();
+      if (*fields) return **fields;
+    }
     constexpr FieldMask related =
         bit(Field::owner) | bit(Field::service) | bit(Field::glossary) | bit(Field::domain);
     auto t = texts(d.id, (candidates & related) != 0);
@@ -1113,6 +1146,7 @@ class Evaluator {
   std::array<si::FieldStats, si::field_count + 1> stats_{};
   std::array<bool, std::size(all_kinds)> kind_checked_{};
   std::array<bool, std::size(all_kinds)> kind_visible_{};
+  std::string text_buffer_;  // a description with escapes, unescaped (own_phrase_fields)
 };
 
 // ---- highlights ----
