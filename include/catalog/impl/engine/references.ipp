@@ -92,12 +92,12 @@ bool scan_doc(Scanner& s, StoredReference& out) {
 
 }  // namespace
 
-bool scan_reference(std::string_view stored, StoredReference& out) {
-  // The record is read from start to end: ask for all its cache lines at once, so that their
-  // misses overlap instead of stalling the scan one line at a time. An entity with many
-  // followers scans one record per follower, and few of those records are in cache.
-  for (std::size_t at = 64; at < stored.size() && at < 1024; at += 64)
-    __builtin_prefetch(stored.data() + at);
+namespace {
+
+// The record's envelope (tx.ipp `encode`): each of "k" and "doc" once, read by `kind_member`
+// and `doc_member` from the scanner at their values; other members skipped.
+template <class OnKind, class OnDoc>
+bool scan_record(std::string_view stored, OnKind kind_member, OnDoc doc_member) {
   Scanner s(stored);
   if (!s.eat('{') || s.peek('}')) return false;
   bool kind = false, doc = false;
@@ -106,20 +106,38 @@ bool scan_reference(std::string_view stored, StoredReference& out) {
     bool escaped = false;
     if (!s.raw_string(key, escaped) || escaped || !s.eat(':')) return false;
     if (key == "k") {
-      std::string_view type;
-      if (kind || !s.raw_string(type, escaped) || escaped) return false;
-      auto k = kind_from_type(type);
-      if (!k) return false;
-      out.kind = *k;
+      if (kind || !kind_member(s)) return false;
       kind = true;
     } else if (key == envelope::document) {
-      if (doc || !scan_doc(s, out)) return false;
+      if (doc || !doc_member(s)) return false;
       doc = true;
     } else if (!skip_value(s)) {
       return false;
     }
   } while (s.eat(','));
   return s.eat('}') && s.at_end() && kind && doc;
+}
+
+}  // namespace
+
+bool scan_reference(std::string_view stored, StoredReference& out) {
+  // The record is read from start to end: ask for all its cache lines at once, so that their
+  // misses overlap instead of stalling the scan one line at a time. An entity with many
+  // followers scans one record per follower, and few of those records are in cache.
+  for (std::size_t at = 64; at < stored.size() && at < 1024; at += 64)
+    __builtin_prefetch(stored.data() + at);
+  return scan_record(
+      stored,
+      [&](Scanner& s) {
+        std::string_view type;
+        bool escaped = false;
+        if (!s.raw_string(type, escaped) || escaped) return false;
+        auto k = kind_from_type(type);
+        if (!k) return false;
+        out.kind = *k;
+        return true;
+      },
+      [&](Scanner& s) { return scan_doc(s, out); });
 }
 
 namespace {
@@ -153,24 +171,9 @@ bool scan_doc_string(Scanner& s, std::string_view member, std::optional<std::str
 bool scan_document_string(std::string_view stored, std::string_view member,
                           std::optional<std::string_view>& out, std::string& buffer) {
   out.reset();
-  Scanner s(stored);
-  if (!s.eat('{') || s.peek('}')) return false;
-  bool kind = false, doc = false;
-  do {
-    std::string_view key;
-    bool escaped = false;
-    if (!s.raw_string(key, escaped) || escaped || !s.eat(':')) return false;
-    if (key == "k") {
-      if (kind || !skip_value(s)) return false;
-      kind = true;
-    } else if (key == envelope::document) {
-      if (doc || !scan_doc_string(s, member, out, buffer)) return false;
-      doc = true;
-    } else if (!skip_value(s)) {
-      return false;
-    }
-  } while (s.eat(','));
-  return s.eat('}') && s.at_end() && kind && doc;
+  return scan_record(
+      stored, [](Scanner& s) { return skip_value(s); },
+      [&](Scanner& s) { return scan_doc_string(s, member, out, buffer); });
 }
 
 EntityReference StoredReference::typed() const {
