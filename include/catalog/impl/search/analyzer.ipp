@@ -134,6 +134,35 @@ bool ascii(std::string_view text) {
 // default-ignorables change nothing, case folding is A-Z to a-z, a character is a byte and its
 // class is the byte's (what class_of gives). The same words as the general path, found in one
 // pass over the bytes with no table of characters and no copy of the text.
+// Calls f(begin, end) with the bytes of each word of ASCII text: its runs of letters and digits.
+template <class F>
+void for_each_ascii_run(std::string_view text, F f) {
+  const auto in_word = [&](std::size_t i) {
+    return class_of(static_cast<unsigned char>(text[i])) != Class::separator;
+  };
+  for (std::size_t i = 0, n = text.size(); i < n;) {
+    if (!in_word(i)) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < n && in_word(end)) ++end;
+    f(i, end);
+    i = end;
+  }
+}
+
+// Whether some place s of `count` words has word(s + k) equal to phrase[k] for every k.
+template <class Equal>
+bool has_consecutive(std::size_t count, std::span<const std::string> phrase, Equal equal) {
+  for (std::size_t s = 0; s + phrase.size() <= count; ++s) {
+    std::size_t k = 0;
+    while (k < phrase.size() && equal(s + k, phrase[k])) ++k;
+    if (k == phrase.size()) return true;
+  }
+  return false;
+}
+
 std::vector<Word> ascii_words(std::string_view text) {
   const auto cls = [&](std::size_t i) { return class_of(static_cast<unsigned char>(text[i])); };
   const auto lowered = [&](std::size_t from, std::size_t to) {
@@ -143,14 +172,7 @@ std::vector<Word> ascii_words(std::string_view text) {
     return w;
   };
   std::vector<Word> out;
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n;) {
-    if (cls(i) == Class::separator) {
-      ++i;
-      continue;
-    }
-    std::size_t end = i + 1;
-    while (end < n && cls(end) != Class::separator) ++end;
+  for_each_ascii_run(text, [&](std::size_t i, std::size_t end) {
     Word word;
     word.position = static_cast<std::uint32_t>(out.size());
     word.whole = lowered(i, end);
@@ -169,8 +191,7 @@ std::vector<Word> ascii_words(std::string_view text) {
       from = k;
     }
     out.push_back(std::move(word));
-    i = end;
-  }
+  });
   return out;
 }
 
@@ -237,46 +258,25 @@ std::vector<Word> words(std::string_view text) {
 bool has_phrase(std::string_view text, std::span<const std::string> phrase) {
   if (!ascii(text)) {
     const auto all = words(text);
-    for (std::size_t s = 0; s + phrase.size() <= all.size(); ++s) {
-      std::size_t k = 0;
-      while (k < phrase.size() && all[s + k].whole == phrase[k]) ++k;
-      if (k == phrase.size()) return true;
-    }
-    return false;
+    return has_consecutive(all.size(), phrase, [&](std::size_t i, const std::string& word) {
+      return all[i].whole == word;
+    });
   }
-  // ASCII: a word is a run of letters and digits, its whole that run lowercased and cut at
-  // max_word_bytes (ascii_words); the runs are compared where they stand.
+  // ASCII: each word's whole is its run lowercased and cut at max_word_bytes (ascii_words);
+  // the runs are compared where they stand.
   std::vector<std::pair<std::size_t, std::size_t>> runs;  // [begin, end) of each word
-  const std::size_t n = text.size();
-  const auto is_word_byte = [&](std::size_t i) {
-    return class_of(static_cast<unsigned char>(text[i])) != Class::separator;
-  };
-  for (std::size_t i = 0; i < n;) {
-    if (!is_word_byte(i)) {
-      ++i;
-      continue;
-    }
-    std::size_t end = i + 1;
-    while (end < n && is_word_byte(end)) ++end;
-    runs.emplace_back(i, end);
-    i = end;
-  }
-  const auto is = [&](std::pair<std::size_t, std::size_t> run, const std::string& word) {
-    const std::size_t length = std::min(run.second - run.first, max_word_bytes);
+  for_each_ascii_run(text,
+                     [&](std::size_t begin, std::size_t end) { runs.emplace_back(begin, end); });
+  return has_consecutive(runs.size(), phrase, [&](std::size_t i, const std::string& word) {
+    const std::size_t length = std::min(runs[i].second - runs[i].first, max_word_bytes);
     if (length != word.size()) return false;
     for (std::size_t j = 0; j < length; ++j) {
-      char c = text[run.first + j];
+      char c = text[runs[i].first + j];
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
       if (c != word[j]) return false;
     }
     return true;
-  };
-  for (std::size_t s = 0; s + phrase.size() <= runs.size(); ++s) {
-    std::size_t k = 0;
-    while (k < phrase.size() && is(runs[s + k], phrase[k])) ++k;
-    if (k == phrase.size()) return true;
-  }
-  return false;
+  });
 }
 
 namespace {
