@@ -543,6 +543,58 @@ TEST_CASE("a store written without the index is indexed by reindex and by the ne
   c.clean();
 }
 
+TEMPLATE_TEST_CASE("a reindex and a hard delete that write more index keys than the index "
+                   "buffers at once: the same index, written in parts",
+                   "[search]", test::MemoryFixture, test::LmdbFixture) {
+  // The index writes of one update are buffered and written in key order, in parts of 8 MiB
+  // (docs/SEARCH_INDEX.md, "Writing"). 100 terms of 1,500 words of 48 letters make 150,000
+  // postings of about 70 bytes (and terms records of 75 KB each): one reindex step writes them
+  // in three parts, one recursive hard delete erases them in two.
+  TestType f;
+  Catalog c{f.store};
+  const auto word = [](int term, int at) {
+    std::string w = "q";
+    for (int n = term * 1500 + at; n > 0; n /= 25) w += static_cast<char>('a' + n % 25);
+    w.resize(48, 'z');  // z: no digit of the number
+    return w;
+  };
+  auto g = c.make(Kind::glossary, R"({"name":"many","description":"Long terms"})");
+  constexpr int terms = 100;
+  for (int t = 0; t < terms; ++t) {
+    std::string description;
+    for (int at = 0; at < 1500; ++at) description += word(t, at) + ' ';
+    c.make(Kind::glossary_term, R"({"glossary":"many","name":"term)" + std::to_string(t) +
+                                    R"(","description":")" + description + "\"}");
+  }
+  auto indexed = c.s.reindex(c.admin, 1000);
+  REQUIRE(indexed.has_value());
+  CHECK(*indexed == terms + 2);  // the terms, the glossary and the admin user
+  c.clean();
+  CHECK(c.names(word(0, 7)) == Names{"term0"});
+  CHECK(c.names(word(terms - 1, 1499)) == Names{"term99"});
+  CHECK(c.names(word(50, 0) + " " + word(50, 750)) == Names{"term50"});
+
+  catalog::DeleteOptions recursive;
+  recursive.recursive = true;
+  recursive.hard_delete = true;
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
+                          recursive)
+              .has_value());
+  CHECK(c.names(word(0, 7), true).empty());
+  CHECK(c.names(word(terms - 1, 1499), true).empty());
+  c.clean();
+  // Nothing of the terms is left in the index's key space: postings, documents, terms records.
+  auto txn = c.s.backend().begin(catalog::storage::Mode::read_only).value();
+  auto left = txn->scan(catalog::storage::prefix_range("X"), catalog::storage::Direction::forward);
+  REQUIRE(left.has_value());
+  std::size_t postings = 0;
+  for (auto& cursor = *left; cursor->valid();) {
+    ++postings;
+    REQUIRE(cursor->next());
+  }
+  CHECK(postings < 100);  // the admin user's words
+}
+
 TEST_CASE("an index of version 1 (terms inside the documents) is rebuilt when the store opens",
           "[search]") {
   // Version 1's reindex, interrupted, left its progress (the last id, 16 bytes) as well, or

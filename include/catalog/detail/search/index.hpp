@@ -166,8 +166,6 @@ std::vector<std::string> name_words(const Document& d);
 /// Brings the index up to date for the entities `tx` wrote (Tx::touched), in that transaction.
 /// Errors: storage.
 Result<void> update(Tx& tx);
-/// update() for one entity, whatever its state. Errors: storage.
-Result<void> update_one(Tx& tx, const Uuid& id);
 
 /// Metadata (M) keys: the index_version the index was built with, and the progress of a
 /// reindex under way (empty while the old index is cleared, then reindex_progress: the last id

@@ -7,11 +7,14 @@
 #include <catalog/detail/search/analyzer.hpp>
 #include <catalog/detail/search/index.hpp>
 
+#include <catalog/detail/engine/reference_sort.hpp>
 #include <catalog/detail/json_mapping.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <map>
+#include <optional>
 #include <set>
 
 namespace catalog::engine::search_index {
@@ -508,44 +511,135 @@ std::vector<std::string> name_words(const Document& d) {
 
 namespace {
 
-Result<void> add_field_stats(storage::Transaction& txn, unsigned field, unsigned shard,
-                             std::int64_t documents, std::int64_t length) {
-  if (documents == 0 && length == 0) return {};
-  const auto key = keys::field_stats(field, shard);
-  auto v = txn.get(key);
-  if (!v) return v.error();
-  std::int64_t d = 0, l = 0;
-  if (*v) {
-    if ((*v)->size() != 16)
-      return fail(Errc::storage, "corrupt search statistic " + keys::printable(key));
-    d = static_cast<std::int64_t>(keys::decode_u64((*v)->substr(0, 8)));
-    l = static_cast<std::int64_t>(keys::decode_u64((*v)->substr(8)));
+/// The index writes of one update, made at once in key order (flush; docs/SEARCH_INDEX.md,
+/// "Writing"). Index keys begin with a word or a name, so an entity's keys are spread over the
+/// whole index; the keys of many entities in order fall on the same pages one after another,
+/// where LMDB finds each without descending from the root. Each key is written at most once per
+/// update (an entity's keys hold its id, and an update visits each entity once); the field
+/// statistics, shared by all, are summed and written once per key. A large update (a recursive
+/// delete of many entities) is written out every `limit` bytes, so the memory it holds stays
+/// bounded.
+class IndexWrites {
+ public:
+  explicit IndexWrites(storage::Transaction& txn) : txn_(txn) {}
+
+  Result<void> put(std::string_view key, std::string_view value) {
+    return add(key, value, false);
   }
-  d += documents;
-  l += length;
-  if (d == 0 && l == 0) {
-    if (auto e = txn.erase(key); !e) return e.error();
+  Result<void> erase(std::string_view key) { return add(key, {}, true); }
+  void add_field_stats(unsigned field, unsigned shard, std::int64_t documents,
+                       std::int64_t length) {
+    if (documents == 0 && length == 0) return;
+    auto& s = stats_[{field, shard}];
+    s.first += documents;
+    s.second += length;
+  }
+
+  /// Applies what is buffered: the statistics' sums to their stored values, then every write in
+  /// key order.
+  Result<void> flush() {
+    for (const auto& [at, delta] : stats_)
+      if (auto s = apply_stats(at.first, at.second, delta.first, delta.second); !s) return s;
+    stats_.clear();
+    // In key order, and in the order made where keys are equal (as written one by one). What is
+    // sorted is 24 bytes a write: the key's first 16 bytes (a tag and most of a word) and its
+    // position; whole keys are compared only where those tie.
+    std::vector<HeadKey> order;
+    order.reserve(writes_.size());
+    for (std::size_t i = 0; i < writes_.size(); ++i) order.push_back({name_head(key(i)), i});
+    std::sort(order.begin(), order.end(), [&](const HeadKey& a, const HeadKey& b) {
+      if (a.head[0] != b.head[0]) return a.head[0] < b.head[0];
+      if (a.head[1] != b.head[1]) return a.head[1] < b.head[1];
+      const int c = key(a.index).compare(key(b.index));
+      return c != 0 ? c < 0 : a.index < b.index;
+    });
+    // The writes are visited out of the order they were made in: each one's bytes are asked for
+    // a little ahead, so that they arrive before LMDB copies them.
+    constexpr std::size_t ahead = 8;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (i + ahead < order.size()) __builtin_prefetch(bytes_.data() + writes_[order[i + ahead].index].at);
+      const std::size_t w = order[i].index;
+      if (writes_[w].erase) {
+        if (auto e = txn_.erase(key(w)); !e) return e.error();
+      } else if (auto p = txn_.put(key(w), value(w)); !p) {
+        return p.error();
+      }
+    }
+    writes_.clear();
+    bytes_.clear();
     return {};
   }
-  return txn.put(key, keys::encode_u64(static_cast<std::uint64_t>(d)) +
-                          keys::encode_u64(static_cast<std::uint64_t>(l)));
-}
+
+ private:
+  // A write's key and then its value, at `at` in bytes_.
+  struct Write {
+    std::size_t at;
+    std::uint32_t key_size;
+    std::uint32_t value_size;
+    bool erase;
+  };
+  static constexpr std::size_t limit = std::size_t{8} << 20;  // bytes of keys and values
+
+  Result<void> add(std::string_view k, std::string_view v, bool erase) {
+    writes_.push_back({bytes_.size(), static_cast<std::uint32_t>(k.size()),
+                       static_cast<std::uint32_t>(v.size()), erase});
+    bytes_.append(k);
+    bytes_.append(v);
+    return bytes_.size() >= limit ? flush() : Result<void>();
+  }
+  std::string_view key(std::size_t i) const {
+    return std::string_view(bytes_).substr(writes_[i].at, writes_[i].key_size);
+  }
+  std::string_view value(std::size_t i) const {
+    return std::string_view(bytes_).substr(writes_[i].at + writes_[i].key_size,
+                                           writes_[i].value_size);
+  }
+
+  Result<void> apply_stats(unsigned field, unsigned shard, std::int64_t documents,
+                           std::int64_t length) {
+    if (documents == 0 && length == 0) return {};
+    const auto key = keys::field_stats(field, shard);
+    auto v = txn_.get(key);
+    if (!v) return v.error();
+    std::int64_t d = 0, l = 0;
+    if (*v) {
+      if ((*v)->size() != 16)
+        return fail(Errc::storage, "corrupt search statistic " + keys::printable(key));
+      d = static_cast<std::int64_t>(keys::decode_u64((*v)->substr(0, 8)));
+      l = static_cast<std::int64_t>(keys::decode_u64((*v)->substr(8)));
+    }
+    d += documents;
+    l += length;
+    if (d == 0 && l == 0) {
+      if (auto e = txn_.erase(key); !e) return e.error();
+      return {};
+    }
+    return txn_.put(key, keys::encode_u64(static_cast<std::uint64_t>(d)) +
+                             keys::encode_u64(static_cast<std::uint64_t>(l)));
+  }
+
+  storage::Transaction& txn_;
+  std::vector<Write> writes_;
+  std::string bytes_;  // every write's key and value, one after another
+  std::map<std::pair<unsigned, unsigned>, std::pair<std::int64_t, std::int64_t>> stats_;
+};
 
 /// Writes the difference between two sets of `text 0x00 id` keys of one family.
 template <class KeyOf>
-Result<void> write_set_difference(storage::Transaction& txn, std::vector<std::string> before,
-                                  std::vector<std::string> after, KeyOf key_of) {
+Result<void> write_set_difference(IndexWrites& out, const std::vector<std::string>& before,
+                                  const std::vector<std::string>& after, KeyOf key_of) {
   for (const auto& s : before)
     if (!std::binary_search(after.begin(), after.end(), s))
-      if (auto e = txn.erase(key_of(s)); !e) return e.error();
+      if (auto e = out.erase(key_of(s)); !e) return e.error();
   for (const auto& s : after)
     if (!std::binary_search(before.begin(), before.end(), s))
-      if (auto p = txn.put(key_of(s), ""); !p) return p.error();
+      if (auto p = out.put(key_of(s), ""); !p) return p.error();
   return {};
 }
 
-/// update_one, telling whether a user or team changed what its owned entities show of it.
-Result<bool> update_document(Tx& tx, const Uuid& id) {
+/// Brings the index of one entity to what it now is, whatever its state, through `out`; true
+/// when a user or team changed what its owned entities show of it.
+Result<bool> update_document(Tx& tx, IndexWrites& out, const Uuid& id) {
   auto& txn = tx.raw();
   std::optional<Document> old;
   auto stored = txn.get(keys::search_doc(id));
@@ -584,14 +678,14 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
   auto a = after.begin();
   while (b != before.end() || a != after.end()) {
     if (a == after.end() || (b != before.end() && word(*b) < word(*a))) {
-      if (auto e = txn.erase(keys::posting(word(*b), id)); !e) return e.error();
+      if (auto e = out.erase(keys::posting(word(*b), id)); !e) return e.error();
       ++b;
     } else if (b == before.end() || word(*a) < word(*b)) {
-      if (auto p = txn.put(keys::posting(word(*a), id), encode_posting(*a)); !p) return p.error();
+      if (auto p = out.put(keys::posting(word(*a), id), encode_posting(*a)); !p) return p.error();
       ++a;
     } else {
       if (!std::equal(a->begin(), a->end(), b->begin(), b->end()))
-        if (auto p = txn.put(keys::posting(word(*a), id), encode_posting(*a)); !p)
+        if (auto p = out.put(keys::posting(word(*a), id), encode_posting(*a)); !p)
           return p.error();
       ++a;
       ++b;
@@ -600,36 +694,35 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
   // Field statistics.
   for (std::size_t f = 0; f < field_count; ++f) {
     const std::int64_t lb = old ? old->lengths[f] : 0, la = now ? now->lengths[f] : 0;
-    if (auto s = add_field_stats(txn, static_cast<unsigned>(f), shard,
-                                 (la > 0 ? 1 : 0) - (lb > 0 ? 1 : 0), la - lb);
-        !s)
-      return s.error();
+    out.add_field_stats(static_cast<unsigned>(f), shard, (la > 0 ? 1 : 0) - (lb > 0 ? 1 : 0),
+                        la - lb);
   }
-  if (auto s = add_field_stats(txn, all_documents, shard, (now ? 1 : 0) - (old ? 1 : 0), 0); !s)
-    return s.error();
-  // Typeahead keys.
-  const std::vector<std::string> none;
-  if (auto k = write_set_difference(txn, old ? name_entries(*old) : none,
-                                    now ? name_entries(*now) : none,
-                                    [&](const std::string& s) { return keys::name_entry(s, id); });
-      !k)
-    return k.error();
-  if (auto j =
-          write_set_difference(txn, old ? name_words(*old) : none, now ? name_words(*now) : none,
-                               [&](const std::string& s) { return keys::name_word(s, id); });
-      !j)
-    return j.error();
+  out.add_field_stats(all_documents, shard, (now ? 1 : 0) - (old ? 1 : 0), 0);
+  // Typeahead keys, made of the names alone.
+  if (!old || !now || old->name != now->name || old->display_name != now->display_name) {
+    const std::vector<std::string> none;
+    if (auto k = write_set_difference(
+            out, old ? name_entries(*old) : none, now ? name_entries(*now) : none,
+            [&](const std::string& s) { return keys::name_entry(s, id); });
+        !k)
+      return k.error();
+    if (auto j = write_set_difference(
+            out, old ? name_words(*old) : none, now ? name_words(*now) : none,
+            [&](const std::string& s) { return keys::name_word(s, id); });
+        !j)
+      return j.error();
+  }
   // The document and its terms, each where its bytes changed.
   if (now) {
     if (auto y = encode(*now); !*stored || **stored != y)
-      if (auto p = txn.put(keys::search_doc(id), y); !p) return p.error();
+      if (auto p = out.put(keys::search_doc(id), std::move(y)); !p) return p.error();
     if (!old_terms || old->terms != now->terms)
-      if (auto p = txn.put(keys::search_terms(id), encode_terms(*now)); !p) return p.error();
+      if (auto p = out.put(keys::search_terms(id), encode_terms(*now)); !p) return p.error();
   } else {
     if (*stored)
-      if (auto e = txn.erase(keys::search_doc(id)); !e) return e.error();
+      if (auto e = out.erase(keys::search_doc(id)); !e) return e.error();
     if (*stored_terms)
-      if (auto e = txn.erase(keys::search_terms(id)); !e) return e.error();
+      if (auto e = out.erase(keys::search_terms(id)); !e) return e.error();
   }
   const bool owner_kind = (old   ? old->kind
                            : now ? now->kind
@@ -643,13 +736,8 @@ Result<bool> update_document(Tx& tx, const Uuid& id) {
 
 }  // namespace
 
-Result<void> update_one(Tx& tx, const Uuid& id) {
-  auto u = update_document(tx, id);
-  if (!u) return u.error();
-  return {};
-}
-
 Result<void> update(Tx& tx) {
+  IndexWrites out(tx.raw());
   std::set<Uuid> done;
   auto pending = tx.take_touched();
   while (!pending.empty()) {
@@ -658,7 +746,7 @@ Result<void> update(Tx& tx) {
     std::vector<Uuid> next;
     for (const auto& id : pending) {
       if (!done.insert(id).second) continue;
-      auto changed = update_document(tx, id);
+      auto changed = update_document(tx, out, id);
       if (!changed) return changed.error();
       if (*changed) {  // what its owned entities show of their owner changed
         auto owned = tx.edges(id, Rel::owns, false);
@@ -669,7 +757,7 @@ Result<void> update(Tx& tx) {
     // Nothing above touches the Tx's own list; a later write (none here) would.
     pending = std::move(next);
   }
-  return {};
+  return out.flush();
 }
 
 std::string reindex_progress(const Uuid& last) {
@@ -721,10 +809,12 @@ Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after,
       if (auto n = c->next(); !n) return n.error();
     }
   }
+  IndexWrites out(tx.raw());
   for (const auto& id : ids) {
-    if (auto u = update_one(tx, id); !u) return u.error();
+    if (auto u = update_document(tx, out, id); !u) return u.error();
     ++indexed;
   }
+  if (auto f = out.flush(); !f) return f.error();
   if (ids.empty()) return std::optional<Uuid>();
   return std::optional<Uuid>(ids.back());
 }
