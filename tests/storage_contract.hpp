@@ -412,6 +412,76 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "erase reports whether the key existed", "[s
   CHECK_FALSE(read(db, "a"));
 }
 
+TEMPLATE_TEST_CASE_METHOD(Contract, "erase_range removes the first keys of a range, to a limit",
+                          "[storage]", CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  const std::set<std::string> keys{"\x00"s, "a", "a\x00"s, "a\xff", "a\xff\xff",
+                                   "ab",    "b", "\x7f",   "\xff",  "\xff\xff"};
+  Entries all;
+  for (const auto& key : keys) {
+    all.emplace_back(key, std::string(100, 'v'));
+  }
+  write(db, all);
+  const std::vector<std::string> bounds{"",   "\x00"s, "a",    "a\xff",
+                                        "ab", "c",     "\xff", "\xff\xff\xff"};
+  std::vector<std::optional<std::string>> ends(bounds.begin(), bounds.end());
+  ends.push_back(std::nullopt);
+  for (const auto& low : bounds) {
+    for (const auto& high : ends) {
+      for (const std::uint64_t limit : {0u, 1u, 2u, 100u}) {
+        INFO("range [" << low.size() << " bytes, " << (high ? high->size() : 0)
+                       << " bytes), at most " << limit);
+        std::vector<std::string> left;
+        std::uint64_t expected = 0;
+        for (const auto& key : keys) {
+          if (key >= low && (!high || key < *high) && expected < limit) {
+            ++expected;
+          } else {
+            left.push_back(key);
+          }
+        }
+        auto txn = begin(db, Mode::read_write);  // rolled back: every case starts from `all`
+        CHECK(must(txn->erase_range(Range{low, high}, limit)) == expected);
+        CHECK(keys_in(*txn, everything, Direction::forward) == left);
+      }
+    }
+  }
+
+  SECTION("committed, and a scan open across it goes on after the keys removed") {
+    auto txn = begin(db, Mode::read_write);
+    auto cursor = must(txn->scan(everything, Direction::forward));
+    REQUIRE(cursor->valid());
+    must(cursor->next());
+    CHECK(cursor->key() == "a");
+    CHECK(must(txn->erase_range(Range{"a\x00"s, "b"s}, 100)) == 4);
+    std::vector<std::string> rest;
+    for (must(cursor->next()); cursor->valid(); must(cursor->next())) {
+      rest.emplace_back(cursor->key());
+    }
+    CHECK(rest == std::vector<std::string>{"b", "\x7f", "\xff", "\xff\xff"});
+    must(txn->commit());
+    CHECK_FALSE(read(db, "ab"));
+    CHECK(read(db, "a"));
+    CHECK(read(db, "b"));
+  }
+  SECTION("all of them, in many steps") {
+    auto txn = begin(db, Mode::read_write);
+    std::uint64_t steps = 0;
+    while (must(txn->erase_range(everything, 3)) == 3) {
+      ++steps;
+    }
+    CHECK(steps == 3);
+    must(txn->commit());
+    auto reader = begin(db, Mode::read_only);
+    CHECK(keys_in(*reader, everything, Direction::forward).empty());
+  }
+  SECTION("not in a read-only transaction") {
+    auto txn = begin(db, Mode::read_only);
+    CHECK(error_of(txn->erase_range(everything, 100)) == Errc::storage);
+    CHECK(read(db, "a"));
+  }
+}
+
 TEMPLATE_TEST_CASE_METHOD(Contract, "keys are limited to 511 bytes", "[storage]",
                           CATALOG_CONTRACT_BACKENDS) {
   Backend& db = this->backend();
@@ -609,7 +679,7 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "random transactions agree with a model", "[
     Model model = committed;
     for (int op = 0; op < 30; ++op) {
       const auto dir = below(2) == 0 ? Direction::forward : Direction::reverse;
-      switch (below(6)) {
+      switch (below(7)) {
       case 0:
       case 1: {
         const std::string key = random_key();
@@ -653,6 +723,21 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "random transactions agree with a model", "[
           }
         }
         CHECK(visited == expected);
+        break;
+      }
+      case 6: {
+        // The first `limit` keys of a range, ascending.
+        const Range range = random_range();
+        const std::uint64_t limit = below(3) == 0 ? 100 : below(4);
+        std::uint64_t expected = 0;
+        for (const auto& [key, value] : slice(model, range, Direction::forward)) {
+          if (expected == limit) {
+            break;
+          }
+          model.erase(key);
+          ++expected;
+        }
+        CHECK(must(txn->erase_range(range, limit)) == expected);
         break;
       }
       }

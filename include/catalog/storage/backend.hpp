@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 /// Storage: the key-value interface the catalog runs on (transactions, cursors, memcmp order) and
 /// its backends (memory, LMDB, PostgreSQL).
@@ -125,6 +126,24 @@ class CATALOG_DECL Transaction {
   /// Removes `key`; true if it existed. Errors: invalid_value, key_too_long, storage_full,
   /// storage_conflict, storage.
   [[nodiscard]] virtual Result<bool> erase(std::string_view key) = 0;
+  /// Removes the keys of `range` in ascending order, at most `limit` of them, and says how many
+  /// it removed: fewer than `limit` means none is left in the range. Open cursors go on as after
+  /// `erase`. The default scans the range and erases key by key; LMDB removes each key where
+  /// its cursor stands, without looking it up again. Errors: as `erase`.
+  [[nodiscard]] virtual Result<std::uint64_t> erase_range(const Range& range, std::uint64_t limit) {
+    std::vector<std::string> keys;
+    {
+      auto cursor = scan(range, Direction::forward);
+      if (!cursor) return cursor.error();
+      for (auto& c = *cursor; c->valid() && keys.size() < limit;) {
+        keys.emplace_back(c->key());
+        if (auto n = c->next(); !n) return n.error();
+      }
+    }
+    for (const auto& key : keys)
+      if (auto e = erase(key); !e) return e.error();
+    return keys.size();
+  }
   /// A cursor over `range`, ascending (forward) or descending (reverse). Errors:
   /// storage_conflict, storage.
   [[nodiscard]] virtual Result<std::unique_ptr<Cursor>> scan(const Range& range, Direction dir) = 0;

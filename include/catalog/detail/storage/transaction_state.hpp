@@ -43,6 +43,13 @@ class TransactionState {
     if (mode_ == Mode::read_only)
       return die(Error(Errc::storage, "write in a read-only transaction"));
     if (auto checked = check_key(key); !checked) return die(checked.error());
+    return prepare_writes();
+  }
+  /// prepare_write without a key to check: before erase_range.
+  Result<void> prepare_writes() {
+    if (dead_) return *dead_;
+    if (mode_ == Mode::read_only)
+      return die(Error(Errc::storage, "write in a read-only transaction"));
     for (CursorT* cursor : cursors_) cursor->save_position();
     return {};
   }

@@ -523,9 +523,7 @@ class IndexWrites {
  public:
   explicit IndexWrites(storage::Transaction& txn) : txn_(txn) {}
 
-  Result<void> put(std::string_view key, std::string_view value) {
-    return add(key, value, false);
-  }
+  Result<void> put(std::string_view key, std::string_view value) { return add(key, value, false); }
   Result<void> erase(std::string_view key) { return add(key, {}, true); }
   void add_field_stats(unsigned field, unsigned shard, std::int64_t documents,
                        std::int64_t length) {
@@ -557,7 +555,8 @@ class IndexWrites {
     // a little ahead, so that they arrive before LMDB copies them.
     constexpr std::size_t ahead = 8;
     for (std::size_t i = 0; i < order.size(); ++i) {
-      if (i + ahead < order.size()) __builtin_prefetch(bytes_.data() + writes_[order[i + ahead].index].at);
+      if (i + ahead < order.size())
+        __builtin_prefetch(bytes_.data() + writes_[order[i + ahead].index].at);
       const std::size_t w = order[i].index;
       if (writes_[w].erase) {
         if (auto e = txn_.erase(key(w)); !e) return e.error();
@@ -780,20 +779,14 @@ Result<bool> current(Tx& tx) {
 }
 
 Result<bool> clear_step(Tx& tx, std::size_t batch) {
-  std::vector<std::string> found;
+  std::uint64_t erased = 0;
   for (char tag : {'G', 'J', 'K', 'T', 'X', 'Y'}) {
-    auto cursor =
-        tx.raw().scan(storage::prefix_range(std::string(1, tag)), storage::Direction::forward);
-    if (!cursor) return cursor.error();
-    for (auto& c = *cursor; c->valid() && found.size() < batch;) {
-      found.emplace_back(c->key());
-      if (auto n = c->next(); !n) return n.error();
-    }
-    if (found.size() >= batch) break;
+    auto e = tx.raw().erase_range(storage::prefix_range(std::string(1, tag)), batch - erased);
+    if (!e) return e.error();
+    erased += *e;
+    if (erased >= batch) break;
   }
-  for (const auto& k : found)
-    if (auto e = tx.raw().erase(k); !e) return e.error();
-  return !found.empty();
+  return erased > 0;
 }
 
 Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after, std::size_t batch,

@@ -693,6 +693,43 @@ class LmdbTransaction final : public Transaction,
     return true;
   }
 
+  // The write cursor stands on each key in turn: LMDB moves it onto the next key when it
+  // deletes one (to the next page at the end of one), so no key is copied or looked up again.
+  Result<std::uint64_t> erase_range(const Range& range, std::uint64_t limit) override {
+    if (auto ok = prepare_writes(); !ok) {
+      return ok.error();
+    }
+    if (limit == 0 || (range.end && range.begin >= *range.end)) {
+      return std::uint64_t{0};
+    }
+    auto writer = write_cursor();
+    if (!writer) {
+      return writer.error();
+    }
+    MDB_val k = to_val(range.begin);
+    MDB_val v;
+    int rc = range.begin.empty() ? mdb_cursor_get(*writer, &k, &v, MDB_FIRST)
+                                 : mdb_cursor_get(*writer, &k, &v, MDB_SET_RANGE);
+    std::uint64_t erased = 0;
+    while (rc == MDB_SUCCESS && erased < limit) {
+      if (auto inside = bounds_.check(k, "key"); !inside) {
+        return die(inside.error());
+      }
+      if (range.end && to_view(k) >= *range.end) {
+        break;
+      }
+      if (rc = mdb_cursor_del(*writer, 0); rc != MDB_SUCCESS) {
+        return write_failed(rc, "erase");
+      }
+      ++erased;
+      rc = mdb_cursor_get(*writer, &k, &v, MDB_NEXT);
+    }
+    if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
+      return write_failed(rc, "erase");
+    }
+    return erased;
+  }
+
   Result<std::unique_ptr<Cursor>> scan(const Range& range, Direction dir) override {
     if (auto ok = alive(); !ok) {
       return ok.error();
