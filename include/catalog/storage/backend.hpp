@@ -16,7 +16,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 /// Storage: the key-value interface the catalog runs on (transactions, cursors, memcmp order) and
 /// its backends (memory, LMDB, PostgreSQL).
@@ -128,21 +127,19 @@ class CATALOG_DECL Transaction {
   [[nodiscard]] virtual Result<bool> erase(std::string_view key) = 0;
   /// Removes the keys of `range` in ascending order, at most `limit` of them, and says how many
   /// it removed: fewer than `limit` means none is left in the range. Open cursors go on as after
-  /// `erase`. The default scans the range and erases key by key; LMDB removes each key where
-  /// its cursor stands, without looking it up again. Errors: as `erase`.
+  /// `erase`. The default erases each key a scan of the range stands on (PostgreSQL then knows
+  /// it exists without asking the server); LMDB removes each key where its own cursor stands,
+  /// without looking it up again. Errors: as `erase`.
   [[nodiscard]] virtual Result<std::uint64_t> erase_range(const Range& range, std::uint64_t limit) {
-    std::vector<std::string> keys;
-    {
-      auto cursor = scan(range, Direction::forward);
-      if (!cursor) return cursor.error();
-      for (auto& c = *cursor; c->valid() && keys.size() < limit;) {
-        keys.emplace_back(c->key());
-        if (auto n = c->next(); !n) return n.error();
-      }
-    }
-    for (const auto& key : keys)
+    auto cursor = scan(range, Direction::forward);
+    if (!cursor) return cursor.error();
+    std::uint64_t erased = 0;
+    for (auto& c = *cursor; c->valid() && erased < limit; ++erased) {
+      const std::string key(c->key());  // the view may not outlive the erase
       if (auto e = erase(key); !e) return e.error();
-    return keys.size();
+      if (auto n = c->next(); !n) return n.error();
+    }
+    return erased;
   }
   /// A cursor over `range`, ascending (forward) or descending (reverse). Errors:
   /// storage_conflict, storage.
