@@ -59,33 +59,81 @@ using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
 // A batch of scanned rows, which a transaction may keep for later scans of the same range.
 using SharedResult = std::shared_ptr<const PGresult>;
 
-// The statements every connection prepares, by name. `$1` etc. are bytea, sent and received in
-// binary; limits are int4, sent as text. A continued forward scan passes the key it is on with a
-// 0x00 appended (the smallest key after it), so `>=` serves both the first batch and the next.
+// The statements every connection prepares, by name. `$1` etc. are bytea (or arrays of bytea),
+// sent and received in binary; limits are int4, sent as text. A continued forward scan passes the
+// key it is on with a 0x00 appended (the smallest key after it), so `>=` serves both the first
+// batch and the next. Many pending puts or erases go as arrays in one statement each: the server
+// then plans and executes one statement, not one per key.
 struct Statement {
   const char* name;
   const char* sql;  // "%s" is the table
   int params;
   bool limit_last;  // the last parameter is an integer
   bool writes;      // prepared by the first transaction that sends writes (see prepare)
+  bool arrays;      // the parameters are arrays of bytea
 };
 
-enum StatementId { s_get, s_exists, s_put, s_erase, s_fwd, s_fwd_to, s_rev, s_rev_from, s_count };
+enum StatementId {
+  s_get,
+  s_exists,
+  s_put,
+  s_erase,
+  s_put_many,
+  s_erase_many,
+  s_fwd,
+  s_fwd_to,
+  s_rev,
+  s_rev_from,
+  s_count
+};
 
 constexpr Statement statements[s_count] = {
-    {"g", "SELECT v FROM %s WHERE k = $1", 1, false, false},
-    {"x", "SELECT 1 FROM %s WHERE k = $1", 1, false, false},
+    {"g", "SELECT v FROM %s WHERE k = $1", 1, false, false, false},
+    {"x", "SELECT 1 FROM %s WHERE k = $1", 1, false, false, false},
     {"p", "INSERT INTO %s (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v", 2,
-     false, true},
-    {"d", "DELETE FROM %s WHERE k = $1", 1, false, true},
-    {"f", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k LIMIT $2", 2, true, false},
-    {"ft", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3", 3, true, false},
-    {"r", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k DESC LIMIT $2", 2, true, false},
-    {"rf", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k DESC LIMIT $3", 3, true, false},
+     false, true, false},
+    {"d", "DELETE FROM %s WHERE k = $1", 1, false, true, false},
+    {"pm",
+     "INSERT INTO %s (k, v) SELECT * FROM unnest($1, $2) ON CONFLICT (k) DO UPDATE SET v = "
+     "EXCLUDED.v",
+     2, false, true, true},
+    {"dm", "DELETE FROM %s WHERE k = ANY($1)", 1, false, true, true},
+    {"f", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k LIMIT $2", 2, true, false, false},
+    {"ft", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3", 3, true, false,
+     false},
+    {"r", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k DESC LIMIT $2", 2, true, false, false},
+    {"rf", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k DESC LIMIT $3", 3, true, false,
+     false},
 };
 
 constexpr unsigned bytea_oid = 17;
 constexpr unsigned int4_oid = 23;
+constexpr unsigned bytea_array_oid = 1001;
+
+// `items` as a one-dimensional array of bytea in PostgreSQL's binary form (array_send): the
+// number of dimensions, a flag for nulls, the element type, the length and lower bound, then
+// each element's length and bytes; integers big-endian.
+std::string bytea_array(const std::vector<std::string_view>& items) {
+  std::string out;
+  std::size_t size = 20;
+  for (auto item : items) size += 4 + item.size();
+  out.reserve(size);
+  auto u32 = [&](std::uint32_t v) {
+    const char bytes[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                           static_cast<char>(v >> 8), static_cast<char>(v)};
+    out.append(bytes, 4);
+  };
+  u32(1);  // dimensions
+  u32(0);  // no nulls
+  u32(bytea_oid);
+  u32(static_cast<std::uint32_t>(items.size()));
+  u32(1);  // lower bound
+  for (auto item : items) {
+    u32(static_cast<std::uint32_t>(item.size()));
+    out.append(item);
+  }
+  return out;
+}
 
 // Scan batches: the first is small enough for the scans the engine makes most (an entity's
 // edges, a counter's shards, a list page), later ones grow, and none holds more than about
@@ -394,7 +442,8 @@ bool queue_prepares(Connection& c, const std::string& table, bool writes) {
     if (st.writes != writes) continue;
     char sql[256];
     std::snprintf(sql, sizeof sql, st.sql, table.c_str());
-    unsigned types[3] = {bytea_oid, bytea_oid, bytea_oid};
+    const unsigned type = st.arrays ? bytea_array_oid : bytea_oid;
+    unsigned types[3] = {type, type, type};
     if (st.limit_last) types[st.params - 1] = int4_oid;
     if (!PQsendPrepare(c.pg, st.name, sql, st.params, types)) return false;
     ++c.queued;
@@ -827,9 +876,24 @@ class PgTransaction final : public Transaction,
       if (!queue_prepares(c, shared_->table, true)) return false;
       c.preparing_writes = true;
     }
+    std::vector<std::string_view> put_keys, put_values, erase_keys;
     for (const auto& [key, value] : pending_) {
-      const bool ok = value ? queue(c, s_put, {key, *value}) : queue(c, s_erase, {key});
-      if (!ok) return false;
+      if (value) {
+        put_keys.push_back(key);
+        put_values.push_back(*value);
+      } else {
+        erase_keys.push_back(key);
+      }
+    }
+    if (put_keys.size() == 1) {
+      if (!queue(c, s_put, {put_keys[0], put_values[0]})) return false;
+    } else if (!put_keys.empty()) {
+      if (!queue(c, s_put_many, {bytea_array(put_keys), bytea_array(put_values)})) return false;
+    }
+    if (erase_keys.size() == 1) {
+      if (!queue(c, s_erase, {erase_keys[0]})) return false;
+    } else if (!erase_keys.empty()) {
+      if (!queue(c, s_erase_many, {bytea_array(erase_keys)})) return false;
     }
     return true;
   }
