@@ -81,10 +81,12 @@ struct PgShared;
 /// Round trips: statements are prepared once per connection and sent in pipelines. A write
 /// transaction's begin goes with its first statement; its puts and erases stay in the
 /// transaction (which sees them) and go with the commit, all in one round trip (earlier when
-/// they pass `write_buffer_bytes`). Gets are cached for the transaction. A scan fetches its range
-/// in batches (128 rows first, up to 1024, fewer when rows are large), never all of it. An erase
-/// asks the server whether the key exists unless the transaction already knows. Read-only
-/// commits and rollbacks are not waited for. `stats()` counts the round trips.
+/// they pass `write_buffer_bytes`), many puts as one statement of arrays and many erases as
+/// another. Gets are cached for the transaction. A scan fetches its range in batches (128 rows
+/// first, up to 1024, fewer when rows are large), never all of it. An erase asks the server
+/// whether the key exists unless the transaction already knows (as it does for the key an open
+/// cursor stands on: erase_range erases that way). Read-only commits and rollbacks are not
+/// waited for. `stats()` counts the round trips.
 ///
 /// Errors beyond the contract: a statement that fails on the server (conflict, lost connection)
 /// ends the transaction, even a get or a scan. A failure of the server or of the connection is
