@@ -513,12 +513,12 @@ namespace {
 
 /// The index writes of one update, made at once in key order (flush; docs/SEARCH_INDEX.md,
 /// "Writing"). Index keys begin with a word or a name, so an entity's keys are spread over the
-/// whole index; the keys of many entities in order fall on the same pages one after another,
-/// where LMDB finds each without descending from the root. Each key is written at most once per
-/// update (an entity's keys hold its id, and an update visits each entity once); the field
-/// statistics, shared by all, are summed and written once per key. A large update (a recursive
-/// delete of many entities) is written out every `limit` bytes, so the memory it holds stays
-/// bounded.
+/// whole index; the keys of many entities in order fall on the same pages one after another, where
+/// LMDB often finds the next without descending from the root, and on pages still in cache. Each
+/// key is written at most once per update (an entity's keys hold its id, and an update visits each
+/// entity once); the field statistics, shared by all, are summed and written once per key. A large
+/// update (a recursive delete of many entities) is written out every `limit` bytes, so the memory
+/// it holds stays bounded.
 class IndexWrites {
  public:
   explicit IndexWrites(storage::Transaction& txn) : txn_(txn) {}
