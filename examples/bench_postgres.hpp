@@ -6,7 +6,8 @@
 //    replays the same statements in one transaction on a connection of its own: BEGIN with its
 //    first read, each read the operation made (a get, or a scan's first batch of up to 128 rows,
 //    against the catalog's own table, so the same rows are read; a repeated one only once, as a
-//    program keeping what it read would), then every put and erase and COMMIT in one pipeline
+//    program keeping what it read would), then the writes as the backend sends them (each key's
+//    last write; several puts, or erases, as one statement of arrays) and COMMIT in one pipeline
 //    (into a table of its own, so the catalog is not changed). The ratio is catalog / raw: what
 //    the catalog adds to the database work it cannot avoid.
 // 7. Writers: 1, 2 and 4 processes, each its own Store on the same catalog, each alternating a
@@ -26,6 +27,7 @@
 
 #include <sys/wait.h>
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -63,6 +65,12 @@ class RawPg {
                 " (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v",
             2);
     prepare("d", "DELETE FROM " + write + " WHERE k = $1", 1);
+    // As the backend sends many writes: one statement of arrays for the puts, one for the erases.
+    prepare("pm",
+            "INSERT INTO " + write +
+                " (k, v) SELECT * FROM unnest($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v",
+            2, bytea_array_oid);
+    prepare("dm", "DELETE FROM " + write + " WHERE k = ANY($1)", 1, bytea_array_oid);
     if (!PQenterPipelineMode(conn_)) throw BenchFailure("raw libpq: cannot enter pipeline mode");
   }
   ~RawPg() { PQfinish(conn_); }
@@ -96,10 +104,26 @@ class RawPg {
       }
     }
     begin();
+    // What the backend sends: each key's last write, one statement for one put (or erase), one
+    // of arrays for several.
+    std::map<std::string_view, std::optional<std::string_view>> last;
     for (const auto& c : calls) {
-      if (c.kind == StorageCall::put) send("p", {c.key, c.value});
-      if (c.kind == StorageCall::erase) send("d", {c.key});
+      if (c.kind == StorageCall::put) last[c.key] = std::string_view(c.value);
+      if (c.kind == StorageCall::erase) last[c.key] = std::nullopt;
     }
+    std::vector<std::string_view> put_keys, put_values, erase_keys;
+    for (const auto& [key, value] : last) {
+      if (value) {
+        put_keys.push_back(key);
+        put_values.push_back(*value);
+      } else {
+        erase_keys.push_back(key);
+      }
+    }
+    if (put_keys.size() == 1) send("p", {put_keys[0], put_values[0]});
+    if (put_keys.size() > 1) send("pm", {bytea_array(put_keys), bytea_array(put_values)});
+    if (erase_keys.size() == 1) send("d", {erase_keys[0]});
+    if (erase_keys.size() > 1) send("dm", {bytea_array(erase_keys)});
     send_text("COMMIT");
     sync();
     return seconds_since(t0);
@@ -115,8 +139,30 @@ class RawPg {
     PQclear(r);
     if (!ok) throw BenchFailure("raw libpq: " + sql + ": " + message);
   }
-  void prepare(const char* name, const std::string& sql, int params) {
-    std::vector<unsigned> types(static_cast<std::size_t>(params), 17u);  // bytea
+  static constexpr unsigned bytea_oid = 17;
+  static constexpr unsigned bytea_array_oid = 1001;
+
+  // A one-dimensional bytea array in PostgreSQL's binary form: dimensions, null flag, element
+  // type, length, lower bound, then each element's length and bytes, big-endian.
+  static std::string bytea_array(const std::vector<std::string_view>& items) {
+    std::string out;
+    auto u32 = [&](std::uint32_t v) {
+      for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>(v >> shift);
+    };
+    u32(1);
+    u32(0);
+    u32(bytea_oid);
+    u32(static_cast<std::uint32_t>(items.size()));
+    u32(1);
+    for (auto item : items) {
+      u32(static_cast<std::uint32_t>(item.size()));
+      out.append(item);
+    }
+    return out;
+  }
+
+  void prepare(const char* name, const std::string& sql, int params, unsigned type = bytea_oid) {
+    std::vector<unsigned> types(static_cast<std::size_t>(params), type);
     PGresult* r = PQprepare(conn_, name, sql.c_str(), params, types.data());
     const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
