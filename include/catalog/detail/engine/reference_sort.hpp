@@ -4,7 +4,8 @@
 // The order of a reference array (docs/SEMANTICS.md §2: by name, bytewise, then by id), for
 // arrays of any length: each reference is sorted as a 24-byte key (the name's first 16 bytes and
 // its index), so the sort moves small keys and compares whole names only where heads tie; the
-// references are then put in that order in place.
+// references are then put in that order in place. The search index orders its buffered writes
+// by key the same way (impl/search/index.ipp, IndexWrites).
 
 #include <algorithm>
 #include <array>

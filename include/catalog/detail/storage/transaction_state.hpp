@@ -39,11 +39,9 @@ class TransactionState {
   /// Before any put or erase: refuses in a dead or read-only transaction and for a bad key
   /// (both end it), and lets open cursors save their position.
   Result<void> prepare_write(std::string_view key) {
-    if (dead_) return *dead_;
-    if (mode_ == Mode::read_only)
-      return die(Error(Errc::storage, "write in a read-only transaction"));
+    if (auto ok = prepare_writes(); !ok) return ok;
     if (auto checked = check_key(key); !checked) return die(checked.error());
-    return prepare_writes();
+    return {};
   }
   /// prepare_write without a key to check: before erase_range.
   Result<void> prepare_writes() {

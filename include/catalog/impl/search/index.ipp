@@ -545,9 +545,7 @@ class IndexWrites {
     std::vector<HeadKey> order;
     order.reserve(writes_.size());
     for (std::size_t i = 0; i < writes_.size(); ++i) order.push_back({name_head(key(i)), i});
-    std::sort(order.begin(), order.end(), [&](const HeadKey& a, const HeadKey& b) {
-      if (a.head[0] != b.head[0]) return a.head[0] < b.head[0];
-      if (a.head[1] != b.head[1]) return a.head[1] < b.head[1];
+    sort_references(order, [&](const HeadKey& a, const HeadKey& b) {
       const int c = key(a.index).compare(key(b.index));
       return c != 0 ? c < 0 : a.index < b.index;
     });
