@@ -147,6 +147,38 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
   }
 }
 
+TEMPLATE_TEST_CASE_METHOD(Contract, "views that last stay valid and unchanged until the transaction ends",
+                          "[storage]", CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  auto key = [](int i) {
+    char k[8];
+    std::snprintf(k, sizeof k, "k%04d", i);
+    return std::string(k);
+  };
+  std::map<std::string, std::string> stored;
+  for (int i = 0; i < 2500; ++i) stored[key(i)] = "v" + std::to_string(i) + std::string(i % 200, 'p');
+  stored["big"] = std::string(100'000, 'x');
+  write(db, Entries(stored.begin(), stored.end()));
+  auto txn = begin(db, Mode::read_only);
+  if (!txn->views_last()) return;  // the backend promises nothing beyond each call
+  // Views kept from get_each and get_view, then more reads of every kind in between.
+  std::vector<std::string> keys;
+  for (const auto& kv : stored) keys.push_back(kv.first);
+  std::vector<std::string_view> asked(keys.begin(), keys.end());
+  std::vector<std::pair<std::string, std::string_view>> kept;
+  must(txn->get_each(asked, [&](std::size_t i, std::optional<std::string_view> v) {
+    REQUIRE(v);
+    kept.emplace_back(keys[i], *v);
+  }));
+  for (const auto& k : {"k0007"s, "big"s, "k2499"s}) kept.emplace_back(k, *must(txn->get_view(k)));
+  CHECK(collect(*txn, everything, Direction::reverse).size() == stored.size());
+  std::reverse(asked.begin(), asked.end());
+  must(txn->get_each(asked, [](std::size_t, std::optional<std::string_view>) {}));
+  for (int i = 0; i < 2500; i += 3) CHECK(must(txn->get(key(i))) == stored[key(i)]);
+  REQUIRE(kept.size() == stored.size() + 3);
+  for (const auto& [k, v] : kept) CHECK(v == stored[k]);
+}
+
 TEMPLATE_TEST_CASE_METHOD(Contract, "a transaction ended without commit rolls back", "[storage]",
                           CATALOG_CONTRACT_BACKENDS) {
   Backend& db = this->backend();

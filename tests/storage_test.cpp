@@ -365,6 +365,13 @@ TEST_CASE("lmdb: a transaction may outlive its backend", "[storage][lmdb]") {
   CHECK(read(*db, "b") == "2"s);
 }
 
+TEST_CASE("lmdb: the views of a reader last until it ends, a writer's do not", "[storage][lmdb]") {
+  TempDir dir;
+  auto db = open_lmdb(dir.path());
+  CHECK(begin(*db, Mode::read_only)->views_last());
+  CHECK_FALSE(begin(*db, Mode::read_write)->views_last());
+}
+
 TEST_CASE("lmdb: open refuses a path that is not a directory", "[storage][lmdb]") {
   TempDir dir;
   std::filesystem::create_directories(dir.path());

@@ -133,6 +133,24 @@ enum class Part {
 Result<Document> decode_document(std::string_view bytes, Part part = Part::all,
                                  std::string_view* facets = nullptr);
 
+/// What ranks a candidate, read from its Y record as views into the record's bytes (valid
+/// while they are): what a query keeps of each of thousands of candidates without copying their
+/// texts. decode_document's Part::ranking, without the copies.
+struct RankingView {
+  std::uint32_t analyzer = 0;
+  Kind kind = Kind::user;
+  Uuid id{};
+  bool deleted = false;
+  std::string_view name, display_name, fqn;
+  std::int64_t updated_at = 0;
+  std::int64_t up_votes = 0;
+  std::string_view facets;                           // the facet values' bytes (decode_facets)
+  std::array<std::uint32_t, field_count> lengths{};  // words per field
+};
+/// Reads a Y record's ranking part into `out`, checking the facet values' bytes without reading
+/// them. False for bytes that are not a search document.
+bool decode_ranking(std::string_view bytes, RankingView& out);
+
 /// A document's facet values as views into its bytes.
 struct FacetView {
   struct Owner {

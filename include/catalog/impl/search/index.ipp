@@ -408,25 +408,44 @@ struct FacetsInto {
 
 }  // namespace
 
-Result<Document> decode_document(std::string_view bytes, Part part, std::string_view* facets) {
+bool decode_ranking(std::string_view bytes, RankingView& out) {
   Reader r(bytes);
-  Document d;
   std::uint64_t f = 0, kind = 0, deleted = 0;
-  auto bad = [] { return fail(Errc::storage, "corrupt search document"); };
-  if (!r.number(f) || f != format || !r.small(d.analyzer, 0xffffffff) ||
-      !r.small(kind, std::size(all_kinds) - 1) || !r.id(d.id) || !r.small(deleted, 1) ||
-      !r.text(d.name) || !r.text(d.display_name) || !r.text(d.fqn) ||
-      !r.signed_number(d.updated_at) || !r.signed_number(d.up_votes))
-    return bad();
-  d.kind = all_kinds[kind];
-  d.deleted = deleted != 0;
+  if (!r.number(f) || f != format || !r.small(out.analyzer, 0xffffffff) ||
+      !r.small(kind, std::size(all_kinds) - 1) || !r.id(out.id) || !r.small(deleted, 1) ||
+      !r.view(out.name) || !r.view(out.display_name) || !r.view(out.fqn) ||
+      !r.signed_number(out.updated_at) || !r.signed_number(out.up_votes))
+    return false;
+  out.kind = all_kinds[kind];
+  out.deleted = deleted != 0;
   const std::size_t facets_at = r.position(bytes);
-  if (!read_facets(r, bytes.size(), FacetsInto{nullptr, part == Part::all ? &d : nullptr}))
-    return bad();
-  if (facets) *facets = bytes.substr(facets_at, r.position(bytes) - facets_at);
-  for (auto& l : d.lengths)
-    if (!r.small(l, 0xffffffff)) return bad();
-  if (!r.done()) return bad();
+  if (!read_facets(r, bytes.size(), FacetsInto{})) return false;
+  out.facets = bytes.substr(facets_at, r.position(bytes) - facets_at);
+  for (auto& l : out.lengths)
+    if (!r.small(l, 0xffffffff)) return false;
+  return r.done();
+}
+
+Result<Document> decode_document(std::string_view bytes, Part part, std::string_view* facets) {
+  RankingView v;
+  if (!decode_ranking(bytes, v)) return fail(Errc::storage, "corrupt search document");
+  Document d;
+  d.analyzer = v.analyzer;
+  d.kind = v.kind;
+  d.id = v.id;
+  d.deleted = v.deleted;
+  d.name = v.name;
+  d.display_name = v.display_name;
+  d.fqn = v.fqn;
+  d.updated_at = v.updated_at;
+  d.up_votes = v.up_votes;
+  d.lengths = v.lengths;
+  if (part == Part::all) {
+    Reader r(v.facets);
+    if (!read_facets(r, v.facets.size(), FacetsInto{nullptr, &d}))
+      return fail(Errc::storage, "corrupt search document");
+  }
+  if (facets) *facets = v.facets;
   return d;
 }
 

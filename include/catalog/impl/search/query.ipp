@@ -16,7 +16,9 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <unordered_map>
+#include <cstring>
+#include <functional>
+#include <memory>
 
 namespace catalog::engine::search_query {
 
@@ -563,7 +565,7 @@ std::optional<ValueField> value_field(std::string_view name) {
 /// Calls `f` with each value of a filter or facet field in a document, read from its ranking
 /// part `d` and its facet values `v` (a view, valid during the call).
 template <class F>
-void for_each_value(const si::Document& d, const si::FacetView& v, ValueField field, F&& f) {
+void for_each_value(const si::RankingView& d, const si::FacetView& v, ValueField field, F&& f) {
   switch (field) {
   case ValueField::entity_type: f(type_name(d.kind)); break;
   case ValueField::owners_id:
@@ -598,7 +600,7 @@ void for_each_value(const si::Document& d, const si::FacetView& v, ValueField fi
   }
 }
 
-bool matches(const SearchFilter& f, const si::Document& d, const si::FacetView& v) {
+bool matches(const SearchFilter& f, const si::RankingView& d, const si::FacetView& v) {
   if (f.term) {
     // check_filter refused every other name.
     const auto field = value_field(f.term->field);
@@ -640,7 +642,7 @@ Result<void> check_filter(const SearchFilter& f, std::size_t depth) {
 // ---- ranking ----
 
 struct Match {
-  const si::Document* doc = nullptr;
+  const si::RankingView* doc = nullptr;
   bool exact = false;
   std::int64_t matched = 0;
   double score = 0;
@@ -683,9 +685,9 @@ std::vector<SortValue> sort_values(const Match& m, SortField f) {
   const auto& d = *m.doc;
   switch (f) {
   case SortField::score:
-    return {std::int64_t{m.exact}, m.matched, m.score, d.name, to_string(d.id)};
-  case SortField::name: return {d.name, to_string(d.id)};
-  case SortField::display_name: return {d.display_name, to_string(d.id)};
+    return {std::int64_t{m.exact}, m.matched, m.score, std::string(d.name), to_string(d.id)};
+  case SortField::name: return {std::string(d.name), to_string(d.id)};
+  case SortField::display_name: return {std::string(d.display_name), to_string(d.id)};
   case SortField::updated_at: return {d.updated_at, to_string(d.id)};
   case SortField::up_votes: return {d.up_votes, to_string(d.id)};
   }
@@ -768,18 +770,37 @@ void order_first(std::vector<Match>::iterator first, std::vector<Match>::iterato
 
 double bm25(double idf, double weighted_tf) { return idf * weighted_tf / (k1 + weighted_tf); }
 
+/// Bytes kept for the life of a query, at addresses that do not move as more are kept.
+class ByteArena {
+ public:
+  /// A copy of `bytes`, valid as long as the arena.
+  std::string_view keep(std::string_view bytes) {
+    if (bytes.size() > room_) {
+      const std::size_t size = std::max(chunk_size, bytes.size());
+      chunks_.push_back(std::unique_ptr<char[]>(new char[size]));
+      at_ = chunks_.back().get();
+      room_ = size;
+    }
+    if (!bytes.empty()) std::memcpy(at_, bytes.data(), bytes.size());
+    const std::string_view kept(at_, bytes.size());
+    at_ += bytes.size();
+    room_ -= bytes.size();
+    return kept;
+  }
+
+ private:
+  static constexpr std::size_t chunk_size = std::size_t{64} << 10;
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  char* at_ = nullptr;
+  std::size_t room_ = 0;
+};
+
 /// What a query found before paging: every visible match, ranked.
 struct Found {
-  /// The candidates' documents (matches point into them), read up to what ranks them
-  /// (si::Part::ranking); the bytes of docs[i]'s facet values are facet_bytes at
-  /// facet_spans[i] (si::decode_facets reads them).
-  std::vector<si::Document> docs;
-  std::string facet_bytes;
-  std::vector<std::pair<std::size_t, std::size_t>> facet_spans;
-  std::string_view facets_of(const si::Document* d) const {
-    const auto [offset, size] = facet_spans[static_cast<std::size_t>(d - docs.data())];
-    return std::string_view(facet_bytes).substr(offset, size);
-  }
+  /// The candidates' search records, copied, and what ranks each, as views into the copies
+  /// (matches point at these).
+  ByteArena bytes;
+  std::vector<si::RankingView> docs;
   std::vector<Match> matches;
   Query query;
   Order order;
@@ -820,25 +841,26 @@ class Evaluator {
     // Each candidate's document: what ranks it kept, its facet values kept as bytes.
     si::FacetView view;
     std::optional<Error> bad;
+    // The documents kept are views into the records: the backend's own bytes when they last as
+    // long as the transaction, else copies.
+    const bool lent = tx_.raw().views_last();
     auto take = [&](std::string_view v) {
       if (bad) return;
-      std::string_view facets;
-      auto d = si::decode_document(v, si::Part::ranking, &facets);
-      if (!d) {
-        bad = d.error();
+      si::RankingView d;
+      if (!si::decode_ranking(v, d)) {
+        bad = Error(Errc::storage, "corrupt search document");
         return;
       }
-      if (!kinds.contains(d->kind) || d->deleted != deleted) return;
+      if (!kinds.contains(d.kind) || d.deleted != deleted) return;
       if (filter) {
-        if (!si::decode_facets(facets, view)) {
+        if (!si::decode_facets(d.facets, view)) {
           bad = Error(Errc::storage, "corrupt search document");
           return;
         }
-        if (!matches(*filter, *d, view)) return;
+        if (!matches(*filter, d, view)) return;
       }
-      found.docs.push_back(std::move(*d));
-      found.facet_spans.emplace_back(found.facet_bytes.size(), facets.size());
-      found.facet_bytes += facets;
+      if (!lent) si::decode_ranking(found.bytes.keep(v), d);  // the same bytes, copied
+      found.docs.push_back(d);
     };
     if (qu.match_all) {
       // Every document, read by one scan.
@@ -865,8 +887,8 @@ class Evaluator {
         }
       merge_runs(candidates, runs);
       candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-      // Read in ascending id order with one get_each a batch.
       found.docs.reserve(candidates.size());
+      // Read in ascending id order with one get_each a batch.
       std::vector<std::string> keys;
       for (std::size_t at = 0; at < candidates.size(); at += Tx::read_batch) {
         const auto count = std::min(Tx::read_batch, candidates.size() - at);
@@ -931,7 +953,7 @@ class Evaluator {
   }
 
  private:
-  Result<bool> can_view(const si::Document& d) {
+  Result<bool> can_view(const si::RankingView& d) {
     if (who_.is_admin) return true;
     const auto k = static_cast<std::size_t>(d.kind);
     if (!kind_checked_[k]) {
@@ -961,7 +983,7 @@ class Evaluator {
   }
 
   /// The length-normalised, weighted count of a field.
-  double weigh(const si::Document& d, Field f, double count, bool scoped) const {
+  double weigh(const si::RankingView& d, Field f, double count, bool scoped) const {
     const auto i = static_cast<std::size_t>(f);
     const double w = si::field_weight[i] > 0 ? si::field_weight[i] : (scoped ? 1.0 : 0.0);
     const auto& s = stats_[i];
@@ -1010,7 +1032,7 @@ class Evaluator {
   }
 
   /// A query word's BM25F score in a document, 0 when it does not match.
-  double word_score(const PreparedWord& p, const si::Document& d, FieldMask fields,
+  double word_score(const PreparedWord& p, const si::RankingView& d, FieldMask fields,
                     bool scoped) const {
     const auto f1 = find_in(p, d.id);
     double weighted = 0;
@@ -1043,13 +1065,13 @@ class Evaluator {
 
   /// phrase_fields() over `candidates`, fields of the document's own names and description;
   /// nullopt when the stored record is not in the form scan_document_string reads.
-  Result<std::optional<FieldMask>> own_phrase_fields(const Clause& c, const si::Document& d,
+  Result<std::optional<FieldMask>> own_phrase_fields(const Clause& c, const si::RankingView& d,
                                                      FieldMask candidates) {
     FieldMask out = 0;
-    const std::pair<Field, const std::string*> names[] = {
-        {Field::name, &d.name}, {Field::display_name, &d.display_name}, {Field::fqn, &d.fqn}};
+    const std::pair<Field, std::string_view> names[] = {
+        {Field::name, d.name}, {Field::display_name, d.display_name}, {Field::fqn, d.fqn}};
     for (const auto& [field, text] : names)
-      if ((candidates & bit(field)) && search::has_phrase(*text, c.phrase)) out |= bit(field);
+      if ((candidates & bit(field)) && search::has_phrase(text, c.phrase)) out |= bit(field);
     if (!(candidates & bit(Field::description))) return std::optional<FieldMask>(out);
     auto bytes = tx_.raw().get_view(keys::entity(d.id));
     if (!bytes) return bytes.error();
@@ -1063,7 +1085,7 @@ class Evaluator {
   }
 
   /// The fields where the phrase's words stand consecutively.
-  Result<FieldMask> phrase_fields(const Clause& c, const si::Document& d) {
+  Result<FieldMask> phrase_fields(const Clause& c, const si::RankingView& d) {
     FieldMask candidates = 0;
     for (std::size_t i = 0; i < si::field_count; ++i) {
       const auto f = static_cast<Field>(i);
@@ -1099,7 +1121,7 @@ class Evaluator {
   }
 
   /// A clause's score in a document; 0 when it does not match.
-  Result<double> clause_score(const Clause& c, const si::Document& d) {
+  Result<double> clause_score(const Clause& c, const si::RankingView& d) {
     switch (c.type) {
     case ClauseType::word: return word_score(c.prepared.front(), d, c.fields, c.scoped);
     case ClauseType::prefix: {
@@ -1120,7 +1142,7 @@ class Evaluator {
   }
 
   /// Scores `d` into `m`; false when the clauses exclude it.
-  Result<bool> score(const Query& q, const si::Document& d, Match& m) {
+  Result<bool> score(const Query& q, const si::RankingView& d, Match& m) {
     std::int64_t matched = 0;
     double total = 0;
     for (const auto& c : q.clauses) {
@@ -1260,6 +1282,64 @@ highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words) {
   return out;
 }
 
+/// The number of documents of each value of one facet field. Values are views that outlive it
+/// (into Found::facet_bytes). Open addressing: a facet over 10,000 documents adds about ten
+/// values a document, most of them values it has seen (a glossary, a status).
+class ValueCounts {
+ public:
+  void add(std::string_view v) {
+    if (last_ < slots_.size() && slots_[last_].value == v) {  // the previous document's value
+      ++slots_[last_].count;
+      return;
+    }
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    const std::size_t h = std::hash<std::string_view>{}(v);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      auto& s = slots_[i];
+      if (s.count == 0) {
+        s = Slot{h, v, 1};
+        ++used_;
+        last_ = i;
+        return;
+      }
+      if (s.hash == h && s.value == v) {
+        ++s.count;
+        last_ = i;
+        return;
+      }
+    }
+  }
+  /// Calls f(value, count) for each value counted, in no particular order.
+  template <class F>
+  void each(F&& f) const {
+    for (const auto& s : slots_)
+      if (s.count > 0) f(s.value, s.count);
+  }
+
+ private:
+  struct Slot {
+    std::size_t hash = 0;
+    std::string_view value;
+    std::int64_t count = 0;  // 0: empty
+  };
+  void grow() {
+    std::vector<Slot> old(std::max<std::size_t>(64, 2 * slots_.size()));
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (const auto& s : old)
+      if (s.count > 0) {
+        std::size_t i = s.hash & mask;
+        while (slots_[i].count > 0) i = (i + 1) & mask;
+        slots_[i] = s;
+      }
+    last_ = slots_.size();  // no previous value until the next add
+  }
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
+  std::size_t last_ = 0;
+};
+
 /// The facets of the best max_window matches (select_best put them first). Errors: storage.
 Result<std::vector<Facet>> count_facets(const Found& found, std::span<const std::string_view> fields,
                                         std::string_view contains, std::size_t size) {
@@ -1273,26 +1353,32 @@ Result<std::vector<Facet>> count_facets(const Found& found, std::span<const std:
     value_fields.push_back(*v);
   }
   // Per field, the count of each value: its views point into found.facet_bytes.
-  std::vector<std::unordered_map<std::string_view, std::int64_t>> counts(value_fields.size());
+  std::vector<ValueCounts> counts(value_fields.size());
   std::vector<std::string_view> seen;
   si::FacetView view;
   for (std::size_t i = 0; i < window; ++i) {
-    const si::Document& d = *matches[i].doc;
-    if (!si::decode_facets(found.facets_of(&d), view))
+    // The documents are out of cache by now, and where each one is comes from the one before:
+    // ask for them ahead (the record, then its facet values).
+    if (i + 8 < window) __builtin_prefetch(matches[i + 8].doc);
+    if (i + 4 < window) __builtin_prefetch(matches[i + 4].doc->facets.data());
+    const si::RankingView& d = *matches[i].doc;
+    if (!si::decode_facets(d.facets, view))
       return fail(Errc::storage, "corrupt search document");
     for (std::size_t f = 0; f < value_fields.size(); ++f) {
       seen.clear();
       for_each_value(d, view, value_fields[f], [&](std::string_view v) {
         if (std::find(seen.begin(), seen.end(), v) != seen.end()) return;
         seen.push_back(v);
-        if (needle.empty() || search::fold(v).find(needle) != std::string::npos) ++counts[f][v];
+        if (needle.empty() || search::fold(v).find(needle) != std::string::npos) counts[f].add(v);
       });
     }
   }
   std::vector<Facet> out;
   for (std::size_t f = 0; f < value_fields.size(); ++f) {
     std::vector<FacetBucket> buckets;
-    for (auto& [k, n] : counts[f]) buckets.push_back(FacetBucket{std::string(k), n});
+    counts[f].each([&](std::string_view k, std::int64_t n) {
+      buckets.push_back(FacetBucket{std::string(k), n});
+    });
     std::sort(buckets.begin(), buckets.end(), [](const auto& x, const auto& y) {
       return x.doc_count != y.doc_count ? x.doc_count > y.doc_count : x.key < y.key;
     });

@@ -576,6 +576,12 @@ class LmdbTransaction final : public Transaction,
     return std::optional<std::string>(std::in_place, to_view(v));
   }
 
+  // A reader's pages do not change while it lasts, and the map is not resized under a
+  // transaction (TxnGate).
+  bool views_last() const noexcept override {
+    return mode_ == Mode::read_only;
+  }
+
   // LMDB's own bytes: valid until the transaction writes or ends, which no call before the next
   // one does.
   Result<std::optional<std::string_view>> get_view(std::string_view key) override {
