@@ -172,12 +172,28 @@ TEST_CASE("has_phrase answers what comparing the words' wholes answers", "[searc
       {"\xe6\x9d\xb1\xe4\xba\xac tower", {"\xe6\x9d\xb1\xe4\xba\xac", "tower"}, true},
       {"", {"x"}, false},
       {"anything", {}, true},
+      {"a a a b", {"a", "a", "b"}, true},                    // a match that starts again
+      {"a b a b c", {"a", "b", "c"}, true},
+      {"a b a c", {"a", "b", "c"}, false},
+      {"plain ascii text, then caf\xc3\xa9", {"cafe"}, true},  // non-ASCII past 8 bytes
   };
   for (const auto& c : cases) {
     INFO(c.text);
     CHECK(has_phrase(c.text, c.phrase) == c.expected);
     CHECK(reference(c.text, c.phrase) == c.expected);
   }
+  // Phrases of more than 64 words.
+  std::string many;
+  for (int i = 0; i < 70; ++i) many += i == 69 ? "end" : "w ";
+  const Strings seventy_ws(69, "w");
+  Strings ending(65, "w");
+  ending.push_back("end");
+  Strings wrong_end(65, "w");
+  wrong_end.push_back("x");
+  CHECK(has_phrase(many, seventy_ws));
+  CHECK(has_phrase(many, ending));
+  CHECK_FALSE(has_phrase(many, wrong_end));
+  CHECK(reference(many, ending));
   // Seeded random texts, with phrases taken from their own words (and some changed).
   const std::string alphabet = "aZ9_ -.xY0Q:b\tHTTPs2";
   std::uint32_t seed = 424242;

@@ -7,7 +7,10 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <span>
 
@@ -126,19 +129,37 @@ bool splits_before(std::span<const Char> run, std::size_t i) {
 }
 
 bool ascii(std::string_view text) {
-  return std::all_of(text.begin(), text.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  // Eight bytes at a time: none has its high bit set.
+  std::size_t i = 0;
+  std::uint64_t high = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t eight = 0;
+    std::memcpy(&eight, text.data() + i, 8);
+    high |= eight;
+  }
+  for (; i < text.size(); ++i) high |= static_cast<unsigned char>(text[i]);
+  return (high & 0x8080808080808080ull) == 0;
 }
 
 // words() of ASCII text, without the Unicode steps: on ASCII, NFKC, mark removal and dropping
 // default-ignorables change nothing, case folding is A-Z to a-z, a character is a byte and its
 // class is the byte's (what class_of gives). The same words as the general path, found in one
 // pass over the bytes with no table of characters and no copy of the text.
-// Calls f(begin, end) with the bytes of each word of ASCII text: its runs of letters and digits.
+// Whether an ASCII byte is a letter or digit (what class_of does not call a separator), by table.
+constexpr auto ascii_word_bytes = [] {
+  std::array<bool, 128> t{};
+  for (int c = 0; c < 128; ++c)
+    t[static_cast<std::size_t>(c)] =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  return t;
+}();
+
+// Calls f(begin, end) with the bytes of each word of ASCII text, its runs of letters and digits,
+// while f answers true.
 template <class F>
 void for_each_ascii_run(std::string_view text, F f) {
   const auto in_word = [&](std::size_t i) {
-    return class_of(static_cast<unsigned char>(text[i])) != Class::separator;
+    return ascii_word_bytes[static_cast<unsigned char>(text[i]) & 0x7f];
   };
   for (std::size_t i = 0, n = text.size(); i < n;) {
     if (!in_word(i)) {
@@ -147,7 +168,7 @@ void for_each_ascii_run(std::string_view text, F f) {
     }
     std::size_t end = i + 1;
     while (end < n && in_word(end)) ++end;
-    f(i, end);
+    if (!f(i, end)) return;
     i = end;
   }
 }
@@ -191,6 +212,7 @@ std::vector<Word> ascii_words(std::string_view text) {
       from = k;
     }
     out.push_back(std::move(word));
+    return true;
   });
   return out;
 }
@@ -263,20 +285,40 @@ bool has_phrase(std::string_view text, std::span<const std::string> phrase) {
     });
   }
   // ASCII: each word's whole is its run lowercased and cut at max_word_bytes (ascii_words);
-  // the runs are compared where they stand.
-  std::vector<std::pair<std::size_t, std::size_t>> runs;  // [begin, end) of each word
-  for_each_ascii_run(text,
-                     [&](std::size_t begin, std::size_t end) { runs.emplace_back(begin, end); });
-  return has_consecutive(runs.size(), phrase, [&](std::size_t i, const std::string& word) {
-    const std::size_t length = std::min(runs[i].second - runs[i].first, max_word_bytes);
+  // the runs are compared where they stand, in one pass. Bit k of `ends` says that the runs
+  // just read end with phrase[0..k].
+  const auto equal = [&](std::size_t begin, std::size_t end, const std::string& word) {
+    const std::size_t length = std::min(end - begin, max_word_bytes);
     if (length != word.size()) return false;
     for (std::size_t j = 0; j < length; ++j) {
-      char c = text[runs[i].first + j];
+      char c = text[begin + j];
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
       if (c != word[j]) return false;
     }
     return true;
+  };
+  const std::size_t n = phrase.size();
+  if (n == 0) return true;
+  if (n > 64) {
+    std::vector<std::pair<std::size_t, std::size_t>> runs;  // [begin, end) of each word
+    for_each_ascii_run(text, [&](std::size_t begin, std::size_t end) {
+      runs.emplace_back(begin, end);
+      return true;
+    });
+    return has_consecutive(runs.size(), phrase, [&](std::size_t i, const std::string& word) {
+      return equal(runs[i].first, runs[i].second, word);
+    });
+  }
+  std::uint64_t ends = 0;
+  const std::uint64_t whole = std::uint64_t{1} << (n - 1);
+  for_each_ascii_run(text, [&](std::size_t begin, std::size_t end) {
+    std::uint64_t here = 0;  // bit k: this run is phrase[k]
+    for (std::size_t k = 0; k < n; ++k)
+      if (equal(begin, end, phrase[k])) here |= std::uint64_t{1} << k;
+    ends = ((ends << 1) | 1) & here;
+    return (ends & whole) == 0;
   });
+  return (ends & whole) != 0;
 }
 
 namespace {
