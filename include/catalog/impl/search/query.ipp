@@ -172,6 +172,9 @@ struct Clause {
   std::string prefix;
   /// What evaluation reads: the word (word), each phrase word, each expansion (prefix).
   std::vector<PreparedWord> prepared;
+  /// prefix: (id, i) for each document in the postings prepared[i] reads, by id. A document
+  /// scores only for the expansions that hold it, found here instead of in each of them.
+  std::vector<std::pair<Uuid, std::uint32_t>> holders;
 };
 
 struct Query {
@@ -431,6 +434,18 @@ Result<void> prepare(Postings& postings, Clause& c) {
   case ClauseType::prefix:
     for (const auto& w : c.expanded)
       if (auto r = add(QueryWord{w, {}}, false); !r) return r;
+    for (std::uint32_t i = 0; i < c.prepared.size(); ++i) {
+      const auto& p = c.prepared[i];
+      auto hold = [&](const PostingList* l) {
+        if (l)
+          for (const auto& id : l->ids) c.holders.emplace_back(id, i);
+      };
+      hold(p.whole), hold(p.whole_stem), hold(p.whole_stem_word);
+      for (const auto* l : p.parts) hold(l);
+      for (const auto& [marked, plain] : p.part_stems) hold(marked), hold(plain);
+    }
+    std::sort(c.holders.begin(), c.holders.end());
+    c.holders.erase(std::unique(c.holders.begin(), c.holders.end()), c.holders.end());
     return {};
   }
   return {};
@@ -1125,8 +1140,12 @@ class Evaluator {
     switch (c.type) {
     case ClauseType::word: return word_score(c.prepared.front(), d, c.fields, c.scoped);
     case ClauseType::prefix: {
+      // The best of the expansions; those whose postings do not hold the document score 0.
       double best = 0;
-      for (const auto& p : c.prepared) best = std::max(best, word_score(p, d, c.fields, c.scoped));
+      auto h = std::lower_bound(c.holders.begin(), c.holders.end(), d.id,
+                                [](const auto& holder, const Uuid& id) { return holder.first < id; });
+      for (; h != c.holders.end() && h->first == d.id; ++h)
+        best = std::max(best, word_score(c.prepared[h->second], d, c.fields, c.scoped));
       return best;
     }
     case ClauseType::phrase: {
