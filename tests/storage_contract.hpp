@@ -171,12 +171,24 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "views that last stay valid and unchanged un
     kept.emplace_back(keys[i], *v);
   }));
   for (const auto& k : {"k0007"s, "big"s, "k2499"s}) kept.emplace_back(k, *must(txn->get_view(k)));
+  std::vector<std::pair<std::string_view, std::string_view>> scanned;  // keys and values
+  {
+    auto cursor = must(txn->scan(everything, Direction::forward));
+    for (; cursor->valid(); must(cursor->next())) scanned.emplace_back(cursor->key(), cursor->value());
+  }
   CHECK(collect(*txn, everything, Direction::reverse).size() == stored.size());
   std::reverse(asked.begin(), asked.end());
   must(txn->get_each(asked, [](std::size_t, std::optional<std::string_view>) {}));
   for (int i = 0; i < 2500; i += 3) CHECK(must(txn->get(key(i))) == stored[key(i)]);
   REQUIRE(kept.size() == stored.size() + 3);
   for (const auto& [k, v] : kept) CHECK(v == stored[k]);
+  REQUIRE(scanned.size() == stored.size());
+  auto it = stored.begin();
+  for (const auto& [k, v] : scanned) {
+    CHECK(k == it->first);
+    CHECK(v == it->second);
+    ++it;
+  }
 }
 
 TEMPLATE_TEST_CASE_METHOD(Contract, "a transaction ended without commit rolls back", "[storage]",

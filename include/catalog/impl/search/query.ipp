@@ -1192,7 +1192,11 @@ class Evaluator {
 
 // ---- highlights ----
 
-bool word_byte(unsigned char c) { return c >= 0x80 || std::isalnum(c); }
+// A byte of a word: a letter or digit of ASCII (whatever locale the host set), or any byte of a
+// multi-byte character.
+bool word_byte(unsigned char c) {
+  return c >= 0x80 || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
 
 /// `text` with each run of letters and digits that holds a highlighted word wrapped; empty
 /// when none does.
