@@ -9,6 +9,13 @@
 
 namespace storage_test {
 
+/// "k0000" to "k9999": keys that sort as their numbers.
+inline std::string numbered_key(int i) {
+  char k[8];
+  std::snprintf(k, sizeof k, "k%04d", i);
+  return std::string(k);
+}
+
 TEMPLATE_TEST_CASE_METHOD(Contract, "a transaction sees its own writes", "[storage]",
                           CATALOG_CONTRACT_BACKENDS) {
   Backend& db = this->backend();
@@ -64,14 +71,9 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
   Backend& db = this->backend();
   // 2,500 keys k0000..k2499 (every third one absent), so that a batched backend needs several
   // batches; and one large value.
-  auto key = [](int i) {
-    char k[8];
-    std::snprintf(k, sizeof k, "k%04d", i);
-    return std::string(k);
-  };
   std::vector<std::pair<std::string, std::string>> stored;
   for (int i = 0; i < 2500; ++i)
-    if (i % 3 != 0) stored.emplace_back(key(i), "v" + std::to_string(i));
+    if (i % 3 != 0) stored.emplace_back(numbered_key(i), "v" + std::to_string(i));
   const std::string big(100'000, 'x');
   stored.emplace_back("big", big);
   write(db, stored);
@@ -92,7 +94,7 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
     return seen;
   };
   std::vector<std::string> keys;
-  for (int i = 0; i < 2600; ++i) keys.push_back(key(i));  // k2500.. were never written
+  for (int i = 0; i < 2600; ++i) keys.push_back(numbered_key(i));  // k2500.. were never written
   keys.push_back("big");
 
   SECTION("ascending keys, in a read-only transaction") {
@@ -106,7 +108,7 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
   }
   SECTION("keys in any order, repeated, after gets of some of them") {
     std::vector<std::string> mixed = {"k0002", "k0001", "k0002", "missing", "big", "k0000"};
-    for (int i = 2599; i >= 0; i -= 7) mixed.push_back(key(i));
+    for (int i = 2599; i >= 0; i -= 7) mixed.push_back(numbered_key(i));
     auto txn = begin(db, Mode::read_only);
     auto expected = gets(*txn, mixed);  // PostgreSQL now knows these keys
     CHECK(each(*txn, mixed) == expected);
@@ -117,7 +119,7 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
     must(txn->put("k0003", "three"));  // absent before
     CHECK(must(txn->erase("k0002")));
     must(txn->put("k2550", ""));
-    for (int i = 1000; i < 1100; ++i) must(txn->put(key(i), "rewritten"));
+    for (int i = 1000; i < 1100; ++i) must(txn->put(numbered_key(i), "rewritten"));
     auto seen = each(*txn, keys);
     CHECK(seen == gets(*txn, keys));
     CHECK(seen[1].second == "one"s);
@@ -150,13 +152,8 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
 TEMPLATE_TEST_CASE_METHOD(Contract, "views that last stay valid and unchanged until the transaction ends",
                           "[storage]", CATALOG_CONTRACT_BACKENDS) {
   Backend& db = this->backend();
-  auto key = [](int i) {
-    char k[8];
-    std::snprintf(k, sizeof k, "k%04d", i);
-    return std::string(k);
-  };
   std::map<std::string, std::string> stored;
-  for (int i = 0; i < 2500; ++i) stored[key(i)] = "v" + std::to_string(i) + std::string(i % 200, 'p');
+  for (int i = 0; i < 2500; ++i) stored[numbered_key(i)] = "v" + std::to_string(i) + std::string(i % 200, 'p');
   stored["big"] = std::string(100'000, 'x');
   write(db, Entries(stored.begin(), stored.end()));
   auto txn = begin(db, Mode::read_only);
@@ -179,7 +176,7 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "views that last stay valid and unchanged un
   CHECK(collect(*txn, everything, Direction::reverse).size() == stored.size());
   std::reverse(asked.begin(), asked.end());
   must(txn->get_each(asked, [](std::size_t, std::optional<std::string_view>) {}));
-  for (int i = 0; i < 2500; i += 3) CHECK(must(txn->get(key(i))) == stored[key(i)]);
+  for (int i = 0; i < 2500; i += 3) CHECK(must(txn->get(numbered_key(i))) == stored[numbered_key(i)]);
   REQUIRE(kept.size() == stored.size() + 3);
   for (const auto& [k, v] : kept) CHECK(v == stored[k]);
   REQUIRE(scanned.size() == stored.size());

@@ -100,8 +100,9 @@ class CATALOG_DECL Transaction {
   }
   /// Whether the views `get_view`, `get_each` and its cursors' `key()` and `value()` lend stay
   /// valid, and unchanged, until this transaction ends, whatever is called on it in between:
-  /// true for an LMDB read-only transaction (its map's pages do not change under a reader). A reader that keeps many
-  /// values (a search's candidates) copies them only when this is false. The default: false.
+  /// true for an LMDB read-only transaction (its map's pages do not change under a reader). A
+  /// reader that keeps many values (a search's candidates) copies them only when this is false.
+  /// The default: false.
   [[nodiscard]] virtual bool views_last() const noexcept { return false; }
   /// The callback of get_each: the index of a key in `keys`, and the value stored at it or
   /// nullopt.

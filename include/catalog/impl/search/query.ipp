@@ -1142,8 +1142,8 @@ class Evaluator {
     case ClauseType::prefix: {
       // The best of the expansions; those whose postings do not hold the document score 0.
       double best = 0;
-      auto h = std::lower_bound(c.holders.begin(), c.holders.end(), d.id,
-                                [](const auto& holder, const Uuid& id) { return holder.first < id; });
+      const auto below = [](const auto& holder, const Uuid& id) { return holder.first < id; };
+      auto h = std::lower_bound(c.holders.begin(), c.holders.end(), d.id, below);
       for (; h != c.holders.end() && h->first == d.id; ++h)
         best = std::max(best, word_score(c.prepared[h->second], d, c.fields, c.scoped));
       return best;
