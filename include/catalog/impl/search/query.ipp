@@ -1305,14 +1305,16 @@ highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words) {
   return out;
 }
 
-/// The number of documents of each value of one facet field. Values are views that outlive it
-/// (into Found::facet_bytes). Open addressing: a facet over 10,000 documents adds about ten
-/// values a document, most of them values it has seen (a glossary, a status).
+/// The number of documents of each value of one facet field that contains `needle` (folded;
+/// empty: every value), each value folded once. Values are views that outlive it. Open
+/// addressing: a facet over 10,000 documents adds about ten values a document, most of them
+/// values it has seen (a glossary, a status).
 class ValueCounts {
  public:
+  explicit ValueCounts(std::string_view needle) : needle_(needle) {}
   void add(std::string_view v) {
     if (last_ < slots_.size() && slots_[last_].value == v) {  // the previous document's value
-      ++slots_[last_].count;
+      slots_[last_].count += slots_[last_].kept;
       return;
     }
     if (2 * (used_ + 1) > slots_.size()) grow();
@@ -1320,20 +1322,19 @@ class ValueCounts {
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
       auto& s = slots_[i];
-      if (s.count == 0) {
-        s = Slot{h, v, 1};
+      if (!s.used) {
+        s = Slot{h, v, 0, true,
+                 needle_.empty() || search::fold(v).find(needle_) != std::string::npos};
         ++used_;
-        last_ = i;
-        return;
+      } else if (s.hash != h || s.value != v) {
+        continue;
       }
-      if (s.hash == h && s.value == v) {
-        ++s.count;
-        last_ = i;
-        return;
-      }
+      s.count += s.kept;
+      last_ = i;
+      return;
     }
   }
-  /// Calls f(value, count) for each value counted, in no particular order.
+  /// Calls f(value, count) for each value kept and counted, in no particular order.
   template <class F>
   void each(F&& f) const {
     for (const auto& s : slots_)
@@ -1344,20 +1345,23 @@ class ValueCounts {
   struct Slot {
     std::size_t hash = 0;
     std::string_view value;
-    std::int64_t count = 0;  // 0: empty
+    std::int64_t count = 0;
+    bool used = false;
+    bool kept = false;
   };
   void grow() {
     std::vector<Slot> old(std::max<std::size_t>(64, 2 * slots_.size()));
     old.swap(slots_);
     const std::size_t mask = slots_.size() - 1;
     for (const auto& s : old)
-      if (s.count > 0) {
+      if (s.used) {
         std::size_t i = s.hash & mask;
-        while (slots_[i].count > 0) i = (i + 1) & mask;
+        while (slots_[i].used) i = (i + 1) & mask;
         slots_[i] = s;
       }
     last_ = slots_.size();  // no previous value until the next add
   }
+  std::string_view needle_;
   std::vector<Slot> slots_;
   std::size_t used_ = 0;
   std::size_t last_ = 0;
@@ -1376,7 +1380,7 @@ Result<std::vector<Facet>> count_facets(const Found& found, std::span<const std:
     value_fields.push_back(*v);
   }
   // Per field, the count of each value: its views point into found.facet_bytes.
-  std::vector<ValueCounts> counts(value_fields.size());
+  std::vector<ValueCounts> counts(value_fields.size(), ValueCounts(needle));
   std::vector<std::string_view> seen;
   si::FacetView view;
   for (std::size_t i = 0; i < window; ++i) {
@@ -1392,7 +1396,7 @@ Result<std::vector<Facet>> count_facets(const Found& found, std::span<const std:
       for_each_value(d, view, value_fields[f], [&](std::string_view v) {
         if (std::find(seen.begin(), seen.end(), v) != seen.end()) return;
         seen.push_back(v);
-        if (needle.empty() || search::fold(v).find(needle) != std::string::npos) counts[f].add(v);
+        counts[f].add(v);
       });
     }
   }
