@@ -122,16 +122,13 @@ std::string encode_terms(const Document& d);
 enum class Part {
   /// All of it.
   all,
-  /// What ranks a candidate: kind, id, deleted, name, displayName, FQN, updatedAt, upVotes and
-  /// the field lengths; the facet values (owners, tags, domains, status, service, glossary)
-  /// stay empty, their bytes checked but not copied. What a query reads of each candidate.
+  /// What ranks a candidate (RankingView's part), copied: the facet values (owners, tags,
+  /// domains, status, service, glossary) stay empty, their bytes checked but not copied.
   ranking,
 };
 /// A document from its Y record; its terms stay empty (decode_terms reads them). Errors:
-/// storage (bytes that are not a search document). With `facets`, the bytes of the facet
-/// values (what decode_facets reads) are pointed at there.
-Result<Document> decode_document(std::string_view bytes, Part part = Part::all,
-                                 std::string_view* facets = nullptr);
+/// storage (bytes that are not a search document).
+Result<Document> decode_document(std::string_view bytes, Part part = Part::all);
 
 /// What ranks a candidate, read from its Y record as views into the record's bytes (valid
 /// while they are): what a query keeps of each of thousands of candidates without copying their

@@ -426,7 +426,7 @@ bool decode_ranking(std::string_view bytes, RankingView& out) {
   return r.done();
 }
 
-Result<Document> decode_document(std::string_view bytes, Part part, std::string_view* facets) {
+Result<Document> decode_document(std::string_view bytes, Part part) {
   RankingView v;
   if (!decode_ranking(bytes, v)) return fail(Errc::storage, "corrupt search document");
   Document d;
@@ -445,7 +445,6 @@ Result<Document> decode_document(std::string_view bytes, Part part, std::string_
     if (!read_facets(r, v.facets.size(), FacetsInto{nullptr, &d}))
       return fail(Errc::storage, "corrupt search document");
   }
-  if (facets) *facets = v.facets;
   return d;
 }
 

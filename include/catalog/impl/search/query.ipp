@@ -14,11 +14,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 
 namespace catalog::engine::search_query {
 
@@ -812,8 +812,8 @@ class ByteArena {
 
 /// What a query found before paging: every visible match, ranked.
 struct Found {
-  /// The candidates' search records, copied, and what ranks each, as views into the copies
-  /// (matches point at these).
+  /// What ranks each candidate (matches point at these), as views into its search record: the
+  /// backend's own bytes when its views last as long as the transaction, else copies in `bytes`.
   ByteArena bytes;
   std::vector<si::RankingView> docs;
   std::vector<Match> matches;
@@ -853,11 +853,9 @@ class Evaluator {
     for (const auto& c : qu.clauses)
       if (c.occur != Occur::must_not)
         for (const auto& w : atoms_of(c)) found.highlight_words.insert(w);
-    // Each candidate's document: what ranks it kept, its facet values kept as bytes.
+    // Each candidate's ranking part and the bytes of its facet values, as views.
     si::FacetView view;
     std::optional<Error> bad;
-    // The documents kept are views into the records: the backend's own bytes when they last as
-    // long as the transaction, else copies.
     const bool lent = tx_.raw().views_last();
     auto take = [&](std::string_view v) {
       if (bad) return;
@@ -902,8 +900,8 @@ class Evaluator {
         }
       merge_runs(candidates, runs);
       candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-      found.docs.reserve(candidates.size());
       // Read in ascending id order with one get_each a batch.
+      found.docs.reserve(candidates.size());
       std::vector<std::string> keys;
       for (std::size_t at = 0; at < candidates.size(); at += Tx::read_batch) {
         const auto count = std::min(Tx::read_batch, candidates.size() - at);
@@ -1379,13 +1377,13 @@ Result<std::vector<Facet>> count_facets(const Found& found, std::span<const std:
     if (!v) return fail(Errc::invalid_parameter, "Invalid parameter field: " + std::string(field));
     value_fields.push_back(*v);
   }
-  // Per field, the count of each value: its views point into found.facet_bytes.
+  // Per field, the count of each value: views into the candidates' records.
   std::vector<ValueCounts> counts(value_fields.size(), ValueCounts(needle));
   std::vector<std::string_view> seen;
   si::FacetView view;
   for (std::size_t i = 0; i < window; ++i) {
-    // The documents are out of cache by now, and where each one is comes from the one before:
-    // ask for them ahead (the record, then its facet values).
+    // The candidates are out of cache by now: ask ahead for the next ones (the ranking part,
+    // then its facet values, whose place the ranking part gives).
     if (i + 8 < window) __builtin_prefetch(matches[i + 8].doc);
     if (i + 4 < window) __builtin_prefetch(matches[i + 4].doc->facets.data());
     const si::RankingView& d = *matches[i].doc;
