@@ -20,6 +20,7 @@
 #define CATALOG_EXAMPLES_BENCH_POSTGRES_HPP
 
 #ifdef CATALOG_EXAMPLES_POSTGRES
+#include <catalog/detail/storage/pg_array.hpp>
 #include <catalog/storage/postgres_backend.hpp>
 
 #include <libpq-fe.h>
@@ -139,26 +140,10 @@ class RawPg {
     PQclear(r);
     if (!ok) throw BenchFailure("raw libpq: " + sql + ": " + message);
   }
-  static constexpr unsigned bytea_oid = 17;
-  static constexpr unsigned bytea_array_oid = 1001;
-
-  // A one-dimensional bytea array in PostgreSQL's binary form: dimensions, null flag, element
-  // type, length, lower bound, then each element's length and bytes, big-endian.
+  static constexpr unsigned bytea_oid = catalog::storage::detail::bytea_oid;
+  static constexpr unsigned bytea_array_oid = catalog::storage::detail::bytea_array_oid;
   static std::string bytea_array(const std::vector<std::string_view>& items) {
-    std::string out;
-    auto u32 = [&](std::uint32_t v) {
-      for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>(v >> shift);
-    };
-    u32(1);
-    u32(0);
-    u32(bytea_oid);
-    u32(static_cast<std::uint32_t>(items.size()));
-    u32(1);
-    for (auto item : items) {
-      u32(static_cast<std::uint32_t>(item.size()));
-      out.append(item);
-    }
-    return out;
+    return catalog::storage::detail::bytea_array(items);
   }
 
   void prepare(const char* name, const std::string& sql, int params, unsigned type = bytea_oid) {

@@ -1,5 +1,6 @@
 #include <catalog/storage/postgres_backend.hpp>
 
+#include <catalog/detail/storage/pg_array.hpp>
 #include <catalog/detail/storage/transaction_state.hpp>
 
 #include <libpq-fe.h>
@@ -106,34 +107,10 @@ constexpr Statement statements[s_count] = {
      false},
 };
 
-constexpr unsigned bytea_oid = 17;
+using detail::bytea_array;
+using detail::bytea_array_oid;
+using detail::bytea_oid;
 constexpr unsigned int4_oid = 23;
-constexpr unsigned bytea_array_oid = 1001;
-
-// `items` as a one-dimensional array of bytea in PostgreSQL's binary form (array_send): the
-// number of dimensions, a flag for nulls, the element type, the length and lower bound, then
-// each element's length and bytes; integers big-endian.
-std::string bytea_array(const std::vector<std::string_view>& items) {
-  std::string out;
-  std::size_t size = 20;
-  for (auto item : items) size += 4 + item.size();
-  out.reserve(size);
-  auto u32 = [&](std::uint32_t v) {
-    const char bytes[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
-                           static_cast<char>(v >> 8), static_cast<char>(v)};
-    out.append(bytes, 4);
-  };
-  u32(1);  // dimensions
-  u32(0);  // no nulls
-  u32(bytea_oid);
-  u32(static_cast<std::uint32_t>(items.size()));
-  u32(1);  // lower bound
-  for (auto item : items) {
-    u32(static_cast<std::uint32_t>(item.size()));
-    out.append(item);
-  }
-  return out;
-}
 
 // Scan batches: the first is small enough for the scans the engine makes most (an entity's
 // edges, a counter's shards, a list page), later ones grow, and none holds more than about
