@@ -35,7 +35,7 @@
 //                  "mode" (sync, no_sync, read; sync_turns or sync_concurrent for 7 on
 //                  PostgreSQL), "n", "statistic" ("median" of n timings, or "mean": total / n),
 //                  "median_us" (the figure per operation), "total_us", "baseline" (what it was
-//                  compared with: raw LMDB doing the same puts, raw libpq running the same
+//                  compared with: raw LMDB doing the same puts (and erases), raw libpq running the same
 //                  statements, mdb_dump or mdb_load; else null), "baseline_median_us" and
 //                  "ratio" (median_us / baseline_median_us; both null without a baseline),
 //                  "detail" (the rest of the printed line), and for 7 "processes",
@@ -320,8 +320,8 @@ class MemoryProbe {
 // ---------------------------------------------------------------------------------------------
 // A Backend that counts what the catalog reads and writes, around the LMDB backend. The bytes a
 // catalog operation wrote are the difference of `put_bytes` (key + value of every put) across
-// the operation; with `record` on, the size of every put is kept too, so the raw baseline can
-// replay the same writes.
+// the operation; with `record` on, the size of every put and erase is kept too, so the raw
+// baseline can replay the same writes.
 
 struct IoStats {
   std::uint64_t txns = 0, gets = 0, puts = 0, put_bytes = 0, erases = 0, scans = 0;
@@ -344,8 +344,9 @@ class CountingBackend final : public storage::Backend {
   Result<std::unique_ptr<storage::Transaction>> begin(storage::Mode mode) override;
 
   IoStats stats;
-  bool record = false;                                             // keep put_sizes
+  bool record = false;                                             // keep put and erase sizes
   std::vector<std::pair<std::uint32_t, std::uint32_t>> put_sizes;  // key, value
+  std::vector<std::uint32_t> erase_sizes;                          // key
   // With `record` and `record_calls` on. Off unless a baseline replays them: copying every key
   // and value would be timed as the catalog's.
   bool record_calls = false;
@@ -386,8 +387,11 @@ class CountingTransaction final : public storage::Transaction {
   }
   Result<bool> erase(std::string_view key) override {
     ++owner_.stats.erases;
-    if (owner_.record && owner_.record_calls)
-      owner_.calls.push_back({StorageCall::erase, std::string(key), {}, false, {}});
+    if (owner_.record) {
+      owner_.erase_sizes.push_back(static_cast<std::uint32_t>(key.size()));
+      if (owner_.record_calls)
+        owner_.calls.push_back({StorageCall::erase, std::string(key), {}, false, {}});
+    }
     return inner_->erase(key);
   }
   Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
@@ -510,8 +514,20 @@ class RawLmdb {
 
   // One transaction: get the previous key, put one key/value per entry of `sizes` (keys random
   // bytes after a one-byte family tag, so they spread over the tree like the catalog's id-led
-  // keys), commit. Returns the seconds it took.
-  double write(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& sizes) {
+  // keys), erase `erases` keys that earlier transactions put (drawn at random, so they too are
+  // spread over the tree, as the postings a patch drops are), commit. Returns the seconds it took.
+  double write(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& sizes,
+               std::size_t erases = 0) {
+    if (pool_.size() < erases) {  // untimed: keys enough to erase
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> more(erases - pool_.size(), {40, 16});
+      write(more);
+    }
+    std::vector<std::string> doomed;
+    for (std::size_t j = 0; j < erases; ++j) {
+      std::swap(pool_[rng_() % pool_.size()], pool_.back());
+      doomed.push_back(std::move(pool_.back()));
+      pool_.pop_back();
+    }
     std::vector<std::string> keys;
     for (std::size_t j = 0; j < sizes.size(); ++j) {
       std::string k(std::max<std::uint32_t>(sizes[j].first, 2), '\0');
@@ -537,9 +553,19 @@ class RawLmdb {
       MDB_val pv{std::min<std::size_t>(sizes[j].second, value_.size()), value_.data()};
       check(mdb_put(txn, dbi_, &pk, &pv, 0), "put");
     }
+    for (const auto& key : doomed) {
+      MDB_val dk{key.size(), const_cast<char*>(key.data())};
+      check(mdb_del(txn, dbi_, &dk, nullptr), "del");
+    }
     check(mdb_txn_commit(txn), "commit");
     double s = seconds_since(t0);
-    if (!keys.empty()) last_key_ = keys.back();
+    if (!keys.empty()) {  // the next transaction gets the last key: it stays out of the pool
+      if (!first_put_) pool_.push_back(std::move(last_key_));
+      first_put_ = false;
+      last_key_ = std::move(keys.back());
+      keys.pop_back();
+      for (auto& k : keys) pool_.push_back(std::move(k));
+    }
     return s;
   }
 
@@ -558,7 +584,9 @@ class RawLmdb {
   MDB_dbi dbi_ = 0;
   std::string last_key_;
   std::string value_;
+  std::vector<std::string> pool_;  // keys put and not erased, but the last
   bool first_ = true;
+  bool first_put_ = true;  // last_key_ is the seed, which no put made
   std::mt19937_64 rng_{42};
 };
 
@@ -612,7 +640,7 @@ void verdict(bool holds, std::string what) { verdicts.push_back({holds, std::mov
 
 struct OpSamples {
   std::vector<double> catalog, raw_one, raw_same;
-  std::vector<double> bytes, puts, gets;
+  std::vector<double> bytes, puts, erases, gets;
 };
 
 void print_op(std::string_view name, std::string_view mode, const OpSamples& s) {
@@ -629,21 +657,23 @@ void print_op(std::string_view name, std::string_view mode, const OpSamples& s) 
   const auto op =
       line(label, static_cast<std::int64_t>(s.catalog.size()), sum, cm,
            "p90 " + human(c90) + " | " + fixed(median(s.bytes), 0) + " B in " +
-               fixed(median(s.puts), 0) + " puts, " + fixed(median(s.gets), 0) + " gets");
+               fixed(median(s.puts), 0) + " puts, " + fixed(median(s.erases), 0) + " erases, " +
+               fixed(median(s.gets), 0) + " gets");
   as_median();
-  compared_with(op, "raw LMDB: 1 get + the same puts", rkm);
+  compared_with(op, "raw LMDB: 1 get + the same puts and erases", rkm);
   line("  raw LMDB: 1 get + 1 put of the same bytes", static_cast<std::int64_t>(s.raw_one.size()),
        total(s.raw_one), r1m,
        "p90 " + human(r1_90) + " | ratio median " + fixed(cm / r1m) + "x, p90 " +
            fixed(c90 / r1_90) + "x");
   as_median();
   figures.back().name = label + " raw LMDB: 1 get + 1 put of the same bytes";
-  line("  raw LMDB: 1 get + the same puts", static_cast<std::int64_t>(s.raw_same.size()),
+  line("  raw LMDB: 1 get + the same puts and erases",
+       static_cast<std::int64_t>(s.raw_same.size()),
        total(s.raw_same), rkm,
        "p90 " + human(rk90) + " | ratio median " + fixed(cm / rkm) + "x, p90 " + fixed(c90 / rk90) +
            "x");
   as_median();
-  figures.back().name = label + " raw LMDB: 1 get + the same puts";
+  figures.back().name = label + " raw LMDB: 1 get + the same puts and erases";
 }
 
 void durable_ops(const fs::path& root, const Scale& sc) {
@@ -652,7 +682,8 @@ void durable_ops(const fs::path& root, const Scale& sc) {
       << "  Each catalog op is timed alone; right after it, the raw env runs one write txn\n"
          "  that gets one key and puts (a) one value of the bytes the catalog op put (keys +\n"
          "  values, counted by a Backend wrapper) and (b) the same number of puts with the\n"
-         "  same key and value sizes. The ratio is catalog / raw.\n";
+         "  same key and value sizes, and as many erases of keys earlier transactions put.\n"
+         "  The ratio is catalog / raw.\n";
   for (auto mode : {storage::Durability::sync, storage::Durability::no_sync}) {
     const bool sync = mode == storage::Durability::sync;
     const std::string mode_name = sync ? "sync" : "no_sync";
@@ -675,6 +706,7 @@ void durable_ops(const fs::path& root, const Scale& sc) {
     OpSamples create, patch, follow;
     auto measure = [&](OpSamples& s, bool keep, auto&& op) {
       o.io->put_sizes.clear();
+      o.io->erase_sizes.clear();
       o.io->record = true;
       auto before = o.io->stats;
       auto t0 = Clock::now();
@@ -683,13 +715,14 @@ void durable_ops(const fs::path& root, const Scale& sc) {
       o.io->record = false;
       auto after = o.io->stats;
       double r1 = raw_one.write_one(after.put_bytes - before.put_bytes);
-      double rk = raw_same.write(o.io->put_sizes);
+      double rk = raw_same.write(o.io->put_sizes, o.io->erase_sizes.size());
       if (!keep) return;
       s.catalog.push_back(t);
       s.raw_one.push_back(r1);
       s.raw_same.push_back(rk);
       s.bytes.push_back(static_cast<double>(after.put_bytes - before.put_bytes));
       s.puts.push_back(static_cast<double>(after.puts - before.puts));
+      s.erases.push_back(static_cast<double>(after.erases - before.erases));
       s.gets.push_back(static_cast<double>(after.gets - before.gets));
     };
     const int warmup = 5;
@@ -722,7 +755,7 @@ void durable_ops(const fs::path& root, const Scale& sc) {
         verdict(r <= 1.5, std::string("durable ") + name + " within 1.5x of raw LMDB (median " +
                               fixed(r) + "x vs one put of the same bytes, " +
                               fixed(median(s->catalog) / median(s->raw_same)) +
-                              "x vs the same puts)");
+                              "x vs the same puts and erases)");
       }
     }
   }
