@@ -5,7 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace catalog::search;
@@ -99,6 +102,40 @@ TEST_CASE("English stemming", "[search][analyzer]") {
   CHECK(stem("churn") == "churn");
   CHECK(stem("") == "");
   CHECK(stem("東京") == "東京");
+}
+
+TEST_CASE("stems stay right when the memo of recent stems is full and its slots reused",
+          "[search][analyzer]") {
+  // 60,000 distinct words, more than the memo of a thread holds, so many share a slot in turn.
+  static constexpr std::string_view suffixes[] = {"ing", "s", "ed", "ness", "ation", "ly"};
+  std::vector<std::string> words;
+  for (int i = 0; i < 60'000; ++i) {
+    std::string w = "t";
+    for (int n = i; n > 0; n /= 26) w += static_cast<char>('a' + n % 26);
+    words.push_back(w + std::string(suffixes[i % 6]));
+  }
+  std::string prefix;
+  for (int i = 0; i < 16; ++i) prefix += "an";
+  words.push_back(prefix + "running");  // longer than the memo keeps
+  // Each word stemmed once, in a thread of its own (a memo of its own, each word met once).
+  std::vector<std::string> expected;
+  std::thread([&] {
+    for (const auto& w : words) expected.push_back(stem(w));
+  }).join();
+  CHECK(expected.back() == prefix + "run");
+  // Here, in another order and twice, so that words meet their slots held by others.
+  std::mt19937 rng(7);
+  std::vector<std::size_t> order(words.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (int round = 0; round < 2; ++round) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (auto i : order) {
+      INFO(words[i]);
+      REQUIRE(stem(words[i]) == expected[i]);
+    }
+  }
+  CHECK(stem("running") == "run");
+  CHECK(stem("orders") == "order");
 }
 
 TEST_CASE("ignorable characters join, Kana punctuation separates", "[search][analyzer]") {

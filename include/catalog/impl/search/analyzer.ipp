@@ -11,8 +11,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace catalog::search {
 
@@ -333,8 +336,29 @@ class Stemmer {
   Stemmer(const Stemmer&) = delete;
   Stemmer& operator=(const Stemmer&) = delete;
 
+  /// The stem of `word`, from the memo when the word was stemmed lately. A text's words repeat
+  /// (an index build stems the same few thousand words over and over), and a Snowball stem costs
+  /// several times a hash lookup. The memo is direct-mapped: a word has one slot, by its hash,
+  /// and takes it over from whatever word held it, so it stays at `memo_slots` entries (about
+  /// 1 MiB, words of at most `memo_word_bytes`) per thread.
   std::string stem(std::string_view word) {
     if (stemmer_ == nullptr || word.empty()) return std::string(word);
+    if (word.size() > memo_word_bytes) return snowball(word);
+    if (memo_.empty()) memo_.resize(memo_slots);
+    auto& slot = memo_[std::hash<std::string_view>{}(word) & (memo_slots - 1)];
+    if (slot.word != word) {
+      slot.stem = snowball(word);
+      slot.word = word;
+    }
+    return slot.stem;
+  }
+
+ private:
+  struct Slot {
+    std::string word;  // empty: no word yet (an empty word is never looked up)
+    std::string stem;
+  };
+  std::string snowball(std::string_view word) {
     const sb_symbol* s = sb_stemmer_stem(stemmer_, reinterpret_cast<const sb_symbol*>(word.data()),
                                          static_cast<int>(word.size()));
     if (s == nullptr) return std::string(word);  // out of memory: the word unstemmed
@@ -342,8 +366,10 @@ class Stemmer {
                        static_cast<std::size_t>(sb_stemmer_length(stemmer_)));
   }
 
- private:
+  static constexpr std::size_t memo_slots = std::size_t{1} << 14;
+  static constexpr std::size_t memo_word_bytes = 32;  // longer words are rare: stemmed each time
   sb_stemmer* stemmer_;
+  std::vector<Slot> memo_;
 };
 
 }  // namespace
