@@ -27,6 +27,9 @@ struct RankedHit {
   double score = 0;
   std::vector<SortValue> sort;
   std::vector<std::pair<std::string, std::vector<std::string>>> highlight;
+  /// The hit's record as highlighting read it (empty when nothing was highlighted), so that the
+  /// answer does not read it again.
+  std::optional<Record> record;
 };
 
 struct Ranked {

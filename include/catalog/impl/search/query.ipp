@@ -955,13 +955,17 @@ class Evaluator {
 
   /// Reads the texts of a document's fields (phrases, highlights); those read from other
   /// entities (owner, service, glossary, domain) only when `related`. Errors: storage.
-  Result<std::vector<si::FieldText>> texts(const Uuid& id, bool related) {
+  /// The texts of the entity's fields (with those of its relationships when `related`); its
+  /// record is handed to `keep` when given.
+  Result<std::vector<si::FieldText>> texts(const Uuid& id, bool related,
+                                           std::optional<Record>* keep = nullptr) {
     std::vector<si::FieldText> out;
     auto r = tx_.find(id);
     if (!r) return r.error();
     if (!*r) return out;
     auto built = si::build(tx_, **r, &out, false, related);
     if (!built) return built.error();
+    if (keep) *keep = std::move(**r);  // `out` holds copies of the texts
     return out;
   }
 
@@ -1196,54 +1200,59 @@ bool word_byte(unsigned char c) {
   return c >= 0x80 || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
 }
 
+/// Whether a run of letters and digits holds a highlighted word (or, with `stems`, a word whose
+/// stem is one).
+bool run_lit(std::string_view run, const std::set<std::string>& words, bool stems) {
+  // An ASCII run none of whose lowered text holds a word (or a stem) is not lit: most runs.
+  if (std::all_of(run.begin(), run.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    std::string lower(run);
+    for (auto& c : lower)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const bool may = std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+      std::string_view plain = w;
+      if (!plain.empty() && plain[0] == si::stem_marker) {
+        // A stem is mostly a prefix of its words, but not always (city: citi): its start.
+        plain.remove_prefix(1);
+        if (plain.size() > 3) plain.remove_suffix(1);
+      }
+      return !plain.empty() && lower.find(plain) != std::string::npos;
+    });
+    if (!may) return false;
+  }
+  auto is_lit = [&](const std::string& s) {
+    if (words.count(s)) return true;
+    if (!stems) return false;
+    std::string stem(1, si::stem_marker);
+    stem += search::stem(s);
+    return words.count(stem) > 0;
+  };
+  for (const auto& w : search::words(run))
+    if (is_lit(w.whole) || std::any_of(w.parts.begin(), w.parts.end(), is_lit)) return true;
+  return false;
+}
+
+/// Calls `f(start, run, lit)` for each run of `text`: the runs of letters and digits and the
+/// runs of other bytes between them (never lit), in order; stops where `f` returns false.
+template <class F>
+void each_run(std::string_view text, const std::set<std::string>& words, bool stems, F&& f) {
+  for (std::size_t i = 0; i < text.size();) {
+    const bool word = word_byte(static_cast<unsigned char>(text[i]));
+    std::size_t e = i + 1;
+    while (e < text.size() && word_byte(static_cast<unsigned char>(text[e])) == word) ++e;
+    const auto run = text.substr(i, e - i);
+    if (!f(i, run, word && run_lit(run, words, stems))) return;
+    i = e;
+  }
+}
+
 /// `text` with each run of letters and digits that holds a highlighted word wrapped; empty
 /// when none does.
-std::string light(std::string_view text, const std::set<std::string>& words, bool stems,
-                  std::size_t* first = nullptr) {
+std::string light(std::string_view text, const std::set<std::string>& words, bool stems) {
   std::string out;
   bool any = false;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (!word_byte(static_cast<unsigned char>(text[i]))) {
-      out += text[i++];
-      continue;
-    }
-    std::size_t e = i;
-    while (e < text.size() && word_byte(static_cast<unsigned char>(text[e]))) ++e;
-    const auto run = text.substr(i, e - i);
-    bool lit = false;
-    // An ASCII run none of whose lowered text holds a word (or a stem) is not lit: most runs.
-    bool may = true;
-    if (std::all_of(run.begin(), run.end(),
-                    [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-      std::string lower(run);
-      for (auto& c : lower)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      may = std::any_of(words.begin(), words.end(), [&](const std::string& w) {
-        std::string_view plain = w;
-        if (!plain.empty() && plain[0] == si::stem_marker) {
-          // A stem is mostly a prefix of its words, but not always (city: citi): its start.
-          plain.remove_prefix(1);
-          if (plain.size() > 3) plain.remove_suffix(1);
-        }
-        return !plain.empty() && lower.find(plain) != std::string::npos;
-      });
-    }
-    for (const auto& w : may ? search::words(run) : std::vector<search::Word>{}) {
-      auto is_lit = [&](const std::string& s) {
-        if (words.count(s)) return true;
-        if (!stems) return false;
-        std::string stem(1, si::stem_marker);
-        stem += search::stem(s);
-        return words.count(stem) > 0;
-      };
-      if (is_lit(w.whole) || std::any_of(w.parts.begin(), w.parts.end(), is_lit)) {
-        lit = true;
-        break;
-      }
-    }
+  each_run(text, words, stems, [&](std::size_t, std::string_view run, bool lit) {
     if (lit) {
-      if (!any && first) *first = i;
       any = true;
       out += "<span class=\"text-highlighter\">";
       out += run;
@@ -1251,16 +1260,28 @@ std::string light(std::string_view text, const std::set<std::string>& words, boo
     } else {
       out += run;
     }
-    i = e;
-  }
+    return true;
+  });
   return any ? out : std::string();
+}
+
+/// Where the first run of `text` that light() would wrap starts.
+std::optional<std::size_t> first_lit(std::string_view text, const std::set<std::string>& words,
+                                     bool stems) {
+  std::optional<std::size_t> first;
+  each_run(text, words, stems, [&](std::size_t at, std::string_view, bool lit) {
+    if (lit) first = at;
+    return !lit;
+  });
+  return first;
 }
 
 /// About 150 characters of a description around its first match.
 std::string fragment(std::string_view text, const std::set<std::string>& words) {
   constexpr std::size_t width = 150;
-  std::size_t first = 0;
-  if (light(text, words, true, &first).empty()) return {};
+  const auto lit = first_lit(text, words, true);
+  if (!lit) return {};
+  const std::size_t first = *lit;
   std::size_t start = first > width / 3 ? first - width / 3 : 0;
   while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
   std::size_t end = std::min(text.size(), start + width);
@@ -1276,10 +1297,11 @@ std::string fragment(std::string_view text, const std::set<std::string>& words) 
 }
 
 Result<std::vector<std::pair<std::string, std::vector<std::string>>>>
-highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words) {
+highlights(Evaluator& ev, const Uuid& id, const std::set<std::string>& words,
+           std::optional<Record>& record) {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   if (words.empty()) return out;
-  auto t = ev.texts(id, false);  // the fields lit are the entity's own
+  auto t = ev.texts(id, false, &record);  // the fields lit are the entity's own
   if (!t) return t.error();
   auto add = [&](std::string_view field, std::string lit) {
     if (lit.empty()) return;
@@ -1519,7 +1541,7 @@ Result<Ranked> search(Tx& tx, const Principal& who, const SearchRequest& request
     h.kind = m.doc->kind;
     h.score = m.score;
     h.sort = sort_values(m, found->order.field);
-    auto lit = highlights(ev, h.id, found->highlight_words);
+    auto lit = highlights(ev, h.id, found->highlight_words, h.record);
     if (!lit) return lit.error();
     h.highlight = std::move(*lit);
     out.hits.push_back(std::move(h));

@@ -38,6 +38,12 @@ Result<engine::Record> hit_record(engine::Tx& tx, const Uuid& id) {
   return std::move(**r);
 }
 
+/// A hit's record: the one highlighting read, else read now.
+Result<engine::Record> hit_record(engine::Tx& tx, sq::RankedHit& h) {
+  if (h.record) return std::move(*h.record);
+  return hit_record(tx, h.id);
+}
+
 bjson::value sort_json(const SortValue& v) {
   return std::visit([](const auto& x) { return bjson::value(x); }, v);
 }
@@ -194,7 +200,7 @@ Result<SearchResult> Store::search(const Principal& who, const SearchRequest& re
     out.max_score = ranked->max_score;
     out.aggregations = std::move(ranked->facets);
     for (auto& h : ranked->hits) {
-      auto r = hit_record(tx, h.id);
+      auto r = hit_record(tx, h);
       if (!r) return r.error();
       auto e = engine::render_entity(tx, std::move(*r), source_fields(h.kind));
       if (!e) return e.error();
@@ -213,7 +219,7 @@ Result<bjson::object> Store::search_json(const Principal& who, const SearchReque
     if (!ranked) return ranked.error();
     bjson::array hits;
     for (auto& h : ranked->hits) {
-      auto r = hit_record(tx, h.id);
+      auto r = hit_record(tx, h);
       if (!r) return r.error();
       auto source = engine::render(tx, *r, source_fields(h.kind));
       if (!source) return source.error();
