@@ -159,6 +159,60 @@ TEMPLATE_TEST_CASE("ranking: exact name, then words matched, then field weights,
   CHECK(c.names("description:runs").size() == 2);
 }
 
+TEMPLATE_TEST_CASE("highlights: each matching word wrapped, stems where fields are stemmed, a "
+                   "description's fragment around its first match",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"g","description":"glossary"})");
+  c.make(Kind::glossary_term, R"({"glossary":"g","name":"customerOrders",
+      "displayName":"Customer Orders Running","synonyms":["buyer orders","purchases"],
+      "description":"Every order a customer placed with the shop, from the first basket to the )"
+                              R"(final invoice, kept for seven years as the law asks of any )"
+                              R"(business that sells goods. A refund reverses an order; each )"
+                              R"(refund is its own line, and partial refunds are allowed. )"
+                              R"(Orders older than seven years are archived, never deleted."})");
+  // The highlights of the query's one hit, by field.
+  auto lit = [&](std::string q) {
+    SearchRequest r;
+    r.q = std::move(q);
+    auto found = c.s.search(c.admin, r);
+    REQUIRE(found.has_value());
+    REQUIRE(found->hits.size() == 1);
+    return std::map<std::string, std::vector<std::string>>(found->hits[0].highlight.begin(),
+                                                           found->hits[0].highlight.end());
+  };
+  const std::string on = R"(<span class="text-highlighter">)", off = "</span>";
+  // A name's part lights the whole run it is in; every field that matched is there, no other.
+  auto orders = lit("orders");
+  CHECK(orders["name"] == std::vector<std::string>{on + "customerOrders" + off});
+  CHECK(orders["displayName"] == std::vector<std::string>{"Customer " + on + "Orders" + off +
+                                                          " Running"});
+  CHECK(orders["synonyms"] == std::vector<std::string>{"buyer " + on + "orders" + off});
+  CHECK(orders.count("tags") == 0);
+  // Stems light displayName and description, not names or synonyms.
+  auto run = lit("run");
+  CHECK(run.count("name") == 0);
+  CHECK(run["displayName"] ==
+        std::vector<std::string>{"Customer Orders " + on + "Running" + off});
+  // A description: about 150 characters from a third of that before its first match, whole
+  // words at both ends, every match inside wrapped.
+  auto refund = lit("refund");
+  REQUIRE(refund["description"].size() == 1);
+  const auto& fragment = refund["description"][0];
+  CHECK(fragment.rfind(" the law asks of any business that sells goods. A " + on + "refund" + off +
+                           " reverses",
+                       0) == 0);
+  CHECK(fragment.size() >= 150 + 3 * (on.size() + off.size()));
+  CHECK(fragment.substr(fragment.size() - 12) == "Orders older");
+  CHECK(fragment.find("each " + on + "refund" + off + " is its own line") != std::string::npos);
+  CHECK(fragment.find(on + "refunds" + off) != std::string::npos);
+  CHECK(fragment.find("archived") == std::string::npos);
+  CHECK(refund.count("name") == 0);
+  // No match, no highlight: a query matching by FQN alone lights nothing it shows.
+  CHECK(lit("g.customerOrders")["description"].empty());
+}
+
 TEMPLATE_TEST_CASE("query syntax: phrases, prefixes, required and excluded words, fields, FQN "
                    "parts, odd strings read as words",
                    "[search]", CATALOG_STORE_FIXTURES) {
