@@ -77,12 +77,16 @@ inline void append_utf8(std::string& out, std::uint32_t cp) {
 /// accepts); anything else answers false.
 inline bool unescape_json(std::string_view raw, std::string& out) {
   out.clear();
+  out.reserve(raw.size());  // escapes only shorten the text
   for (std::size_t i = 0; i < raw.size();) {
-    char c = raw[i++];
-    if (c != '\\') {
-      out += c;
-      continue;
+    // The bytes up to the next escape, at once.
+    const std::size_t escape = raw.find('\\', i);
+    if (escape == std::string_view::npos) {
+      out.append(raw.data() + i, raw.size() - i);
+      break;
     }
+    out.append(raw.data() + i, escape - i);
+    i = escape + 1;
     if (i == raw.size()) return false;
     switch (raw[i++]) {
       case '"': out += '"'; break;
