@@ -339,8 +339,8 @@ class Stemmer {
   /// The stem of `word`, from the memo when the word was stemmed lately. A text's words repeat
   /// (an index build stems the same few thousand words over and over), and a Snowball stem costs
   /// several times a hash lookup. The memo is direct-mapped: a word has one slot, by its hash,
-  /// and takes it over from whatever word held it, so it stays at `memo_slots` entries (about
-  /// 1 MiB, words of at most `memo_word_bytes`) per thread.
+  /// and takes it over from whatever word held it, so it stays at `memo_slots` words of at most
+  /// `memo_word_bytes` per thread: 1 MiB of slots, 2.5 MiB were every word that long.
   std::string stem(std::string_view word) {
     if (stemmer_ == nullptr || word.empty()) return std::string(word);
     if (word.size() > memo_word_bytes) return snowball(word);

@@ -954,9 +954,8 @@ class Evaluator {
   }
 
   /// Reads the texts of a document's fields (phrases, highlights); those read from other
-  /// entities (owner, service, glossary, domain) only when `related`. Errors: storage.
-  /// The texts of the entity's fields (with those of its relationships when `related`); its
-  /// record is handed to `keep` when given.
+  /// entities (owner, service, glossary, domain) only when `related`. The entity's record is
+  /// handed to `keep` when given. Errors: storage.
   Result<std::vector<si::FieldText>> texts(const Uuid& id, bool related,
                                            std::optional<Record>* keep = nullptr) {
     std::vector<si::FieldText> out;
