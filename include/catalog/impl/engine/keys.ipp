@@ -72,13 +72,28 @@ std::string id_bytes(const Uuid& id) {
   return std::string(reinterpret_cast<const char*>(id.data), 16);
 }
 
+namespace {
+// Appends the id's 16 bytes: a key is built in one string, not from a temporary per part.
+void append_id(std::string& key, const Uuid& id) {
+  key.append(reinterpret_cast<const char*>(id.data), 16);
+}
+// `tag id`, with room for `more` bytes after it.
+std::string tagged_id(char tag, const Uuid& id, std::size_t more = 0) {
+  std::string key;
+  key.reserve(17 + more);
+  key += tag;
+  append_id(key, id);
+  return key;
+}
+}  // namespace
+
 Uuid id_from_bytes(std::string_view bytes) {
   Uuid id{};
   std::memcpy(id.data, bytes.data(), 16);
   return id;
 }
 
-std::string entity(const Uuid& id) { return tagged(entity_tag, id_bytes(id)); }
+std::string entity(const Uuid& id) { return tagged_id(entity_tag, id); }
 
 std::string name(Kind kind, std::string_view fqn) {
   std::string key = "N";
@@ -93,24 +108,28 @@ std::string name(Kind kind, std::string_view fqn) {
   return key;
 }
 
-std::string history_prefix(const Uuid& id) { return tagged('H', id_bytes(id)); }
+std::string history_prefix(const Uuid& id) { return tagged_id('H', id); }
 
 std::string history(const Uuid& id, Version v) {
-  return history_prefix(id) + encode_u64(v.tenths()).substr(4);
+  auto key = tagged_id('H', id, 4);
+  key += encode_u64(v.tenths()).substr(4);
+  return key;
 }
 
 std::string list_prefix(Kind kind, bool deleted, const Uuid& scope) {
   std::string key = "L";
   key += kind_byte(kind);
   key += deleted ? '1' : '0';
-  key += id_bytes(scope);
+  append_id(key, scope);
   return key;
 }
 
 std::string list_position(std::string_view name, const Uuid& id) {
-  std::string key(name);
+  std::string key;
+  key.reserve(name.size() + 17);
+  key += name;
   key += '\0';
-  key += id_bytes(id);
+  append_id(key, id);
   return key;
 }
 
@@ -130,7 +149,7 @@ std::string counter_prefix(Kind kind, bool deleted, const Uuid& scope) {
   std::string key = "C";
   key += kind_byte(kind);
   key += deleted ? '1' : '0';
-  key += id_bytes(scope);
+  append_id(key, scope);
   return key;
 }
 
@@ -140,19 +159,27 @@ std::string counter(Kind kind, bool deleted, const Uuid& scope, unsigned shard) 
   return key;
 }
 
-std::string edge_prefix(const Uuid& from) { return tagged('R', id_bytes(from)); }
-std::string edge_prefix(const Uuid& from, Rel rel) {
-  return edge_prefix(from) + static_cast<char>(rel);
+namespace {
+// `tag a rel b`, or `tag a rel` without b.
+std::string edge_key(char tag, const Uuid& a, Rel rel, const Uuid* b) {
+  auto key = tagged_id(tag, a, 17);
+  key += static_cast<char>(rel);
+  if (b) append_id(key, *b);
+  return key;
 }
+}  // namespace
+
+std::string edge_prefix(const Uuid& from) { return tagged_id('R', from); }
+std::string edge_prefix(const Uuid& from, Rel rel) { return edge_key('R', from, rel, nullptr); }
 std::string edge(const Uuid& from, Rel rel, const Uuid& to) {
-  return edge_prefix(from, rel) + id_bytes(to);
+  return edge_key('R', from, rel, &to);
 }
-std::string reverse_edge_prefix(const Uuid& to) { return tagged('Q', id_bytes(to)); }
+std::string reverse_edge_prefix(const Uuid& to) { return tagged_id('Q', to); }
 std::string reverse_edge_prefix(const Uuid& to, Rel rel) {
-  return reverse_edge_prefix(to) + static_cast<char>(rel);
+  return edge_key('Q', to, rel, nullptr);
 }
 std::string reverse_edge(const Uuid& to, Rel rel, const Uuid& from) {
-  return reverse_edge_prefix(to, rel) + id_bytes(from);
+  return edge_key('Q', to, rel, &from);
 }
 
 std::string event_prefix() { return "V"; }
@@ -164,35 +191,43 @@ std::string meta(std::string_view name) { return tagged('M', name); }
 unsigned search_shard(const Uuid& id) { return counter_shard(id) % search_shards; }
 
 namespace {
-// `tag text 0x00`, the text cut between UTF-8 characters at search_text_bytes.
-std::string text_prefix(char tag, std::string_view text) {
+// `tag text`, the text cut between UTF-8 characters at search_text_bytes, with room for `more`
+// bytes after it.
+std::string text_prefix(char tag, std::string_view text, std::size_t more = 0) {
   if (text.size() > search_text_bytes) {
     std::size_t n = search_text_bytes;
     while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
     text = text.substr(0, n);
   }
-  std::string key(1, tag);
+  std::string key;
+  key.reserve(1 + text.size() + more);
+  key += tag;
   key += text;
   return key;
 }
+// `tag text 0x00 id`.
 std::string text_id(char tag, std::string_view text, const Uuid& id) {
-  auto key = text_prefix(tag, text);
+  auto key = text_prefix(tag, text, 17);
   key += '\0';
-  key += id_bytes(id);
+  append_id(key, id);
   return key;
 }
 }  // namespace
 
 std::string posting(std::string_view word, const Uuid& id) { return text_id('X', word, id); }
-std::string posting_prefix(std::string_view word) { return text_prefix('X', word) + '\0'; }
+std::string posting_prefix(std::string_view word) {
+  auto key = text_prefix('X', word, 1);
+  key += '\0';
+  return key;
+}
 std::string field_stats(unsigned field, unsigned shard) {
   std::string key(1, 'G');
   key += static_cast<char>(field);
   key += static_cast<char>(shard);
   return key;
 }
-std::string search_doc(const Uuid& id) { return tagged('Y', id_bytes(id)); }
-std::string search_terms(const Uuid& id) { return tagged('T', id_bytes(id)); }
+std::string search_doc(const Uuid& id) { return tagged_id('Y', id); }
+std::string search_terms(const Uuid& id) { return tagged_id('T', id); }
 std::string name_entry(std::string_view folded_name, const Uuid& id) {
   return text_id('K', folded_name, id);
 }
