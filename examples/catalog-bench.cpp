@@ -35,8 +35,8 @@
 //                  "mode" (sync, no_sync, read; sync_turns or sync_concurrent for 7 on
 //                  PostgreSQL), "n", "statistic" ("median" of n timings, or "mean": total / n),
 //                  "median_us" (the figure per operation), "total_us", "baseline" (what it was
-//                  compared with: raw LMDB doing the same puts (and erases), raw libpq running the same
-//                  statements, mdb_dump or mdb_load; else null), "baseline_median_us" and
+//                  compared with: raw LMDB doing the same puts and erases, raw libpq running the
+//                  same statements, mdb_dump or mdb_load; else null), "baseline_median_us" and
 //                  "ratio" (median_us / baseline_median_us; both null without a baseline),
 //                  "detail" (the rest of the printed line), and for 7 "processes",
 //                  "ops_per_s", "retries", "retry_rate" and "ran_alone". Each verdict has

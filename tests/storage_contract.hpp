@@ -149,7 +149,8 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
   }
 }
 
-TEMPLATE_TEST_CASE_METHOD(Contract, "views that last stay valid and unchanged until the transaction ends",
+TEMPLATE_TEST_CASE_METHOD(Contract,
+                          "views that last stay valid and unchanged until the transaction ends",
                           "[storage]", CATALOG_CONTRACT_BACKENDS) {
   Backend& db = this->backend();
   std::map<std::string, std::string> stored;
