@@ -26,8 +26,7 @@ namespace json = boost::json;
 inline constexpr std::string_view team_domain = "domain";
 
 /// A patch body read and checked alone (docs/SEMANTICS.md §14 step 3): its format, and a team's
-/// `domain` member taken out, to be resolved once the entity is read. Outside the unnamed
-/// namespace: the templated operations below capture it.
+/// `domain` member taken out, to be resolved once the entity is read.
 struct PatchBody {
   PatchFormat format = PatchFormat::merge;
   json::value body;
@@ -101,10 +100,18 @@ const json::value* member(const json::object& o, std::string_view k) {
   return it == o.end() ? nullptr : &it->value();
 }
 
-/// Reads the patched document as the kind's struct: types, enumerations, unknown members.
-Result<void> check_shape(Kind kind, const json::value& doc) {
-  Record r(kind);
-  return detail::struct_from_json(doc, r.object(), layout_of(kind), "");
+/// Reads the patched members as the kind's struct: types, enumerations, unknown members. When
+/// `before` holds only the members the patch touched, the required members it left are read
+/// from `r`, so the error is the one a read of the whole patched document gives.
+Result<void> check_shape(Kind kind, const Record& r, const json::object& before,
+                         const json::object& after) {
+  const auto& layout = layout_of(kind);
+  json::object doc = after;
+  for (auto name : layout.required)
+    if (!before.contains(name) && !doc.contains(name))
+      if (auto kept = r.member(name)) doc.emplace(name, std::move(*kept));
+  Record read(kind);
+  return detail::struct_from_json(doc, read.object(), layout, "");
 }
 
 /// A changed own field the kind requires may be neither removed nor null.
@@ -114,12 +121,14 @@ Result<void> check_required(Kind kind, std::string_view field, const json::value
   return {};
 }
 
-/// The value rules of the patched entity (check_entity_values), read as the kind's struct.
-Result<void> check_patched_values(Kind kind, const json::value& patched) {
-  Record r(kind);
-  if (auto read = detail::struct_from_json(patched, r.object(), layout_of(kind), ""); !read)
-    return read.error();
-  return check_entity_values(r.value);
+/// The value rules (check_entity_values) of `r` with the changed own members set as patched.
+Result<void> check_patched_values(Kind kind, const Record& r, const json::object& after,
+                                  const std::vector<std::string>& changed) {
+  Record patched = r;
+  for (const auto& f : changed)
+    if (!rendered_only(kind, f))
+      if (auto s = patched.set_member(f, member(after, f)); !s) return s.error();
+  return check_entity_values(patched.value);
 }
 
 /// Live records a relation field names. Errors: bad_request (wrong type), not_found.
@@ -211,10 +220,65 @@ Result<Record> load_patchable(Tx& tx, Kind kind, const EntityKey& key,
   return r;
 }
 
-/// The document the body makes of `current` (docs/SEMANTICS.md §14 step 6), within the
-/// docs/SEMANTICS.md §15 limits.
-Result<json::value> apply_body(Tx& tx, Kind kind, const json::object& current, PatchBody& p) {
+/// The own members a patch body touches: a merge patch's member names, a JSON Patch's first path
+/// tokens (of `path` and `from`). None when it may touch more than own stored members read from
+/// the record: the root, an operation not well formed (the patch of the whole document words
+/// its error), a name the kind does not store (containers, relationships, counts, href, the
+/// change description, unknown names), or a member the kind's structural rules read.
+std::optional<std::vector<std::string>> touched_members(Kind kind, const PatchBody& p) {
+  if (p.team_domain) return std::nullopt;
+  std::vector<std::string> names;
+  if (p.format == PatchFormat::merge) {
+    for (const auto& kv : p.body.as_object()) names.emplace_back(kv.key());
+  } else {
+    for (const auto& op : p.body.as_array()) {
+      const auto* o = op.if_object();
+      if (!o) return std::nullopt;
+      for (std::string_view which : {"path", "from"}) {
+        const auto* path = o->if_contains(which);
+        if (!path) continue;
+        if (!path->is_string()) return std::nullopt;
+        std::string_view text = path->get_string();
+        if (text.size() < 2 || text[0] != '/') return std::nullopt;
+        auto token = text.substr(1, text.find('/', 1) - 1);
+        if (token.find('~') != std::string_view::npos) return std::nullopt;
+        names.emplace_back(token);
+      }
+    }
+  }
+  const auto rules = info(kind).rule_fields;
+  const auto& layout = layout_of(kind);
+  for (const auto& name : names)
+    if (!layout.table.find(name) || rendered_only(kind, name) ||
+        name == wire::change_description() || listed(rules, name))
+      return std::nullopt;
+  return names;
+}
+
+/// The members of `r` named in `names` as its rendering has them, in its order.
+json::object own_members(const Record& r, const std::vector<std::string>& names) {
+  json::object out;
+  r.visit_stored([&](const detail::Field& field, const detail::TextOps&, const void*,
+                     const json::value*) {
+    if (std::find(names.begin(), names.end(), field.name) != names.end())
+      if (auto v = r.member(field.name)) out.emplace(field.name, std::move(*v));
+  });
+  return out;
+}
+
+/// What a patch starts from: the whole entity as rendered, or only the own members it touches.
+struct Before {
+  json::object document;
+  bool whole = true;
+};
+
+/// The document the body makes of `before` (docs/SEMANTICS.md §14 step 6), within the
+/// docs/SEMANTICS.md §15 limits: the patched members with the entity's stored members they
+/// leave.
+Result<json::value> apply_body(Tx& tx, Kind kind, const Record& r, const Before& before,
+                               PatchBody& p) {
   const auto max_bytes = tx.env().options.max_document_bytes;
+  const auto& current = before.document;
   if (p.team_domain) {
     json::array domains;
     if (p.team_domain->is_string()) {
@@ -237,10 +301,20 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const json::object& current, P
   }
   if (!patched.is_object())
     return fail(Errc::invalid_patch, "Invalid patch: the result is not a JSON object");
-  if (auto l = check_limits(patched, catalog::json::max_document_depth, max_bytes,
-                            "The patched " + std::string(type_name(kind)));
-      !l)
+  const auto what = "The patched " + std::string(type_name(kind));
+  if (auto l = check_limits(patched, catalog::json::max_document_depth, max_bytes, what); !l)
     return l.error();
+  if (!before.whole) {
+    // The stored members the patch left count too.
+    const auto grown = catalog::json::measure(patched).bytes;
+    const auto was = catalog::json::measure(json::value(current)).bytes;
+    if (grown > was) {
+      std::string stored;
+      r.write_stored(stored);
+      if (stored.size() + 2 + grown - was > max_bytes)
+        return fail(Errc::too_large, what + " is larger than " + std::to_string(max_bytes) + " bytes");
+    }
+  }
   return patched;
 }
 
@@ -273,9 +347,9 @@ Result<void> authorize_changes(Tx& tx, const Principal& who, Kind kind, const Re
 
 /// The rules the changed document must keep (docs/SEMANTICS.md §9, §14 step 8): read-only fields,
 /// the kind's shape and values, admin-only flags.
-Result<void> check_changes(Kind kind, const Principal& who, const json::object& before,
-                           const json::value& patched, const std::vector<std::string>& changed) {
-  const auto& after = patched.as_object();
+Result<void> check_changes(Kind kind, const Principal& who, const Record& r,
+                           const json::object& before, const json::object& after,
+                           const std::vector<std::string>& changed) {
   for (const auto& f : changed)
     if (read_only(kind, f))
       return fail(Errc::read_only_field,
@@ -283,14 +357,14 @@ Result<void> check_changes(Kind kind, const Principal& who, const json::object& 
   // The members the patch touched are read alone first, so that a patch of one member does not
   // read the whole document; only when they do not tell is it read whole.
   if (!patched_members_read(kind, before, after))
-    if (auto shape = check_shape(kind, patched); !shape) return shape.error();
+    if (auto shape = check_shape(kind, r, before, after); !shape) return shape.error();
   for (const auto& f : changed)
     if (!relation(kind, f))
       if (auto v = check_required(kind, f, member(after, f)); !v) return v.error();
   const auto checked = info(kind).checked_fields;
   if (std::any_of(changed.begin(), changed.end(),
                   [&](const std::string& f) { return listed(checked, f); }))
-    if (auto v = check_patched_values(kind, patched); !v) return v.error();
+    if (auto v = check_patched_values(kind, r, after, changed); !v) return v.error();
   const auto admin_only = info(kind).admin_only;
   if (!who.is_admin && std::any_of(changed.begin(), changed.end(),
                                    [&](const std::string& f) { return listed(admin_only, f); })) {
@@ -369,14 +443,13 @@ Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
 /// Every rule the patched document must keep (docs/SEMANTICS.md §14 step 8): check_changes, and the
 /// kind's structural rules when a field they depend on changed.
 Result<void> check_patched(Tx& tx, const Principal& who, Kind kind, const Record& r,
-                           const json::object& before, const json::value& patched,
+                           const json::object& before, const json::object& after,
                            const std::vector<std::string>& changed) {
-  if (auto c = check_changes(kind, who, before, patched, changed); !c) return c.error();
+  if (auto c = check_changes(kind, who, r, before, after, changed); !c) return c.error();
   const auto rule_fields = info(kind).rule_fields;
   if (!std::any_of(changed.begin(), changed.end(),
                    [&](const std::string& f) { return listed(rule_fields, f); }))
     return {};
-  const auto& after = patched.as_object();
   return visit_kind(kind, [&](auto type) { return check_rules(type, tx, r, before, after); });
 }
 
@@ -495,74 +568,84 @@ bool lists_itself(Kind kind, const json::object& rendered, const Uuid& id) {
   return false;
 }
 
-/// docs/SEMANTICS.md §9 once the body is validated: read, change, authorize, check, write, record.
+/// docs/SEMANTICS.md §9 once the entity is read and the body validated: change, authorize,
+/// check, write, record.
 template <class Answer>
-Result<Answer> patch_entity(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                            const PatchOptions& options,
-                            const std::function<Result<PatchBody>(const json::object&)>& body) {
-  // Read: the live entity at the expected version, as a document.
-  auto r = load_patchable(tx, kind, key, options);
-  if (!r) return r.error();
-  auto current = render(tx, *r, FieldSet::everything());
-  if (!current) return current.error();
-  // Change: the document the body makes of it, and the fields that differ.
-  auto p = body(*current);
-  if (!p) return p.error();
-  auto patched = apply_body(tx, kind, *current, *p);
+Result<Answer> patch_record(Tx& tx, const Principal& who, Kind kind, Record& r, Before& before,
+                            PatchBody& p) {
+  // Change: the members the body makes of the entity's, and those that differ.
+  auto patched = apply_body(tx, kind, r, before, p);
   if (!patched) return patched.error();
+  const auto& current = before.document;
   const auto& after = patched->as_object();
-  auto changed = changed_fields(kind, *current, after);
+  auto changed = changed_fields(kind, current, after);
   if (changed.empty()) {  // no version for a patch that changes nothing
     // It answers the entity with all its fields, as a get asking for them all would.
     Operation view = Operation::view_all;
-    RecordResource resource(tx, kind, &*r);
+    RecordResource resource(tx, kind, &r);
     if (auto a = authorize(tx, who, {&view, 1}, resource); !a) return a.error();
     if constexpr (std::is_same_v<Answer, AnyEntity>)
-      return render_as<Answer>(tx, std::move(*r));
+      return render_as<Answer>(tx, std::move(r));
+    else if (before.whole)
+      return std::move(before.document);
     else
-      return std::move(*current);
+      return render_as<Answer>(tx, std::move(r));
   }
   // Authorize by what changes; then the result must still be a valid entity of its kind.
-  if (auto a = authorize_changes(tx, who, kind, *r, changed); !a) return a.error();
-  if (auto c = check_patched(tx, who, kind, *r, *current, *patched, changed); !c) return c.error();
+  if (auto a = authorize_changes(tx, who, kind, r, changed); !a) return a.error();
+  if (auto c = check_patched(tx, who, kind, r, current, after, changed); !c) return c.error();
   // Write the fields and edges, then record them as a new version with its event; its snapshot
-  // is the answer. When only own fields changed, the containers and relationships shown are
-  // those read before.
-  const auto containers = std::pair(r->container, r->glossary);
-  auto changes = write_fields(tx, kind, *r, *current, after, changed);
+  // is the answer. When the whole entity was rendered and only own fields changed, the
+  // containers and relationships shown are those read before.
+  const auto containers = std::pair(r.container, r.glossary);
+  auto changes = write_fields(tx, kind, r, current, after, changed);
   if (!changes) return changes.error();
   const bool own_only =
-      containers == std::pair(r->container, r->glossary) &&
+      before.whole && containers == std::pair(r.container, r.glossary) &&
       std::none_of(changed.begin(), changed.end(),
                    [&](const std::string& f) { return relation(kind, f).has_value(); }) &&
-      !lists_itself(kind, *current, r->id);
-  return write_version<Answer>(tx, who, *r, false, changes->description(), EventType::entity_updated,
-                               changes->major, RenderFrom{nullptr, own_only ? &*current : nullptr});
+      !lists_itself(kind, current, r.id);
+  return write_version<Answer>(tx, who, r, false, changes->description(), EventType::entity_updated,
+                               changes->major, RenderFrom{nullptr, own_only ? &current : nullptr});
 }
 
 }  // namespace
 
-/// docs/SEMANTICS.md §9: validate the body alone, then read, change, authorize, check, write and
-/// record.
+/// docs/SEMANTICS.md §9: validate the body alone, then read the entity (only the own members
+/// the body touches, when that is all it touches), change, authorize, check, write and record.
 template <class Answer>
 Result<Answer> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                      const json::value& body, const PatchOptions& options) {
   auto p = read_body(kind, body, options.format, tx.env().options.max_document_bytes);
   if (!p) return p.error();
-  return patch_entity<Answer>(
-      tx, who, kind, key, options,
-      [&](const json::object&) -> Result<PatchBody> { return std::move(*p); });
+  auto r = load_patchable(tx, kind, key, options);
+  if (!r) return r.error();
+  Before before;
+  if (auto touched = touched_members(kind, *p)) {
+    before.document = own_members(*r, *touched);
+    before.whole = false;
+  } else {
+    auto current = render(tx, *r, FieldSet::everything());
+    if (!current) return current.error();
+    before.document = std::move(*current);
+  }
+  return patch_record<Answer>(tx, who, kind, *r, before, *p);
 }
 
+/// patch() with the body made from the whole entity as rendered.
 template <class Answer>
 Result<Answer> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                           const PatchMaker& make, const PatchOptions& options) {
-  return patch_entity<Answer>(
-      tx, who, kind, key, options, [&](const json::object& current) -> Result<PatchBody> {
-        auto body = make(current);
-        if (!body) return body.error();
-        return read_body(kind, *body, PatchFormat::json_patch, tx.env().options.max_document_bytes);
-      });
+  auto r = load_patchable(tx, kind, key, options);
+  if (!r) return r.error();
+  auto current = render(tx, *r, FieldSet::everything());
+  if (!current) return current.error();
+  Before before{std::move(*current), true};
+  auto body = make(before.document);
+  if (!body) return body.error();
+  auto p = read_body(kind, *body, PatchFormat::json_patch, tx.env().options.max_document_bytes);
+  if (!p) return p.error();
+  return patch_record<Answer>(tx, who, kind, *r, before, *p);
 }
 
 template Result<json::object> patch(Tx&, const Principal&, Kind, const EntityKey&,
