@@ -199,15 +199,28 @@ Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
 /// render_entity() in `r`'s own struct, which becomes the answer (`r` is no longer a record to
 /// store): no struct is moved.
 Result<void> render_in(Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from = {});
-/// An operation's answer, the entity with every field: its JSON (Answer = boost::json::object,
-/// the *_json surface) or its struct (Answer = AnyEntity, typed callers).
-template <class Answer>
-Result<Answer> render_as(Tx& tx, Record r);
+/// The form an operation's answer is made in, as its caller asked: the JSON of the *_json
+/// surface, the kind's struct for typed callers, or none (an operation inside another, whose
+/// answer nobody reads). Each form is rendered straight from the record, in one walk with the
+/// history snapshot's text when the operation writes a version. JSON is not made from the
+/// struct, which does not keep the bytes of members kept as written (Record::written).
+enum class AnswerForm { none, json, entity };
+
+/// An operation's answer: the entity with every field, in the form asked.
+struct Answer {
+  Kind kind = Kind::user;
+  std::optional<boost::json::object> json;
+  std::optional<AnyEntity> entity;
+};
+/// The answer of `r` as it stands (no version written); `from` may help render it. As a struct
+/// it is made of `r`'s own, which is left unspecified.
+Result<Answer> answer(Tx& tx, Record& r, AnswerForm form, const RenderFrom& from = {});
 /// The history snapshot of `r`'s new version is written, and the answer made, from one
-/// rendering with every field (`from` may help it). A struct answer is made of `r`'s own, which
-/// is left unspecified.
-template <class Answer>
-Result<Answer> snapshot_answer(Tx& tx, Record& r, const RenderFrom& from = {});
+/// rendering with every field. As a struct it is made of `r`'s own, which is left unspecified.
+Result<Answer> snapshot_answer(Tx& tx, Record& r, AnswerForm form, const RenderFrom& from = {});
+/// An answer's JSON, its struct. Errors: internal (an answer made in another form).
+Result<boost::json::object> answer_json(Answer a);
+Result<AnyEntity> answer_entity(Answer a);
 
 // ---- resources for the authorizer ----
 
@@ -242,35 +255,29 @@ Result<void> authorize(Tx& tx, const Principal& who, std::span<const Operation> 
 
 // ---- operations ----
 
-// Each operation that answers with the entity does so as `Answer` (see render_as).
+// Each operation that answers with the entity does so as an Answer.
 
-template <class Answer = boost::json::object>
-Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const boost::json::value& body);
+Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const boost::json::value& body,
+                      AnswerForm form);
 /// Writes a new version of `r` (changed in memory): +0.1 (+1.0 when `major`), stamps,
 /// `change` (its previousVersion set here) as changeDescription, list entries moved if the
 /// deletion state changed since `was_deleted`, snapshot, and one event of `event_type`. Returns
-/// the snapshot: the entity as rendered with every field, which `from` may help render. As a
-/// struct (Answer = AnyEntity) it is made of `r`'s own, and `r` is left unspecified.
-template <class Answer = boost::json::object>
+/// the snapshot: the entity as rendered with every field, which `from` may help render.
 Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
                              ChangeDescription change, EventType event_type, bool major,
-                             const RenderFrom& from = {});
+                             AnswerForm form, const RenderFrom& from = {});
 
-template <class Answer = boost::json::object>
 Result<std::optional<Answer>> remove(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                                     const DeleteOptions& options);
-template <class Answer = boost::json::object>
-Result<Answer> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id);
+                                     const DeleteOptions& options, AnswerForm form);
+Result<Answer> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id, AnswerForm form);
 Result<History> history(Tx& tx, Kind kind, const Uuid& id);
 Result<boost::json::object> version(Tx& tx, Kind kind, const Uuid& id, std::string_view text);
-template <class Answer = boost::json::object>
 Result<Answer> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                     const boost::json::value& body, const PatchOptions& options);
+                     const boost::json::value& body, const PatchOptions& options, AnswerForm form);
 /// patch() with the body made from the current document in the same transaction (typed edits):
 /// no other writer can come between the read and the write.
-template <class Answer = boost::json::object>
 Result<Answer> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                          const PatchMaker& make, const PatchOptions& options);
+                          const PatchMaker& make, const PatchOptions& options, AnswerForm form);
 
 /// The key schema a store was written with (keys::meta("key_schema")): 1 when not recorded
 /// (stores written before it was). Errors: storage.

@@ -13,26 +13,24 @@
 
 namespace catalog::engine {
 
-/// Each operation answers with the entity as `Answer`: `boost::json::object` (render) or
-/// `AnyEntity` (render_entity, for typed callers); both are instantiated.
+/// Each operation answers with the entity in the form its caller asks (engine.hpp, AnswerForm).
 
 /// Adds `user` to the followers of a live entity; returns it with all fields.
 /// Errors: not_found (kind without followers, entity missing or soft-deleted, user missing or
 /// soft-deleted), forbidden (Follow as oneself, else EditFollowers), storage.
-template <class Answer = boost::json::object>
-Result<Answer> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, const Uuid& user);
+Result<Answer> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, const Uuid& user,
+                      AnswerForm form);
 
 /// Removes `user` from the followers, also of a soft-deleted entity and for a soft-deleted user.
 /// Errors: not_found (kind without followers, entity or user missing), forbidden, storage.
-template <class Answer = boost::json::object>
 Result<Answer> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
-                        const Uuid& user);
+                        const Uuid& user, AnswerForm form);
 
 /// Sets the caller's vote on a live entity; returns it with all fields.
 /// Errors: bad_request (invalid_value: not a vote type), not_found (kind without votes, entity
 /// missing or soft-deleted, caller no longer a live user), forbidden (EditVotes), storage.
-template <class Answer = boost::json::object>
-Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, VoteType vote);
+Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, VoteType vote,
+                    AnswerForm form);
 
 }  // namespace catalog::engine
 

@@ -142,6 +142,34 @@ struct Store::Impl {
   };
 };
 
+/// An operation's answer as the *_json surface has it, made after its transaction.
+inline Result<boost::json::object> answer_json(Result<engine::Answer> answer) {
+  if (!answer) return answer.error();
+  return engine::answer_json(std::move(*answer));
+}
+inline Result<std::optional<boost::json::object>> answer_json(
+    Result<std::optional<engine::Answer>> answer) {
+  if (!answer) return answer.error();
+  if (!*answer) return std::optional<boost::json::object>();
+  auto json = engine::answer_json(std::move(**answer));
+  if (!json) return json.error();
+  return std::optional<boost::json::object>(std::move(*json));
+}
+
+/// An operation's answer as its kind's struct, for typed callers, made after its transaction.
+inline Result<AnyEntity> answer_entity(Result<engine::Answer> answer) {
+  if (!answer) return answer.error();
+  return engine::answer_entity(std::move(*answer));
+}
+inline Result<std::optional<AnyEntity>> answer_entity(
+    Result<std::optional<engine::Answer>> answer) {
+  if (!answer) return answer.error();
+  if (!*answer) return std::optional<AnyEntity>();
+  auto entity = engine::answer_entity(std::move(**answer));
+  if (!entity) return entity.error();
+  return std::optional<AnyEntity>(std::move(*entity));
+}
+
 }  // namespace catalog
 
 #endif  // CATALOG_DETAIL_STORE_STORE_IMPL_HPP

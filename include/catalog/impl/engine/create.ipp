@@ -353,8 +353,7 @@ Result<Prepared> prepare(Tx& tx, Kind kind, const json::value& body) {
 
 }  // namespace
 
-template <class Answer = json::object>
-Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d);
+Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d, AnswerForm form);
 
 namespace {
 
@@ -376,8 +375,8 @@ std::string admin_email(std::string_view name) {
 
 }  // namespace
 
-template <class Answer>
-Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const json::value& body) {
+Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const json::value& body,
+                      AnswerForm form) {
   // C++ callers hand over values the REST parser never saw: the same docs/SEMANTICS.md §15 limits
   // bind them.
   if (auto l = check_limits(body, catalog::json::max_body_depth,
@@ -395,14 +394,10 @@ Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const json::value
   if (d.admin_only && !who.is_admin)
     return fail(Errc::forbidden, "Only an admin may create an admin user");
   if (auto r = prepared->resolve(tx, d); !r) return r.error();
-  return write_new<Answer>(tx, who, d);
+  return write_new(tx, who, d, form);
 }
 
-template Result<json::object> create(Tx&, const Principal&, Kind, const json::value&);
-template Result<AnyEntity> create(Tx&, const Principal&, Kind, const json::value&);
-
-template <class Answer>
-Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d) {
+Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d, AnswerForm form) {
   auto& r = d.record;
   auto fqn_text = fqn::append(d.parent_fqn, r.name());
   if (fqn_text.size() > fqn::max_fqn_bytes)
@@ -432,7 +427,7 @@ Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d) {
     if (auto l = tx.link(from, link.rel, to); !l) return l.error();
   }
   auto event = event_text(EventType::entity_created, r, std::nullopt, who, tx.env().now_ms);
-  auto answer = snapshot_answer<Answer>(tx, r);  // the last use of r
+  auto answer = snapshot_answer(tx, r, form);  // the last use of r
   if (!answer) return answer.error();
   if (auto e = tx.append_event(std::move(event)); !e) return e.error();
   return answer;
@@ -454,7 +449,8 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
     r.keep(wire::is_admin());
     ChangeDescription change;
     change.fields_updated.push_back(FieldChange{std::string(wire::is_admin()), json::value(false), json::value(true)});
-    auto w = write_version(tx, system, r, r.deleted(), std::move(change), EventType::entity_updated, false);
+    auto w = write_version(tx, system, r, r.deleted(), std::move(change),
+                           EventType::entity_updated, false, AnswerForm::none);
     if (!w) return w.error();
     return {};
   }
@@ -465,7 +461,7 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
   user.email = admin_email(name);
   user.is_admin = true;
   user.is_bot = false;
-  auto made = write_new(tx, system, d);
+  auto made = write_new(tx, system, d, AnswerForm::none);
   if (!made) return made.error();
   return {};
 }

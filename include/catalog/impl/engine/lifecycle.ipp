@@ -67,8 +67,8 @@ ChangeDescription deleted_change(bool from, bool to) {
 Result<void> soft_delete_one(Tx& tx, const Principal& who, Record& r, std::uint64_t op) {
   r.base().deleted = true;
   r.deleted_by = op;
-  if (auto w =
-          write_version(tx, who, r, false, deleted_change(false, true), EventType::entity_soft_deleted, false);
+  if (auto w = write_version(tx, who, r, false, deleted_change(false, true),
+                             EventType::entity_soft_deleted, false, AnswerForm::none);
       !w)
     return w.error();
   return {};
@@ -77,8 +77,8 @@ Result<void> soft_delete_one(Tx& tx, const Principal& who, Record& r, std::uint6
 Result<void> restore_one(Tx& tx, const Principal& who, Record& r) {
   r.base().deleted = false;
   r.deleted_by = 0;
-  if (auto w =
-          write_version(tx, who, r, true, deleted_change(true, false), EventType::entity_restored, false);
+  if (auto w = write_version(tx, who, r, true, deleted_change(true, false),
+                             EventType::entity_restored, false, AnswerForm::none);
       !w)
     return w.error();
   return {};
@@ -184,10 +184,9 @@ Result<std::optional<Uuid>> first_child_below(Tx& tx, const Uuid& node,
 
 // Writes a new version of `r` (already changed in memory): +0.1, stamps, change description,
 /// indexes moved from `was_deleted` state, snapshot, event.
-template <class Answer>
 Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
                              ChangeDescription change, EventType event_type, bool major,
-                             const RenderFrom& from) {
+                             AnswerForm form, const RenderFrom& from) {
   auto previous = r.version();
   auto next = major ? previous.next_major() : previous.next_minor();
   // Index entries live under the deletion state; move them when it changes.
@@ -207,16 +206,11 @@ Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_d
   r.keep(wire::change_description());
   if (auto p = tx.put(r); !p) return p.error();
   auto event = event_text(event_type, r, previous, who, tx.env().now_ms);  // before r is answered
-  auto answer = snapshot_answer<Answer>(tx, r, from);
+  auto answer = snapshot_answer(tx, r, form, from);
   if (!answer) return answer.error();
   if (auto e = tx.append_event(std::move(event)); !e) return e.error();
   return answer;
 }
-
-template Result<json::object> write_version(Tx&, const Principal&, Record&, bool, ChangeDescription,
-                                            EventType, bool, const RenderFrom&);
-template Result<AnyEntity> write_version(Tx&, const Principal&, Record&, bool, ChangeDescription,
-                                         EventType, bool, const RenderFrom&);
 
 namespace {
 
@@ -236,9 +230,9 @@ Result<bool> has_live_child(Tx& tx, const Uuid& id) {
 
 /// Soft delete (docs/SEMANTICS.md §6): `r` and its live descendants, all under one event offset;
 /// the entity as it is now.
-template <class Answer>
-Result<Answer> soft_remove(Tx& tx, const Principal& who, Kind kind, Record& r, bool recursive) {
-  if (r.deleted()) return render_as<Answer>(tx, std::move(r));  // nothing changes
+Result<Answer> soft_remove(Tx& tx, const Principal& who, Kind kind, Record& r, bool recursive,
+                           AnswerForm form) {
+  if (r.deleted()) return answer(tx, r, form);  // nothing changes
   if (!recursive) {
     auto live = has_live_child(tx, r.id);
     if (!live) return live.error();
@@ -256,7 +250,7 @@ Result<Answer> soft_remove(Tx& tx, const Principal& who, Kind kind, Record& r, b
     return true;
   });
   if (!d) return d.error();
-  return render_as<Answer>(tx, std::move(r));
+  return answer(tx, r, form);
 }
 
 /// Hard delete (docs/SEMANTICS.md §6): `r` and, when recursive, its whole tree, leaf by leaf.
@@ -289,9 +283,8 @@ Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& 
 
 }  // namespace
 
-template <class Answer>
 Result<std::optional<Answer>> remove(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                                     const DeleteOptions& options) {
+                                     const DeleteOptions& options, AnswerForm form) {
   auto r = tx.load(kind, key, Include::all);
   if (!r) return r.error();
   if (options.expected_version && *options.expected_version != r->version())
@@ -302,7 +295,7 @@ Result<std::optional<Answer>> remove(Tx& tx, const Principal& who, Kind kind, co
   Operation op = Operation::delete_;
   if (auto a = authorize(tx, who, {&op, 1}, resource); !a) return a.error();
   if (!options.hard_delete) {
-    auto out = soft_remove<Answer>(tx, who, kind, *r, options.recursive);
+    auto out = soft_remove(tx, who, kind, *r, options.recursive, form);
     if (!out) return out.error();
     return std::optional<Answer>(std::move(*out));
   }
@@ -310,8 +303,7 @@ Result<std::optional<Answer>> remove(Tx& tx, const Principal& who, Kind kind, co
   return std::optional<Answer>();
 }
 
-template <class Answer>
-Result<Answer> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id) {
+Result<Answer> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id, AnswerForm form) {
   auto r = tx.load(kind, EntityKey::by_id(id), Include::all);
   if (!r) return r.error();
   RecordResource resource(tx, kind, &*r);
@@ -381,15 +373,9 @@ Result<Answer> restore(Tx& tx, const Principal& who, Kind kind, const Uuid& id) 
     });
     if (!w) return w.error();
   }
-  return render_as<Answer>(tx, std::move(*r));
+  return answer(tx, *r, form);
 }
 
-template Result<std::optional<json::object>> remove(Tx&, const Principal&, Kind, const EntityKey&,
-                                                    const DeleteOptions&);
-template Result<std::optional<AnyEntity>> remove(Tx&, const Principal&, Kind, const EntityKey&,
-                                                 const DeleteOptions&);
-template Result<json::object> restore(Tx&, const Principal&, Kind, const Uuid&);
-template Result<AnyEntity> restore(Tx&, const Principal&, Kind, const Uuid&);
 
 Result<History> history(Tx& tx, Kind kind, const Uuid& id) {
   auto r = tx.load(kind, EntityKey::by_id(id), Include::all);

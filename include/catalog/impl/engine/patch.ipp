@@ -570,9 +570,8 @@ bool lists_itself(Kind kind, const json::object& rendered, const Uuid& id) {
 
 /// docs/SEMANTICS.md §9 once the entity is read and the body validated: change, authorize,
 /// check, write, record.
-template <class Answer>
 Result<Answer> patch_record(Tx& tx, const Principal& who, Kind kind, Record& r, Before& before,
-                            PatchBody& p) {
+                            PatchBody& p, AnswerForm form) {
   // Change: the members the body makes of the entity's, and those that differ.
   auto patched = apply_body(tx, kind, r, before, p);
   if (!patched) return patched.error();
@@ -584,12 +583,9 @@ Result<Answer> patch_record(Tx& tx, const Principal& who, Kind kind, Record& r, 
     Operation view = Operation::view_all;
     RecordResource resource(tx, kind, &r);
     if (auto a = authorize(tx, who, {&view, 1}, resource); !a) return a.error();
-    if constexpr (std::is_same_v<Answer, AnyEntity>)
-      return render_as<Answer>(tx, std::move(r));
-    else if (before.whole)
-      return std::move(before.document);
-    else
-      return render_as<Answer>(tx, std::move(r));
+    if (before.whole && form == AnswerForm::json)
+      return Answer{kind, std::move(before.document), std::nullopt};
+    return answer(tx, r, form);
   }
   // Authorize by what changes; then the result must still be a valid entity of its kind.
   if (auto a = authorize_changes(tx, who, kind, r, changed); !a) return a.error();
@@ -605,17 +601,17 @@ Result<Answer> patch_record(Tx& tx, const Principal& who, Kind kind, Record& r, 
       std::none_of(changed.begin(), changed.end(),
                    [&](const std::string& f) { return relation(kind, f).has_value(); }) &&
       !lists_itself(kind, current, r.id);
-  return write_version<Answer>(tx, who, r, false, changes->description(), EventType::entity_updated,
-                               changes->major, RenderFrom{nullptr, own_only ? &current : nullptr});
+  return write_version(tx, who, r, false, changes->description(), EventType::entity_updated,
+                       changes->major, form,
+                       RenderFrom{nullptr, own_only ? &current : nullptr});
 }
 
 }  // namespace
 
 /// docs/SEMANTICS.md §9: validate the body alone, then read the entity (only the own members
 /// the body touches, when that is all it touches), change, authorize, check, write and record.
-template <class Answer>
 Result<Answer> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                     const json::value& body, const PatchOptions& options) {
+                     const json::value& body, const PatchOptions& options, AnswerForm form) {
   auto p = read_body(kind, body, options.format, tx.env().options.max_document_bytes);
   if (!p) return p.error();
   auto r = load_patchable(tx, kind, key, options);
@@ -629,13 +625,12 @@ Result<Answer> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& k
     if (!current) return current.error();
     before.document = std::move(*current);
   }
-  return patch_record<Answer>(tx, who, kind, *r, before, *p);
+  return patch_record(tx, who, kind, *r, before, *p, form);
 }
 
 /// patch() with the body made from the whole entity as rendered.
-template <class Answer>
 Result<Answer> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
-                          const PatchMaker& make, const PatchOptions& options) {
+                          const PatchMaker& make, const PatchOptions& options, AnswerForm form) {
   auto r = load_patchable(tx, kind, key, options);
   if (!r) return r.error();
   auto current = render(tx, *r, FieldSet::everything());
@@ -645,17 +640,9 @@ Result<Answer> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityK
   if (!body) return body.error();
   auto p = read_body(kind, *body, PatchFormat::json_patch, tx.env().options.max_document_bytes);
   if (!p) return p.error();
-  return patch_record<Answer>(tx, who, kind, *r, before, *p);
+  return patch_record(tx, who, kind, *r, before, *p, form);
 }
 
-template Result<json::object> patch(Tx&, const Principal&, Kind, const EntityKey&,
-                                    const json::value&, const PatchOptions&);
-template Result<AnyEntity> patch(Tx&, const Principal&, Kind, const EntityKey&, const json::value&,
-                                 const PatchOptions&);
-template Result<json::object> patch_with(Tx&, const Principal&, Kind, const EntityKey&,
-                                         const PatchMaker&, const PatchOptions&);
-template Result<AnyEntity> patch_with(Tx&, const Principal&, Kind, const EntityKey&,
-                                      const PatchMaker&, const PatchOptions&);
 
 }  // namespace catalog::engine
 

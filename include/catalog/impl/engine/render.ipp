@@ -3,8 +3,9 @@
 
 // Rendering: an entity as the API returns it, its own fields with its containers and the
 // relationships, votes and counts asked for. One walk serves every answer: JSON (render, for the
-// *_json surface and REST), the entity's struct (render_entity, for typed reads), and a typed
-// write's struct with its history snapshot as text (TextStructOut), each through its own output.
+// *_json surface and REST), the entity's struct (render_entity, for typed reads), and the
+// history snapshot of a new version as text, alone (AnswerOut) or with the struct of a typed
+// caller's answer (TextStructOut), each through its own output.
 
 #include <catalog/detail/engine/engine.hpp>
 #include <catalog/detail/engine/references.hpp>
@@ -345,6 +346,43 @@ class TextOut {
   bool first_ = true;
 };
 
+// A snapshot's text alone: TextOut as the output of render_containers and render_relations.
+class AnswerOut {
+ public:
+  explicit AnswerOut(TextOut& text) : text_(text) {}
+
+  bool reuse(std::string_view field) {
+    const auto* v = text_.previous(field);
+    if (!v) return false;
+    text_.member(field, *v);
+    return true;
+  }
+  Result<void> container(std::string_view field, std::string_view copied,
+                         const ContainerCache::Entry& e) {
+    text_.member(field, e.reference);
+    if (e.value) text_.member(copied, *e.value);
+    return {};
+  }
+  static Result<json::array> references_of(Tx& tx, const std::vector<Edge>& edges) {
+    return references(tx, edges);
+  }
+  Result<void> relation(std::string_view field, json::array refs) {
+    text_.member(field, json::value(std::move(refs)));
+    return {};
+  }
+  Result<void> votes(json::array up, json::array down) {
+    text_.votes(std::move(up), std::move(down));
+    return {};
+  }
+  Result<void> count(std::string_view field, std::int64_t n) {
+    text_.member(field, json::value(n));
+    return {};
+  }
+
+ private:
+  TextOut& text_;
+};
+
 // The snapshot's text and the entity's struct in one walk.
 class TextStructOut {
  public:
@@ -444,20 +482,26 @@ Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields, const 
 
 namespace {
 
-// A history snapshot, serialized, and the entity's struct in one walk: the same bytes as
-// serializing render()'s object, written without building it, each container and
-// relationship read once for both.
-Result<std::string> render_both_text(Tx& tx, Record& r, const RenderFrom& from) {
+// A history snapshot's text: the same bytes as serializing render()'s object with every field,
+// written without building it. With `typed`, the rendered members are set in `r`'s struct in the
+// same walk, each container and relationship read once for both.
+Result<std::string> answer_text(Tx& tx, Record& r, const RenderFrom& from, bool typed) {
   const auto& fields = FieldSet::everything();
   std::string out;
   out.reserve(1024);
   out += '{';
   TextOut text(out, from.previous);
   text.stored(r, href_of(tx, r), false);  // before the struct's rendered members are set in `r`
-  if (auto s = struct_own(tx, r, fields); !s) return s.error();
-  TextStructOut both(text, r);
-  if (auto c = render_containers(tx, r, from, both); !c) return c.error();
-  if (auto c = render_relations(tx, r, fields, both); !c) return c.error();
+  if (typed) {
+    if (auto s = struct_own(tx, r, fields); !s) return s.error();
+    TextStructOut both(text, r);
+    if (auto c = render_containers(tx, r, from, both); !c) return c.error();
+    if (auto c = render_relations(tx, r, fields, both); !c) return c.error();
+  } else {
+    AnswerOut answer_out(text);
+    if (auto c = render_containers(tx, r, from, answer_out); !c) return c.error();
+    if (auto c = render_relations(tx, r, fields, answer_out); !c) return c.error();
+  }
   text.stored(r, std::nullopt, true);
   out += '}';
   return out;
@@ -465,33 +509,45 @@ Result<std::string> render_both_text(Tx& tx, Record& r, const RenderFrom& from) 
 
 }  // namespace
 
-template <class Answer>
-Result<Answer> render_as(Tx& tx, Record r) {
-  if constexpr (std::is_same_v<Answer, AnyEntity>)
-    return render_entity(tx, std::move(r), FieldSet::everything());
-  else
-    return render(tx, r, FieldSet::everything());
-}
-
-template <class Answer>
-Result<Answer> snapshot_answer(Tx& tx, Record& r, const RenderFrom& from) {
-  if constexpr (std::is_same_v<Answer, AnyEntity>) {
-    auto rendered = render_both_text(tx, r, from);
-    if (!rendered) return rendered.error();
-    if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
-    return std::move(r.value);
-  } else {
+Result<Answer> answer(Tx& tx, Record& r, AnswerForm form, const RenderFrom& from) {
+  Answer out{r.kind, std::nullopt, std::nullopt};
+  if (form == AnswerForm::entity) {
+    if (auto s = render_in(tx, r, FieldSet::everything(), from); !s) return s.error();
+    out.entity = std::move(r.value);
+  } else if (form == AnswerForm::json) {
     auto rendered = render(tx, r, FieldSet::everything(), from);
     if (!rendered) return rendered.error();
-    if (auto s = tx.put_snapshot(r, *rendered); !s) return s.error();
-    return rendered;
+    out.json = std::move(*rendered);
   }
+  return out;
 }
 
-template Result<json::object> render_as(Tx&, Record);
-template Result<AnyEntity> render_as(Tx&, Record);
-template Result<json::object> snapshot_answer(Tx&, Record&, const RenderFrom&);
-template Result<AnyEntity> snapshot_answer(Tx&, Record&, const RenderFrom&);
+Result<Answer> snapshot_answer(Tx& tx, Record& r, AnswerForm form, const RenderFrom& from) {
+  if (form == AnswerForm::json) {
+    auto out = answer(tx, r, form, from);
+    if (!out) return out.error();
+    if (auto s = tx.put_snapshot(r, *out->json); !s) return s.error();
+    return out;
+  }
+  const bool typed = form == AnswerForm::entity;
+  auto text = answer_text(tx, r, from, typed);
+  if (!text) return text.error();
+  if (auto s = tx.put_snapshot(r, *text); !s) return s.error();
+  Answer out{r.kind, std::nullopt, std::nullopt};
+  if (typed) out.entity = std::move(r.value);
+  return out;
+}
+
+Result<json::object> answer_json(Answer a) {
+  if (!a.json) return fail(Errc::internal, "an answer asked for as JSON, made in another form");
+  return std::move(*a.json);
+}
+
+Result<AnyEntity> answer_entity(Answer a) {
+  if (!a.entity)
+    return fail(Errc::internal, "an answer asked for as a struct, made in another form");
+  return std::move(*a.entity);
+}
 
 // ---- the `fields` parameter ----
 

@@ -57,9 +57,8 @@ Result<void> record(Tx& tx, const Principal& who, const Record& r, const FieldCh
   return {};
 }
 
-template <class Answer>
 Result<Answer> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid& id,
-                            const Uuid& user, bool follow) {
+                            const Uuid& user, bool follow, AnswerForm form) {
   if (auto r = require_route(kind, info(kind).has_followers, wire::followers()); !r) return r.error();
   // Unfollowing works on soft-deleted entities (and for soft-deleted users): nobody is stuck
   // following what they cannot follow any more.
@@ -87,7 +86,7 @@ Result<Answer> set_follower(Tx& tx, const Principal& who, Kind kind, const Uuid&
                     : record(tx, who, *r, {wire::fields_deleted(), wire::followers(), refs, {}});
     if (!e) return e.error();
   }
-  return render_as<Answer>(tx, std::move(*r));
+  return answer(tx, *r, form);
 }
 
 // The edge data of a vote; nullopt for unVoted (no edge).
@@ -109,18 +108,18 @@ std::string vote_name(const std::optional<std::string>& data) {
 
 }  // namespace
 
-template <class Answer>
-Result<Answer> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, const Uuid& user) {
-  return set_follower<Answer>(tx, who, kind, id, user, true);
+Result<Answer> follow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, const Uuid& user,
+                      AnswerForm form) {
+  return set_follower(tx, who, kind, id, user, true, form);
 }
 
-template <class Answer>
-Result<Answer> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, const Uuid& user) {
-  return set_follower<Answer>(tx, who, kind, id, user, false);
+Result<Answer> unfollow(Tx& tx, const Principal& who, Kind kind, const Uuid& id, const Uuid& user,
+                        AnswerForm form) {
+  return set_follower(tx, who, kind, id, user, false, form);
 }
 
-template <class Answer>
-Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, VoteType v) {
+Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, VoteType v,
+                    AnswerForm form) {
   if (detail::enum_name(v).empty())
     return fail(Errc::invalid_value,
                 "Invalid updatedVoteType: must be one of votedUp, votedDown, unVoted");
@@ -148,15 +147,9 @@ Result<Answer> vote(Tx& tx, const Principal& who, Kind kind, const Uuid& id, Vot
     auto to = vote_name(wanted);
     if (auto e = record(tx, who, *r, {wire::fields_updated(), wire::votes(), from, to}); !e) return e.error();
   }
-  return render_as<Answer>(tx, std::move(*r));
+  return answer(tx, *r, form);
 }
 
-template Result<json::object> follow(Tx&, const Principal&, Kind, const Uuid&, const Uuid&);
-template Result<AnyEntity> follow(Tx&, const Principal&, Kind, const Uuid&, const Uuid&);
-template Result<json::object> unfollow(Tx&, const Principal&, Kind, const Uuid&, const Uuid&);
-template Result<AnyEntity> unfollow(Tx&, const Principal&, Kind, const Uuid&, const Uuid&);
-template Result<json::object> vote(Tx&, const Principal&, Kind, const Uuid&, VoteType);
-template Result<AnyEntity> vote(Tx&, const Principal&, Kind, const Uuid&, VoteType);
 
 }  // namespace catalog::engine
 

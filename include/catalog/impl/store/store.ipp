@@ -278,14 +278,15 @@ Result<Principal> Store::authenticate(std::string_view token) const {
 }
 
 Result<bj::object> Store::create_json(const Principal& who, Kind kind, const bj::value& body) {
-  return impl_->write(StoreOperation::create,
-                      [&](engine::Tx& tx) { return engine::create(tx, who, kind, body); });
+  return answer_json(impl_->write(StoreOperation::create, [&](engine::Tx& tx) {
+    return engine::create(tx, who, kind, body, engine::AnswerForm::json);
+  }));
 }
 
 Result<AnyEntity> Store::create_entity(const Principal& who, Kind kind, const bj::value& body) {
-  return impl_->write(StoreOperation::create, [&](engine::Tx& tx) {
-    return engine::create<AnyEntity>(tx, who, kind, body);
-  });
+  return answer_entity(impl_->write(StoreOperation::create, [&](engine::Tx& tx) {
+    return engine::create(tx, who, kind, body, engine::AnswerForm::entity);
+  }));
 }
 
 namespace {

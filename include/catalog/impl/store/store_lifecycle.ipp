@@ -12,55 +12,57 @@ namespace bj = boost::json;
 Result<std::optional<bj::object>> Store::remove_json(const Principal& who, Kind kind,
                                                      const EntityKey& key,
                                                      const DeleteOptions& options) {
-  return impl_->write(StoreOperation::remove,
-                      [&](engine::Tx& tx) { return engine::remove(tx, who, kind, key, options); });
+  return answer_json(impl_->write(StoreOperation::remove, [&](engine::Tx& tx) {
+    return engine::remove(tx, who, kind, key, options, engine::AnswerForm::json);
+  }));
 }
 
 Result<bj::object> Store::restore_json(const Principal& who, Kind kind, const Uuid& id) {
-  return impl_->write(StoreOperation::restore,
-                      [&](engine::Tx& tx) { return engine::restore(tx, who, kind, id); });
+  return answer_json(impl_->write(StoreOperation::restore, [&](engine::Tx& tx) {
+    return engine::restore(tx, who, kind, id, engine::AnswerForm::json);
+  }));
 }
 
 Result<bj::object> Store::patch_json(const Principal& who, Kind kind, const EntityKey& key,
                                      const bj::value& patch, const PatchOptions& options) {
-  return impl_->write(StoreOperation::patch, [&](engine::Tx& tx) {
-    return engine::patch(tx, who, kind, key, patch, options);
-  });
+  return answer_json(impl_->write(StoreOperation::patch, [&](engine::Tx& tx) {
+    return engine::patch(tx, who, kind, key, patch, options, engine::AnswerForm::json);
+  }));
 }
 
 Result<bj::object> Store::update_json(const Principal& who, Kind kind, const EntityKey& key,
                                       const PatchMaker& make, const PatchOptions& options) {
-  return impl_->write(StoreOperation::update, [&](engine::Tx& tx) {
-    return engine::patch_with(tx, who, kind, key, make, options);
-  });
+  return answer_json(impl_->write(StoreOperation::update, [&](engine::Tx& tx) {
+    return engine::patch_with(tx, who, kind, key, make, options, engine::AnswerForm::json);
+  }));
 }
 
 Result<std::optional<AnyEntity>> Store::remove_entity(const Principal& who, Kind kind,
                                                       const EntityKey& key,
                                                       const DeleteOptions& options) {
-  return impl_->write(StoreOperation::remove, [&](engine::Tx& tx) {
-    return engine::remove<AnyEntity>(tx, who, kind, key, options);
-  });
+  return answer_entity(impl_->write(StoreOperation::remove, [&](engine::Tx& tx) {
+    return engine::remove(tx, who, kind, key, options, engine::AnswerForm::entity);
+  }));
 }
 
 Result<AnyEntity> Store::restore_entity(const Principal& who, Kind kind, const Uuid& id) {
-  return impl_->write(StoreOperation::restore, [&](engine::Tx& tx) {
-    return engine::restore<AnyEntity>(tx, who, kind, id);
-  });
+  return answer_entity(impl_->write(StoreOperation::restore, [&](engine::Tx& tx) {
+    return engine::restore(tx, who, kind, id, engine::AnswerForm::entity);
+  }));
 }
 
 Result<AnyEntity> Store::patch_entity(const Principal& who, Kind kind, const EntityKey& key,
                                       const bj::value& patch, const PatchOptions& options) {
-  return impl_->write(StoreOperation::patch, [&](engine::Tx& tx) {
-    return engine::patch<AnyEntity>(tx, who, kind, key, patch, options);
-  });
+  return answer_entity(impl_->write(StoreOperation::patch, [&](engine::Tx& tx) {
+    return engine::patch(tx, who, kind, key, patch, options, engine::AnswerForm::entity);
+  }));
 }
 
 Result<AnyEntity> Store::update_entity(const Principal& who, Kind kind, const EntityKey& key,
                                        const PatchMaker& make, const PatchOptions& options) {
-  return impl_->write(StoreOperation::update, [&](engine::Tx& tx) {
-    return engine::patch_with<AnyEntity>(tx, who, kind, key, make, options);
-  });
+  return answer_entity(impl_->write(StoreOperation::update, [&](engine::Tx& tx) {
+    return engine::patch_with(tx, who, kind, key, make, options, engine::AnswerForm::entity);
+  }));
 }
 
 Result<History> Store::history_json(const Principal&, Kind kind, const Uuid& id) {

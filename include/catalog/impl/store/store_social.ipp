@@ -10,41 +10,44 @@ namespace catalog {
 
 Result<boost::json::object> Store::follow_json(const Principal& who, Kind kind, const Uuid& id,
                                                const Uuid& user) {
-  return impl_->write(StoreOperation::follow,
-                      [&](engine::Tx& tx) { return engine::follow(tx, who, kind, id, user); });
+  return answer_json(impl_->write(StoreOperation::follow, [&](engine::Tx& tx) {
+    return engine::follow(tx, who, kind, id, user, engine::AnswerForm::json);
+  }));
 }
 
 Result<boost::json::object> Store::unfollow_json(const Principal& who, Kind kind, const Uuid& id,
                                                  const Uuid& user) {
-  return impl_->write(StoreOperation::follow,
-                      [&](engine::Tx& tx) { return engine::unfollow(tx, who, kind, id, user); });
+  return answer_json(impl_->write(StoreOperation::follow, [&](engine::Tx& tx) {
+    return engine::unfollow(tx, who, kind, id, user, engine::AnswerForm::json);
+  }));
 }
 
 Result<boost::json::object> Store::vote_json(const Principal& who, Kind kind, const Uuid& id,
                                              VoteType vote) {
-  return impl_->write(StoreOperation::vote,
-                      [&](engine::Tx& tx) { return engine::vote(tx, who, kind, id, vote); });
+  return answer_json(impl_->write(StoreOperation::vote, [&](engine::Tx& tx) {
+    return engine::vote(tx, who, kind, id, vote, engine::AnswerForm::json);
+  }));
 }
 
 Result<AnyEntity> Store::follow_entity(const Principal& who, Kind kind, const Uuid& id,
                                        const Uuid& user) {
-  return impl_->write(StoreOperation::follow, [&](engine::Tx& tx) {
-    return engine::follow<AnyEntity>(tx, who, kind, id, user);
-  });
+  return answer_entity(impl_->write(StoreOperation::follow, [&](engine::Tx& tx) {
+    return engine::follow(tx, who, kind, id, user, engine::AnswerForm::entity);
+  }));
 }
 
 Result<AnyEntity> Store::unfollow_entity(const Principal& who, Kind kind, const Uuid& id,
                                          const Uuid& user) {
-  return impl_->write(StoreOperation::follow, [&](engine::Tx& tx) {
-    return engine::unfollow<AnyEntity>(tx, who, kind, id, user);
-  });
+  return answer_entity(impl_->write(StoreOperation::follow, [&](engine::Tx& tx) {
+    return engine::unfollow(tx, who, kind, id, user, engine::AnswerForm::entity);
+  }));
 }
 
 Result<AnyEntity> Store::vote_entity(const Principal& who, Kind kind, const Uuid& id,
                                      VoteType vote) {
-  return impl_->write(StoreOperation::vote, [&](engine::Tx& tx) {
-    return engine::vote<AnyEntity>(tx, who, kind, id, vote);
-  });
+  return answer_entity(impl_->write(StoreOperation::vote, [&](engine::Tx& tx) {
+    return engine::vote(tx, who, kind, id, vote, engine::AnswerForm::entity);
+  }));
 }
 
 }  // namespace catalog
