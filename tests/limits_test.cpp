@@ -215,6 +215,27 @@ TEST_CASE("the C++ API holds values to the same limits as REST bodies") {
                                      bj::object{{"extension", deep}});
   REQUIRE_FALSE(deep_patch);
   CHECK(deep_patch.error().code() == Errc::too_deep);
+
+  // A patch reads only the members it names; the members it leaves count towards the limit too.
+  auto wide = small.create_json(a, catalog::Kind::glossary,
+                                bj::object{{"name", "W"}, {"description", std::string(600, 'x')}});
+  REQUIRE(wide);
+  const auto before = test::dump(small);
+  auto grown = small.patch_json(a, catalog::Kind::glossary, catalog::EntityKey::by_fqn("W"),
+                                bj::object{{"displayName", std::string(600, 'y')}});
+  REQUIRE_FALSE(grown);
+  CHECK(grown.error().code() == Errc::too_large);
+  auto copied = small.patch_json(
+      a, catalog::Kind::glossary, catalog::EntityKey::by_fqn("W"),
+      test::parse(R"([{"op":"copy","from":"/description","path":"/displayName"}])"));
+  REQUIRE_FALSE(copied);
+  CHECK(copied.error().code() == Errc::too_large);
+  CHECK(test::dump(small) == before);
+  // A patch that shrinks the document passes.
+  auto shrunk = small.patch_json(a, catalog::Kind::glossary, catalog::EntityKey::by_fqn("W"),
+                                 bj::object{{"description", "short"}, {"displayName", "W"}});
+  REQUIRE(shrunk);
+  CHECK(shrunk->at("displayName") == "W");
 }
 
 TEST_CASE_METHOD(Fixture, "finding 6: a bad name inside an FQN is 400 in a path, as in a cursor") {
