@@ -100,18 +100,12 @@ const json::value* member(const json::object& o, std::string_view k) {
   return it == o.end() ? nullptr : &it->value();
 }
 
-/// Reads the patched members as the kind's struct: types, enumerations, unknown members. When
-/// `before` holds only the members the patch touched, the required members it left are read
-/// from `r`, so the error is the one a read of the whole patched document gives.
-Result<void> check_shape(Kind kind, const Record& r, const json::object& before,
-                         const json::object& after) {
-  const auto& layout = layout_of(kind);
-  json::object doc = after;
-  for (auto name : layout.required)
-    if (!before.contains(name) && !doc.contains(name))
-      if (auto kept = r.member(name)) doc.emplace(name, std::move(*kept));
+/// Reads the patched members as the kind's struct: types, enumerations, unknown members. An
+/// entity's struct requires no member (what a kind requires is checked per changed field,
+/// check_required), so the members a patch touched read alone as the whole document would.
+Result<void> check_shape(Kind kind, const json::object& after) {
   Record read(kind);
-  return detail::struct_from_json(doc, read.object(), layout, "");
+  return detail::struct_from_json(json::value(after), read.object(), layout_of(kind), "");
 }
 
 /// A changed own field the kind requires may be neither removed nor null.
@@ -220,14 +214,15 @@ Result<Record> load_patchable(Tx& tx, Kind kind, const EntityKey& key,
   return r;
 }
 
-/// The own members a patch body touches: a merge patch's member names, a JSON Patch's first path
-/// tokens (of `path` and `from`). None when it may touch more than own stored members read from
-/// the record: the root, an operation not well formed (the patch of the whole document words
-/// its error), a name the kind does not store (containers, relationships, counts, href, the
-/// change description, unknown names), or a member the kind's structural rules read.
+/// The members a patch body touches: a merge patch's member names, a JSON Patch's first path
+/// tokens (of `path` and `from`), with the team's `domains` for its `domain`, and every member
+/// the kind's structural rules read when it touches one. None when it may touch more than the
+/// entity's own stored members and relationships: the root, an operation not well formed (the
+/// patch of the whole document words its error), containers, votes, counts, href, the change
+/// description, or a name the kind does not have.
 std::optional<std::vector<std::string>> touched_members(Kind kind, const PatchBody& p) {
-  if (p.team_domain) return std::nullopt;
   std::vector<std::string> names;
+  if (p.team_domain) names.emplace_back(wire::domains());
   if (p.format == PatchFormat::merge) {
     for (const auto& kv : p.body.as_object()) names.emplace_back(kv.key());
   } else {
@@ -248,25 +243,42 @@ std::optional<std::vector<std::string>> touched_members(Kind kind, const PatchBo
   }
   const auto rules = info(kind).rule_fields;
   const auto& layout = layout_of(kind);
-  for (const auto& name : names)
-    if (!layout.table.find(name) || rendered_only(kind, name) ||
-        name == wire::change_description() || listed(rules, name))
+  bool rule = false;
+  for (const auto& name : names) {
+    if (!layout.table.find(name) || name == wire::change_description() ||
+        (rendered_only(kind, name) && !relation(kind, name)))
       return std::nullopt;
+    rule = rule || listed(rules, name);
+  }
+  if (rule) names.insert(names.end(), rules.begin(), rules.end());
   return names;
 }
 
-/// The members of `r` named in `names` as its rendering has them, in its order.
-json::object own_members(const Record& r, const std::vector<std::string>& names) {
+/// The members of `r` named in `names` as its rendering has them, in its order: own stored
+/// members, then relationships.
+Result<json::object> touched_document(Tx& tx, const Record& r,
+                                      const std::vector<std::string>& names) {
+  const auto named = [&](std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
   json::object out;
   r.visit_stored([&](const detail::Field& field, const detail::TextOps&, const void*,
                      const json::value*) {
-    if (std::find(names.begin(), names.end(), field.name) != names.end())
+    if (named(field.name))
       if (auto v = r.member(field.name)) out.emplace(field.name, std::move(*v));
   });
+  for (const auto& rf : relation_fields(r.kind)) {
+    if (!named(rf.field)) continue;
+    auto edges = tx.edges(r.id, rf.rel, rf.reverse);
+    if (!edges) return edges.error();
+    auto refs = references(tx, *edges);
+    if (!refs) return refs.error();
+    out.emplace(rf.field, std::move(*refs));
+  }
   return out;
 }
 
-/// What a patch starts from: the whole entity as rendered, or only the own members it touches.
+/// What a patch starts from: the whole entity as rendered, or only the members it touches.
 struct Before {
   json::object document;
   bool whole = true;
@@ -357,7 +369,7 @@ Result<void> check_changes(Kind kind, const Principal& who, const Record& r,
   // The members the patch touched are read alone first, so that a patch of one member does not
   // read the whole document; only when they do not tell is it read whole.
   if (!patched_members_read(kind, before, after))
-    if (auto shape = check_shape(kind, r, before, after); !shape) return shape.error();
+    if (auto shape = check_shape(kind, after); !shape) return shape.error();
   for (const auto& f : changed)
     if (!relation(kind, f))
       if (auto v = check_required(kind, f, member(after, f)); !v) return v.error();
@@ -618,7 +630,9 @@ Result<Answer> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& k
   if (!r) return r.error();
   Before before;
   if (auto touched = touched_members(kind, *p)) {
-    before.document = own_members(*r, *touched);
+    auto document = touched_document(tx, *r, *touched);
+    if (!document) return document.error();
+    before.document = std::move(*document);
     before.whole = false;
   } else {
     auto current = render(tx, *r, FieldSet::everything());

@@ -50,6 +50,9 @@ const Shape& shape(Kind kind) {
       Shape& s = out[static_cast<std::size_t>(k)];
       visit_kind(k, [&]<class E>(std::type_identity<E>) {
         static_assert(record_detail::member_count<E> <= 64);
+        // What a kind requires is its traits' (KindInfo::required), checked per field: a patch
+        // reads the members it touched alone (patch.ipp).
+        static_assert(std::size(detail::required_members<E>()) == 0);
         s.layout = &detail::layout<E>();
         s.text = detail::text_fields<E>();
         s.defaults = &detail::defaults<E>();
