@@ -324,7 +324,8 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const Record& r, const Before&
       std::string stored;
       r.write_stored(stored);
       if (stored.size() + 2 + grown - was > max_bytes)
-        return fail(Errc::too_large, what + " is larger than " + std::to_string(max_bytes) + " bytes");
+        return fail(Errc::too_large,
+                    what + " is larger than " + std::to_string(max_bytes) + " bytes");
     }
   }
   return patched;
@@ -620,8 +621,9 @@ Result<Answer> patch_record(Tx& tx, const Principal& who, Kind kind, Record& r, 
 
 }  // namespace
 
-/// docs/SEMANTICS.md §9: validate the body alone, then read the entity (only the own members
-/// the body touches, when that is all it touches), change, authorize, check, write and record.
+/// docs/SEMANTICS.md §9: validate the body alone, then read the entity (only the members the
+/// body touches, when they are own members and relationships), change, authorize, check, write
+/// and record.
 Result<Answer> patch(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                      const json::value& body, const PatchOptions& options, AnswerForm form) {
   auto p = read_body(kind, body, options.format, tx.env().options.max_document_bytes);

@@ -4,7 +4,7 @@
 // Rendering: an entity as the API returns it, its own fields with its containers and the
 // relationships, votes and counts asked for. One walk serves every answer: JSON (render, for the
 // *_json surface and REST), the entity's struct (render_entity, for typed reads), and the
-// history snapshot of a new version as text, alone (AnswerOut) or with the struct of a typed
+// history snapshot of a new version as text, alone (SnapshotOut) or with the struct of a typed
 // caller's answer (TextStructOut), each through its own output.
 
 #include <catalog/detail/engine/engine.hpp>
@@ -347,9 +347,9 @@ class TextOut {
 };
 
 // A snapshot's text alone: TextOut as the output of render_containers and render_relations.
-class AnswerOut {
+class SnapshotOut {
  public:
-  explicit AnswerOut(TextOut& text) : text_(text) {}
+  explicit SnapshotOut(TextOut& text) : text_(text) {}
 
   bool reuse(std::string_view field) {
     const auto* v = text_.previous(field);
@@ -485,7 +485,7 @@ namespace {
 // A history snapshot's text: the same bytes as serializing render()'s object with every field,
 // written without building it. With `typed`, the rendered members are set in `r`'s struct in the
 // same walk, each container and relationship read once for both.
-Result<std::string> answer_text(Tx& tx, Record& r, const RenderFrom& from, bool typed) {
+Result<std::string> snapshot_text(Tx& tx, Record& r, const RenderFrom& from, bool typed) {
   const auto& fields = FieldSet::everything();
   std::string out;
   out.reserve(1024);
@@ -498,9 +498,9 @@ Result<std::string> answer_text(Tx& tx, Record& r, const RenderFrom& from, bool 
     if (auto c = render_containers(tx, r, from, both); !c) return c.error();
     if (auto c = render_relations(tx, r, fields, both); !c) return c.error();
   } else {
-    AnswerOut answer_out(text);
-    if (auto c = render_containers(tx, r, from, answer_out); !c) return c.error();
-    if (auto c = render_relations(tx, r, fields, answer_out); !c) return c.error();
+    SnapshotOut snapshot_out(text);
+    if (auto c = render_containers(tx, r, from, snapshot_out); !c) return c.error();
+    if (auto c = render_relations(tx, r, fields, snapshot_out); !c) return c.error();
   }
   text.stored(r, std::nullopt, true);
   out += '}';
@@ -530,7 +530,7 @@ Result<Answer> snapshot_answer(Tx& tx, Record& r, AnswerForm form, const RenderF
     return out;
   }
   const bool typed = form == AnswerForm::entity;
-  auto text = answer_text(tx, r, from, typed);
+  auto text = snapshot_text(tx, r, from, typed);
   if (!text) return text.error();
   if (auto s = tx.put_snapshot(r, *text); !s) return s.error();
   Answer out{r.kind, std::nullopt, std::nullopt};
