@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -153,4 +154,80 @@ TEST_CASE("concurrent edits lose nothing: each reads and writes in one transacti
     CHECK(std::count(final.description->begin(), final.description->end(), 'a' + t) == edits);
   CHECK(final.version.to_string() == "10.1");  // 0.1 + 100 steps of 0.1
   CHECK(f.store.verify().value().empty());
+}
+
+// A patch that names only own members and relationships reads only those (docs/SEMANTICS.md
+// §15); one that names more reads the whole entity. The two must answer alike: twin glossaries
+// get the same seeded random patches, the second's each naming also `votes` at its current value
+// (which changes nothing, and makes the patch read the whole entity).
+TEST_CASE_METHOD(Fixture, "a patch that reads only the members it names answers as a whole one") {
+  namespace bj = boost::json;
+  catalog::CreateUser u;
+  u.name = "bob";
+  u.email = "bob@example.com";
+  const auto bob = catalog::to_string(store.create<catalog::User>(admin, u).value().id);
+  const auto a = glossary("Twin1");
+  const auto b = glossary("Twin2");
+  const std::string a_id = catalog::to_string(a.id), b_id = catalog::to_string(b.id);
+  const std::vector<std::string> names = {"description", "displayName", "tags", "owners",
+                                          "reviewers", "extension", "mutuallyExclusive",
+                                          "domains", "name", "version", "bogus", "followers"};
+  const std::vector<std::string> values = {
+      R"("x")", R"("y z")", "null", "1", "true", "[]", "{}", R"({"a":1,"b":{"c":null}})",
+      R"([{"tagFQN":"PII.Sensitive"}])", R"([{"tagFQN":"B.A"},{"tagFQN":"PII.Sensitive"}])",
+      R"([{"id":")" + bob + R"(","type":"user"}])", R"([{"id":")" + bob + R"(","type":"team"}])",
+      R"([{"id":"00000000-0000-0000-0000-000000000001","type":"user"}])"};
+  std::mt19937 random(20261129);
+  const auto pick = [&](const std::vector<std::string>& from) {
+    return from[random() % from.size()];
+  };
+  // What an answer says, with the twin's id and name, and the time, taken out.
+  const auto said = [&](const catalog::Result<bj::object>& r) {
+    if (!r) return std::to_string(static_cast<int>(r.error().code())) + " " + r.error().message();
+    bj::object o = *r;
+    o.erase("updatedAt");
+    auto text = catalog::json::serialize(o);
+    for (auto [from, to] :
+         {std::pair{b_id, a_id}, std::pair{std::string("Twin2"), std::string("Twin1")}})
+      for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at))
+        text.replace(at, from.size(), to);
+    return text;
+  };
+  int changed = 0, refused = 0;
+  for (int i = 0; i < 400; ++i) {
+    const bool merge = random() % 2 == 0;
+    std::string body;
+    const int members = 1 + static_cast<int>(random() % 2);
+    std::string first;
+    for (int m = 0; m < members; ++m) {
+      const auto name = pick(names);
+      const auto value = pick(values);
+      if (m == 0) first = name;
+      if (m > 0 && merge && name == first) continue;  // a member named twice is not JSON text
+      if (merge) {
+        body += (m ? "," : "") + ("\"" + name + "\":" + value);
+      } else {
+        const std::string op = random() % 3 == 0 ? "add" : random() % 2 ? "replace" : "remove";
+        body += std::string(m ? "," : "") + R"({"op":")" + op + R"(","path":"/)" + name + "\"" +
+                (op == "remove" ? "" : ",\"value\":" + value) + "}";
+      }
+    }
+    auto votes =
+        store.get_json(admin, catalog::Kind::glossary, b.id, {{"votes"}}).value().at("votes");
+    const auto votes_text = catalog::json::serialize(votes);
+    const auto partial = merge ? "{" + body + "}" : "[" + body + "]";
+    const auto whole = merge ? "{" + body + ",\"votes\":" + votes_text + "}"
+                             : "[" + body + R"(,{"op":"test","path":"/votes","value":)" +
+                                   votes_text + "}]";
+    INFO(partial);
+    auto one = store.patch_json(admin, catalog::Kind::glossary, a.id, test::parse(partial));
+    auto two = store.patch_json(admin, catalog::Kind::glossary, b.id, test::parse(whole));
+    REQUIRE(said(one) == said(two));
+    (one ? changed : refused) += 1;
+  }
+  // The sequence exercises both outcomes.
+  CHECK(changed > 40);
+  CHECK(refused > 40);
+  CHECK(store.history<Glossary>(admin, a.id).value().versions.size() ==
+        store.history<Glossary>(admin, b.id).value().versions.size());
 }
