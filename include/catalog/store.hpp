@@ -237,7 +237,7 @@ class CATALOG_DECL Store {
   /// Builds the search index again from the entities, in transactions of `batch` entities
   /// (resumable: an interrupted reindex goes on at the next). Returns the entities indexed.
   /// Admins only. Errors: forbidden, storage.
-  Result<std::uint64_t> reindex(const Principal& who, std::size_t batch = 1000);
+  Result<std::uint64_t> reindex(const Principal& who, std::size_t batch = 4000);
 
   /// The integrity check (like SQLite's `PRAGMA integrity_check`): reads the whole store in one
   /// read transaction and checks every invariant of the key schema (names, list indexes and

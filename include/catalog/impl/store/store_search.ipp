@@ -314,6 +314,8 @@ Result<bjson::object> Store::aggregate_json(const Principal& who, const Aggregat
   return bjson::object{{"aggregations", facets_json(one)}};
 }
 
+static_assert(engine::search_index::reindex_batch == 4000, "Store::reindex's default batch says 4000");
+
 Result<std::uint64_t> Store::reindex(const Principal& who, std::size_t batch) {
   if (!who.is_admin)
     return impl_->failed(StoreOperation::maintain,
