@@ -303,7 +303,7 @@ void search_section(const fs::path& root, const Scale& sc, const fs::path& corpu
   {
     auto txn = need(store.backend().begin(storage::Mode::read_only), "reading the store");
     std::uint64_t index_bytes = 0, keys = 0;
-    for (char tag : {'G', 'J', 'K', 'T', 'X', 'Y'}) {
+    for (char tag : {'F', 'G', 'J', 'K', 'T', 'X', 'Y'}) {
       auto c =
           need(txn->scan(storage::prefix_range(std::string(1, tag)), storage::Direction::forward),
                "scanning the index");

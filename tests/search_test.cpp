@@ -4,6 +4,8 @@
 
 #include "support.hpp"
 
+#include <catalog/detail/search/index.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -24,6 +26,7 @@ struct Catalog {
   test::json::object make(Kind kind, std::string_view body) {
     auto made = s.create_json(admin, kind, parse(body));
     INFO(body);
+    INFO((made ? std::string() : made.error().message()));
     REQUIRE(made.has_value());
     return std::move(*made);
   }
@@ -682,7 +685,7 @@ TEST_CASE("an index of version 1 (terms inside the documents) is rebuilt when th
     auto txn = store.backend().begin(catalog::storage::Mode::read_write).value();
     auto version = txn->get("Msearch_analyzer").value().value();
     REQUIRE(version.size() == 8);
-    REQUIRE(version.back() == 2);
+    REQUIRE(version.back() == catalog::engine::search_index::index_version);
     version.back() = 1;
     REQUIRE(txn->put("Msearch_analyzer", version));
     std::vector<std::string> terms;
@@ -711,7 +714,9 @@ TEST_CASE("an index of version 1 (terms inside the documents) is rebuilt when th
   };
   auto store = catalog::Store::open_lmdb(dir.path(), options).value();
   REQUIRE(!logged.empty());
-  CHECK(logged.front().starts_with("building the search index (version 2)"));
+  CHECK(logged.front().starts_with(
+        "building the search index (version " +
+        std::to_string(catalog::engine::search_index::index_version) + ")"));
   CHECK(count(store, 'T') == count(store, 'Y'));
   CHECK(count(store, 'T') >= 2);  // the admin user and the glossary
   Catalog c{store};
@@ -725,7 +730,7 @@ namespace {
 std::map<std::string, std::string> index_keys(catalog::Store& s) {
   std::map<std::string, std::string> out;
   auto txn = s.backend().begin(catalog::storage::Mode::read_only).value();
-  for (char tag : {'G', 'J', 'K', 'T', 'X', 'Y'}) {
+  for (char tag : catalog::engine::search_index::families) {
     auto c = txn->scan(catalog::storage::prefix_range(std::string(1, tag)),
                        catalog::storage::Direction::forward)
                  .value();
@@ -823,12 +828,165 @@ TEMPLATE_TEST_CASE("an owner's new displayName reaches the facets of what it own
   c.clean();
 }
 
+TEMPLATE_TEST_CASE("a filter finds what it keeps through facet keys, which every write keeps: "
+                   "the answers are those of the documents",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  auto data = c.make(Kind::team, R"({"name":"data","teamType":"Group","displayName":"Data"})");
+  auto ops = c.make(Kind::team, R"({"name":"ops","teamType":"Group"})");
+  auto sales = c.make(Kind::domain, R"({"name":"Sales","domainType":"Aggregate","description":"d"})");
+  c.make(Kind::glossary, R"({"name":"g","description":"words"})");
+  // What each term is, as the oracle of every filter below: its tags, owner and domain.
+  c.make(Kind::search_service, R"({"name":"es","serviceType":"ElasticSearch"})");
+  // What each entity is, as the oracle of every filter below: twelve glossary terms, then three
+  // search indexes (which alone can be in a domain); tags, owner and domain.
+  struct Term {
+    std::string name;
+    std::vector<std::string> tags;
+    bool by_data;
+    bool in_sales;
+    bool index;
+    std::string id;
+  };
+  std::vector<Term> terms;
+  for (int i = 0; i < 15; ++i) {
+    const bool index = i >= 12;
+    Term t{(index ? "i" : "t") + std::to_string(100 + i), {}, i % 2 == 1, index && i != 13, index,
+           ""};
+    if (i % 3 != 1) t.tags.push_back("Tier.Gold");
+    if (i % 3 == 1) t.tags.push_back("Tier.Silver");
+    if (i % 3 == 2) t.tags.push_back("PII.Sensitive");
+    if (i == 7) t.tags.push_back("Rare.One");
+    std::string tags;
+    for (const auto& tag : t.tags)
+      tags += std::string(tags.empty() ? "" : ",") + R"({"tagFQN":")" + tag + "\"}";
+    std::string body = (index ? R"({"service":"es","fields":[])" : R"({"glossary":"g")") +
+                       std::string(R"(,"name":")") + t.name +
+                       R"(","description":"shared word","tags":[)" + tags +
+                       R"(],"owners":[{"id":")" + test::id_of(t.by_data ? data : ops) +
+                       R"(","type":"team"}])";
+    if (t.in_sales) body += R"(,"domains":["Sales"])";
+    t.id = test::id_of(c.make(index ? Kind::search_index : Kind::glossary_term, body + "}"));
+    terms.push_back(std::move(t));
+  }
+  c.clean();
+  const auto has_tag = [](const Term& t, std::string_view tag) {
+    return std::find(t.tags.begin(), t.tags.end(), tag) != t.tags.end();
+  };
+  // The names a query finds with a filter, sorted; and those of the terms `keep` holds.
+  auto found = [&](std::string q, std::string filter, bool deleted = false) {
+    SearchRequest r;
+    r.q = std::move(q);
+    r.size = 100;
+    r.deleted = deleted;
+    auto parsed = catalog::parse_search_filter(filter);
+    INFO(filter);
+    REQUIRE(parsed.has_value());
+    r.filter = *parsed;
+    auto names = c.names(r);
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  std::vector<std::string> gone;  // hard-deleted, or soft-deleted
+  auto expected = [&](auto&& keep) {
+    Names out;
+    for (const auto& t : terms)
+      if (keep(t) && std::find(gone.begin(), gone.end(), t.name) == gone.end())
+        out.push_back(t.name);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto bool_of = [](std::string clauses) {
+    return R"({"query":{"bool":{)" + clauses + "}}}";
+  };
+  const auto term_of = [](std::string field, std::string value) {
+    return R"({"term":{")" + field + R"(":")" + value + R"("}})";
+  };
+  auto check_all = [&] {
+    const auto gold = term_of("tags.tagFQN", "Tier.Gold");
+    for (const std::string q : {"shared", "*"}) {
+      INFO(q);
+      CHECK(found(q, bool_of(R"("must":[)" + gold + "]")) ==
+            expected([&](const Term& t) { return has_tag(t, "Tier.Gold"); }));
+      // A selective one (fewer than a quarter of the documents: read from its keys alone).
+      CHECK(found(q, bool_of(R"("filter":[)" + term_of("tags.tagFQN", "Rare.One") + "]")) ==
+            expected([&](const Term& t) { return has_tag(t, "Rare.One"); }));
+      CHECK(found(q, bool_of(R"("must":[{"terms":{"tags.tagFQN":["Tier.Silver","Rare.One"]}}])")) ==
+            expected([&](const Term& t) {
+              return has_tag(t, "Tier.Silver") || has_tag(t, "Rare.One");
+            }));
+      CHECK(found(q, bool_of(R"("must":[)" + gold + "," + term_of("owners.name", "data") + "]")) ==
+            expected([&](const Term& t) { return has_tag(t, "Tier.Gold") && t.by_data; }));
+      CHECK(found(q, bool_of(R"("should":[)" + term_of("tags.tagFQN", "PII.Sensitive") + "," +
+                             term_of("owners.displayName", "ops") + "]")) ==
+            expected([&](const Term& t) { return has_tag(t, "PII.Sensitive") || !t.by_data; }));
+      // A should beside a must: matches() reads the must alone.
+      CHECK(found(q, bool_of(R"("must":[)" + term_of("owners.id", test::id_of(data)) +
+                             R"(],"should":[)" + gold + "]")) ==
+            expected([&](const Term& t) { return t.by_data; }));
+      CHECK(found(q, bool_of(R"("must":[)" + term_of("domains.fullyQualifiedName", "Sales") +
+                             "," + term_of("entityType", "searchIndex") + "]")) ==
+            expected([&](const Term& t) { return t.in_sales; }));
+      CHECK(found(q, bool_of(R"("must":[)" + term_of("domains.id", test::id_of(sales)) +
+                             R"(],"must_not":[)" + gold + "]")) ==
+            expected([&](const Term& t) { return t.in_sales && !has_tag(t, "Tier.Gold"); }));
+      CHECK(found(q, bool_of(R"("must":[)" + term_of("glossary.name", "g") + "," +
+                             term_of("status", "Approved") + "]")) ==
+            expected([](const Term& t) { return !t.index; }));
+      CHECK(found(q, bool_of(R"("must":[)" + term_of("service.name", "es") + "]")) ==
+            expected([](const Term& t) { return t.index; }));
+      CHECK(found(q, bool_of(R"("must":[)" + term_of("tags.tagFQN", "No.Such") + "]")).empty());
+      // Nested: a bool inside a must narrows by its own terms.
+      CHECK(found(q, bool_of(R"("must":[{"bool":{"should":[)" + term_of("tags.tagFQN", "Rare.One") +
+                             "," + term_of("owners.name", "ops") + "]}}]")) ==
+            expected([&](const Term& t) { return has_tag(t, "Rare.One") || !t.by_data; }));
+    }
+    // One candidate, a filter of more: the filter is tested on the candidate alone.
+    CHECK(found("t100", bool_of(R"("must":[)" + gold + "]")) ==
+          expected([&](const Term& t) { return t.name == "t100" && has_tag(t, "Tier.Gold"); }));
+    CHECK(found("t101", bool_of(R"("must":[)" + gold + "]")).empty());
+    c.clean();
+  };
+  check_all();
+
+  // A patch of tags moves its facet keys.
+  REQUIRE(c.s.patch_json(c.admin, Kind::glossary_term,
+                         catalog::EntityKey::by_id(catalog::parse_uuid(terms[0].id).value()),
+                         parse(R"({"tags":[{"tagFQN":"Rare.One"}]})"))
+              .has_value());
+  terms[0].tags = {"Rare.One"};
+  check_all();
+  // An owner's new displayName: what it owns is found by it, not by the old one.
+  REQUIRE(c.s.patch_json(c.admin, Kind::team, catalog::EntityKey::by_id(test::uuid_of(data)),
+                         parse(R"({"displayName":"Data Platform"})"))
+              .has_value());
+  CHECK(found("*", bool_of(R"("must":[)" + term_of("owners.displayName", "Data Platform") + "]")) ==
+        expected([](const Term& t) { return t.by_data; }));
+  CHECK(found("*", bool_of(R"("must":[)" + term_of("owners.displayName", "Data") + "]")).empty());
+  // Soft-deleted: found with deleted=true alone; hard-deleted: not at all.
+  const auto by_name = [&](const std::string& name) {
+    return catalog::EntityKey::by_fqn("g." + name);
+  };
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary_term, by_name("t107"), {}).has_value());
+  gone.push_back("t107");
+  check_all();
+  CHECK(found("shared", bool_of(R"("must":[)" + term_of("tags.tagFQN", "Rare.One") + "]"), true) ==
+        Names{"t107"});
+  catalog::DeleteOptions hard;
+  hard.hard_delete = true;
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary_term, by_name("t102"), hard).has_value());
+  gone.push_back("t102");
+  check_all();
+}
+
 TEST_CASE("verify names each posting, typeahead key and terms record that is missing or "
           "different",
           "[search]") {
   test::MemoryFixture f;
   Catalog c{f.store};
-  c.make(Kind::glossary, R"({"name":"atlas","description":"maps of distant lands"})");
+  c.make(Kind::glossary, R"({"name":"atlas","description":"maps of distant lands",
+      "tags":[{"tagFQN":"Tier.Gold"}]})");
   c.clean();
   namespace st = catalog::storage;
   auto edit = [&](auto&& change) {
@@ -889,6 +1047,23 @@ TEST_CASE("verify names each posting, typeahead key and terms record that is mis
     const auto found = problems();
     CHECK(found.size() == 1);
     CHECK(has(found, "missing: the posting of a word of atlas"));
+  }
+  SECTION("a facet key missing: named and counted; one no document makes: counted") {
+    const auto stored_facet = first("F");
+    const std::string facet = stored_facet.first;
+    REQUIRE(count("F") == 1);  // its tag's
+    edit([&](st::Transaction& t) { REQUIRE(t.erase(facet)); });
+    auto found = problems();
+    CHECK(found.size() == 2);
+    CHECK(has(found, "missing: a facet key of atlas"));
+    CHECK(has(found, "0 facet keys stored, but the documents make 1"));
+    edit([&](st::Transaction& t) {
+      REQUIRE(t.put(facet, ""));
+      REQUIRE(t.put("F" + std::string(1, 'd') + "Tier.Silver" + facet.substr(facet.find('\0')), ""));
+    });
+    found = problems();
+    CHECK(found.size() == 1);
+    CHECK(has(found, "2 facet keys stored, but the documents make 1"));
   }
   SECTION("a posting no document makes: counted") {
     edit([&](st::Transaction& t) { REQUIRE(t.put(other, value)); });

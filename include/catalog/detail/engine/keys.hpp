@@ -30,6 +30,8 @@
 //                                             (apart from Y, so that queries read dense pages)
 //   K folded-name 0x00 id                  -> "" (exact names and typeahead by name)
 //   J word 0x00 id                         -> "" (typeahead by a word of a name)
+//   F field(u8) value 0x00 id              -> "" (filters by a facet value: owners, tags,
+//                                             domains, service, glossary, status)
 //
 // Names contain no control characters, so 0x00 after the name orders by name, then id.
 //
@@ -105,6 +107,8 @@ inline constexpr unsigned search_shards = 16;
 unsigned search_shard(const Uuid& id);
 /// Words and names are cut to this many bytes in keys (words are at most 64 already).
 inline constexpr std::size_t search_text_bytes = 400;
+/// `text` cut as keys cut it: at search_text_bytes, between UTF-8 characters.
+std::string_view cut_search_text(std::string_view text);
 std::string posting(std::string_view word, const Uuid& id);
 std::string posting_prefix(std::string_view word);
 std::string field_stats(unsigned field, unsigned shard);
@@ -114,8 +118,12 @@ std::string name_entry(std::string_view folded_name, const Uuid& id);
 std::string name_entry_prefix(std::string_view folded_prefix);
 std::string name_word(std::string_view word, const Uuid& id);
 std::string name_word_prefix(std::string_view word_prefix);
+/// `F entry 0x00 id`, the entry a search_index::facet_entry.
+std::string facet(std::string_view entry, const Uuid& id);
+/// The keys of every id with `entry`.
+std::string facet_prefix(std::string_view entry);
 
-/// `X word 0x00 id`, `K name 0x00 id`, `J word 0x00 id`: the text and the id.
+/// `X word 0x00 id`, `K name 0x00 id`, `J word 0x00 id`, `F entry 0x00 id`: the text and the id.
 struct TextIdKey {
   std::string_view text;
   Uuid id;

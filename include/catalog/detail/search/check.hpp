@@ -20,10 +20,10 @@ class Checker {
 
   /// An entity record that decoded: its search document must exist (searched kinds).
   Result<void> entity(const Record& r);
-  /// A key of the search families (G, J, K, T, X, Y).
+  /// A key of the search families (F, G, J, K, T, X, Y).
   Result<void> key(std::string_view key, std::string_view value);
-  /// After the scan: the counts and sums; where the postings or typeahead keys stored are not
-  /// those the documents make, a second pass names each one missing or different.
+  /// After the scan: the counts and sums; where the postings, typeahead or facet keys stored
+  /// are not those the documents make, a second pass names each one missing or different.
   Result<void> finish();
 
   /// An order-independent digest of a set of (key, value) pairs: equal sets give equal digests,
@@ -37,7 +37,7 @@ class Checker {
 
  private:
   Result<void> document(std::string_view key, std::string_view value);
-  /// Reads the postings and typeahead keys of each document that matches its entity (found
+  /// Reads the postings, typeahead and facet keys of each document that matches its entity (found
   /// again by a scan of the Y keys) and names each one missing or different: what finish()
   /// runs when the digests differ.
   Result<void> name_differences();
@@ -46,14 +46,16 @@ class Checker {
   Problem problem_;
   // Sums of the G keys as stored, and as the documents make them.
   std::array<FieldStats, field_count + 1> stored_stats_{}, expected_stats_{};
-  // Postings (X), typeahead names (K) and words (J), and the documents' terms (T): as stored,
+  // Postings (X), typeahead names (K) and words (J), facet keys (F), and the documents' terms
+  // (T): as stored,
   // and as the documents make them. A key is checked against the documents by these sums, not
   // read once per document word.
   Digest postings_, expected_postings_;
   Digest names_, expected_names_;
   Digest name_words_, expected_name_words_;
+  Digest facets_, expected_facets_;
   Digest terms_, expected_terms_;
-  /// The expected digest of a key of X, K, J or T.
+  /// The expected digest of a key of X, K, J, F or T.
   Digest& expected(char tag);
 };
 

@@ -108,8 +108,8 @@ Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<Field
 
 /// The version of the index's layout and analysis, recorded under `M search_analyzer`: a store
 /// indexed by another is indexed again when it opens. 1: analyzer 1, a document's terms in its
-/// Y record; 2: analyzer 1, the terms under T.
-inline constexpr std::uint32_t index_version = 2;
+/// Y record; 2: analyzer 1, the terms under T; 3: as 2, with the facet keys (F).
+inline constexpr std::uint32_t index_version = 3;
 // A new analyzer makes other words: it needs a new index_version too, so that stores are
 // indexed again with it.
 static_assert(search::analyzer_version == 1, "a new analyzer_version needs a new index_version");
@@ -177,6 +177,32 @@ bool decode_posting(std::string_view bytes, std::vector<std::pair<Field, std::ui
 /// the words of both (J keys).
 std::vector<std::string> name_entries(const Document& d);
 std::vector<std::string> name_words(const Document& d);
+
+/// The facet values a filter finds documents by through F keys (docs/SEARCH_INDEX.md,
+/// "Filters"), named by the byte after F: every field a query_filter names but entityType and
+/// deleted, which each candidate's Y record holds.
+enum class FacetKey : char {
+  owner_id = 'a',
+  owner_name = 'b',
+  owner_display_name = 'c',  // an owner's displayName, else its name (the facet's key)
+  tag = 'd',
+  domain_id = 'e',
+  domain_fqn = 'f',
+  service = 'g',
+  glossary = 'h',
+  status = 'i',
+};
+/// The F entry of one value of a field: the field's byte, then the value with each NUL made a
+/// space (a key's text holds none), cut as keys cut texts. Distinct values may share an entry
+/// (cut alike), never one value two entries: a filter reads the entries of its values, then
+/// tests each document found.
+std::string facet_entry(FacetKey field, std::string_view value);
+/// The F entries of a document: of its owners, tags, domains, service, glossary and status;
+/// sorted, each once.
+std::vector<std::string> facet_entries(const Document& d);
+
+/// The tags of the index's key families (keys.hpp): what a reindex clears.
+inline constexpr std::string_view families = "FGJKTXY";
 
 /// Brings the index up to date for the entities `tx` wrote (Tx::touched), in that transaction.
 /// Errors: storage.

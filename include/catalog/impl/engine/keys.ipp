@@ -190,15 +190,17 @@ std::string meta(std::string_view name) { return tagged('M', name); }
 
 unsigned search_shard(const Uuid& id) { return counter_shard(id) % search_shards; }
 
+std::string_view cut_search_text(std::string_view text) {
+  if (text.size() <= search_text_bytes) return text;
+  std::size_t n = search_text_bytes;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return text.substr(0, n);
+}
+
 namespace {
-// `tag text`, the text cut between UTF-8 characters at search_text_bytes, with room for `more`
-// bytes after it.
+// `tag text`, the text cut by cut_search_text, with room for `more` bytes after it.
 std::string text_prefix(char tag, std::string_view text, std::size_t more = 0) {
-  if (text.size() > search_text_bytes) {
-    std::size_t n = search_text_bytes;
-    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-    text = text.substr(0, n);
-  }
+  text = cut_search_text(text);
   std::string key;
   key.reserve(1 + text.size() + more);
   key += tag;
@@ -237,6 +239,13 @@ std::string name_entry_prefix(std::string_view folded_prefix) {
 std::string name_word(std::string_view word, const Uuid& id) { return text_id('J', word, id); }
 std::string name_word_prefix(std::string_view word_prefix) {
   return text_prefix('J', word_prefix);
+}
+
+std::string facet(std::string_view entry, const Uuid& id) { return text_id('F', entry, id); }
+std::string facet_prefix(std::string_view entry) {
+  auto key = text_prefix('F', entry, 1);
+  key += '\0';
+  return key;
 }
 
 std::optional<TextIdKey> decode_text_id(char tag, std::string_view key) {

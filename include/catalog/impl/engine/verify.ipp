@@ -253,6 +253,7 @@ class Verifier {
     case 'Q': return check_reverse_edge(key, value);
     case 'R': return check_edge(key, value);
     case 'V': return check_event(key, value);
+    case 'F':
     case 'G':
     case 'J':
     case 'K':

@@ -9,8 +9,8 @@ namespace catalog::engine::search_index {
 namespace {
 constexpr std::string_view repair = " (catalog-admin reindex rebuilds the index)";
 
-/// Calls f(key, value) for each posting (X), typeahead name (K) and word (J) key `d` makes, and
-/// its terms (T).
+/// Calls f(key, value) for each posting (X), typeahead name (K) and word (J) and facet (F) key
+/// `d` makes, and its terms (T).
 template <class F>
 void each_key(const Document& d, F&& f) {
   f(keys::search_terms(d.id), encode_terms(d));
@@ -18,6 +18,7 @@ void each_key(const Document& d, F&& f) {
     f(keys::posting(terms.front().word, d.id), encode_posting(terms));
   for (const auto& n : name_entries(d)) f(keys::name_entry(n, d.id), std::string());
   for (const auto& w : name_words(d)) f(keys::name_word(w, d.id), std::string());
+  for (const auto& e : facet_entries(d)) f(keys::facet(e, d.id), std::string());
 }
 }  // namespace
 
@@ -55,8 +56,9 @@ Checker::Digest& Checker::expected(char tag) {
   case 'X': return expected_postings_;
   case 'K': return expected_names_;
   case 'J': return expected_name_words_;
+  case 'F': return expected_facets_;
   case 'T':
-  default: return expected_terms_;  // each_key makes only these four families
+  default: return expected_terms_;  // each_key makes only these five families
   }
 }
 
@@ -78,6 +80,10 @@ Result<void> Checker::key(std::string_view key, std::string_view value) {
     if (!keys::decode_text_id(key[0], key) || !value.empty())
       problem_(key, "malformed typeahead key");
     (key[0] == 'K' ? names_ : name_words_).add(key, value);
+    return {};
+  case 'F':
+    if (!keys::decode_text_id('F', key) || !value.empty()) problem_(key, "malformed facet key");
+    facets_.add(key, value);
     return {};
   case 'X': {
     postings_.add(key, value);
@@ -167,6 +173,8 @@ Result<void> Checker::name_differences() {
         problem_(k, "missing: the posting of a word of " + d.fqn + std::string(repair));
       else if (k[0] == 'X' && **v != expected)
         problem_(k, "posting differs from the document of " + d.fqn + std::string(repair));
+      else if (!*v && k[0] == 'F')
+        problem_(k, "missing: a facet key of " + d.fqn + std::string(repair));
       else if (!*v)
         problem_(k, std::string("missing: typeahead ") + (k[0] == 'K' ? "name" : "word") +
                         std::string(repair));
@@ -184,7 +192,8 @@ Result<void> Checker::name_differences() {
 
 Result<void> Checker::finish() {
   if (postings_ != expected_postings_ || names_ != expected_names_ ||
-      name_words_ != expected_name_words_ || terms_ != expected_terms_)
+      name_words_ != expected_name_words_ || facets_ != expected_facets_ ||
+      terms_ != expected_terms_)
     if (auto n = name_differences(); !n) return n.error();
   // Counts that differ mean keys no document makes (not named: nothing says whose they were).
   // With equal counts, different digests mean a key missing or different, named above.
@@ -198,6 +207,9 @@ Result<void> Checker::finish() {
     problem_("J", std::to_string(name_words_.count) + " typeahead words stored, but the " +
                       "documents have " + std::to_string(expected_name_words_.count) +
                       std::string(repair));
+  if (facets_.count != expected_facets_.count)
+    problem_("F", std::to_string(facets_.count) + " facet keys stored, but the documents make " +
+                      std::to_string(expected_facets_.count) + std::string(repair));
   if (terms_.count != expected_terms_.count)
     problem_("T", std::to_string(terms_.count) + " search term records stored, but there are " +
                       std::to_string(expected_terms_.count) + " documents" + std::string(repair));

@@ -515,6 +515,35 @@ std::vector<std::string> name_entries(const Document& d) {
   return out;
 }
 
+std::string facet_entry(FacetKey field, std::string_view value) {
+  std::string entry(1, static_cast<char>(field));
+  entry += value;
+  std::replace(entry.begin() + 1, entry.end(), '\0', ' ');
+  entry.resize(keys::cut_search_text(entry).size());
+  return entry;
+}
+
+std::vector<std::string> facet_entries(const Document& d) {
+  std::vector<std::string> out;
+  for (const auto& o : d.owners) {
+    out.push_back(facet_entry(FacetKey::owner_id, to_string(o.id)));
+    out.push_back(facet_entry(FacetKey::owner_name, o.name));
+    out.push_back(facet_entry(FacetKey::owner_display_name,
+                              o.display_name.empty() ? o.name : o.display_name));
+  }
+  for (const auto& t : d.tags) out.push_back(facet_entry(FacetKey::tag, t));
+  for (const auto& [id, fqn] : d.domains) {
+    out.push_back(facet_entry(FacetKey::domain_id, to_string(id)));
+    out.push_back(facet_entry(FacetKey::domain_fqn, fqn));
+  }
+  if (!d.service.empty()) out.push_back(facet_entry(FacetKey::service, d.service));
+  if (!d.glossary.empty()) out.push_back(facet_entry(FacetKey::glossary, d.glossary));
+  if (!d.status.empty()) out.push_back(facet_entry(FacetKey::status, d.status));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::vector<std::string> name_words(const Document& d) {
   std::vector<std::string> out;
   for (const auto* s : {&d.name, &d.display_name})
@@ -727,6 +756,17 @@ Result<bool> update_document(Tx& tx, IndexWrites& out, const Uuid& id) {
         !j)
       return j.error();
   }
+  // Facet keys, where the facet values changed.
+  if (!old || !now || old->owners != now->owners || old->tags != now->tags ||
+      old->domains != now->domains || old->service != now->service ||
+      old->glossary != now->glossary || old->status != now->status) {
+    const std::vector<std::string> none;
+    if (auto f = write_set_difference(out, old ? facet_entries(*old) : none,
+                                      now ? facet_entries(*now) : none,
+                                      [&](const std::string& s) { return keys::facet(s, id); });
+        !f)
+      return f.error();
+  }
   // The document and its terms, each where its bytes changed.
   if (now) {
     if (auto y = encode(*now); !*stored || **stored != y)
@@ -796,7 +836,7 @@ Result<bool> current(Tx& tx) {
 
 Result<bool> clear_step(Tx& tx, std::size_t batch) {
   std::uint64_t erased = 0;
-  for (char tag : {'G', 'J', 'K', 'T', 'X', 'Y'}) {
+  for (char tag : families) {
     auto e = tx.raw().erase_range(storage::prefix_range(std::string(1, tag)), batch - erased);
     if (!e) return e.error();
     erased += *e;

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -615,6 +616,86 @@ void for_each_value(const si::RankingView& d, const si::FacetView& v, ValueField
   }
 }
 
+/// The F keys' field of a filter field; nullopt for those each Y record holds (entityType,
+/// deleted).
+std::optional<si::FacetKey> facet_key_of(ValueField field) {
+  switch (field) {
+  case ValueField::owners_id: return si::FacetKey::owner_id;
+  case ValueField::owners_name: return si::FacetKey::owner_name;
+  case ValueField::owners_display_name: return si::FacetKey::owner_display_name;
+  case ValueField::tags: return si::FacetKey::tag;
+  case ValueField::domains_id: return si::FacetKey::domain_id;
+  case ValueField::domains_fqn: return si::FacetKey::domain_fqn;
+  case ValueField::service: return si::FacetKey::service;
+  case ValueField::glossary: return si::FacetKey::glossary;
+  case ValueField::status: return si::FacetKey::status;
+  case ValueField::entity_type:
+  case ValueField::deleted: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Ids in ascending order, or nullopt for "not narrowed".
+using IdSet = std::optional<std::vector<Uuid>>;
+
+/// The ids that can pass `f` (docs/SEARCH_INDEX.md, "Filters"), read from the F keys of its
+/// terms: every id that passes is in it, and each one in it is still tested on its Y record.
+/// nullopt where `f` narrows nothing by facet keys (a term on entityType or deleted, only
+/// exclusions) or where that would read more than `limit` keys. Errors: storage.
+Result<IdSet> filter_ids(Tx& tx, const SearchFilter& f, std::size_t limit) {
+  if (f.term) {
+    const auto field = value_field(f.term->field);
+    const auto key = field ? facet_key_of(*field) : std::nullopt;
+    if (!key) return IdSet();
+    std::vector<Uuid> ids;
+    for (const auto& value : f.term->values) {
+      const auto prefix = keys::facet_prefix(si::facet_entry(*key, value));
+      auto cursor = tx.raw().scan(storage::prefix_range(prefix), storage::Direction::forward);
+      if (!cursor) return cursor.error();
+      for (auto& c = *cursor; c->valid(); ) {
+        if (ids.size() >= limit) return IdSet();
+        auto k = keys::decode_text_id('F', c->key());
+        if (!k) return fail(Errc::storage, "corrupt facet key " + keys::printable(c->key()));
+        ids.push_back(k->id);
+        if (auto n = c->next(); !n) return n.error();
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return IdSet(std::move(ids));
+  }
+  // As matches() reads a bool: every must and filter; else any should; must_not narrows nothing.
+  IdSet out;
+  for (const auto* all : {&f.must, &f.filter})
+    for (const auto& c : *all) {
+      auto ids = filter_ids(tx, c, limit);
+      if (!ids) return ids.error();
+      if (!*ids) continue;
+      if (!out) {
+        out = std::move(*ids);
+      } else {
+        std::vector<Uuid> both;
+        std::set_intersection(out->begin(), out->end(), (*ids)->begin(), (*ids)->end(),
+                              std::back_inserter(both));
+        *out = std::move(both);
+      }
+    }
+  if (f.must.empty() && f.filter.empty() && !f.should.empty()) {
+    std::vector<Uuid> any;
+    for (const auto& c : f.should) {
+      auto ids = filter_ids(tx, c, limit);
+      if (!ids) return ids.error();
+      if (!*ids) return IdSet();  // one alternative not narrowed: none is
+      any.insert(any.end(), (*ids)->begin(), (*ids)->end());
+      if (any.size() > limit) return IdSet();
+    }
+    std::sort(any.begin(), any.end());
+    any.erase(std::unique(any.begin(), any.end()), any.end());
+    out = std::move(any);
+  }
+  return out;
+}
+
 bool matches(const SearchFilter& f, const si::RankingView& d, const si::FacetView& v) {
   if (f.term) {
     // check_filter refused every other name.
@@ -875,15 +956,46 @@ class Evaluator {
       if (!lent) si::decode_ranking(found.bytes.keep(v), d);  // the same bytes, copied
       found.docs.push_back(d);
     };
-    if (qu.match_all) {
-      // Every document, read by one scan.
-      auto cursor = tx_.raw().scan(storage::prefix_range("Y"), storage::Direction::forward);
-      if (!cursor) return cursor.error();
-      for (auto& c = *cursor; c->valid() && !bad;) {
-        if (keys::decode_search_doc(c->key())) take(c->value());
-        if (auto n = c->next(); !n) return n.error();
+    // The documents of `ids` (ascending), read with one get_each a batch.
+    auto take_each = [&](const std::vector<Uuid>& ids) -> Result<void> {
+      found.docs.reserve(ids.size());
+      std::vector<std::string> keys;
+      for (std::size_t at = 0; at < ids.size(); at += Tx::read_batch) {
+        const auto count = std::min(Tx::read_batch, ids.size() - at);
+        keys.clear();
+        for (std::size_t i = 0; i < count; ++i) keys.push_back(keys::search_doc(ids[at + i]));
+        std::vector<std::string_view> views(keys.begin(), keys.end());
+        auto read = tx_.raw().get_each(views, [&](std::size_t, std::optional<std::string_view> v) {
+          if (v) take(*v);
+        });
+        if (!read) return read.error();
+        if (bad) return *bad;
       }
-      if (bad) return *bad;
+      return {};
+    };
+    // A filter's facet keys narrow the documents read when they are fewer: than a quarter of
+    // all documents (else one scan of every Y record is cheaper), or than the candidates.
+    const auto documents = static_cast<std::size_t>(
+        std::max<std::int64_t>(stats_[si::field_count].documents, 0));
+    if (qu.match_all) {
+      IdSet allowed;
+      if (filter) {
+        auto a = filter_ids(tx_, *filter, documents / 4);
+        if (!a) return a.error();
+        allowed = std::move(*a);
+      }
+      if (allowed) {
+        if (auto t = take_each(*allowed); !t) return t.error();
+      } else {
+        // Every document, read by one scan.
+        auto cursor = tx_.raw().scan(storage::prefix_range("Y"), storage::Direction::forward);
+        if (!cursor) return cursor.error();
+        for (auto& c = *cursor; c->valid() && !bad;) {
+          if (keys::decode_search_doc(c->key())) take(c->value());
+          if (auto n = c->next(); !n) return n.error();
+        }
+        if (bad) return *bad;
+      }
     } else {
       std::vector<Uuid> candidates;
       // Each posting list adds an ascending run; runs are merged pairwise, not sorted again.
@@ -900,21 +1012,17 @@ class Evaluator {
         }
       merge_runs(candidates, runs);
       candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-      // Read in ascending id order with one get_each a batch.
-      found.docs.reserve(candidates.size());
-      std::vector<std::string> keys;
-      for (std::size_t at = 0; at < candidates.size(); at += Tx::read_batch) {
-        const auto count = std::min(Tx::read_batch, candidates.size() - at);
-        keys.clear();
-        for (std::size_t i = 0; i < count; ++i)
-          keys.push_back(keys::search_doc(candidates[at + i]));
-        std::vector<std::string_view> views(keys.begin(), keys.end());
-        auto read = tx_.raw().get_each(views, [&](std::size_t, std::optional<std::string_view> v) {
-          if (v) take(*v);
-        });
-        if (!read) return read.error();
-        if (bad) return *bad;
+      if (filter && !candidates.empty()) {
+        auto allowed = filter_ids(tx_, *filter, candidates.size());
+        if (!allowed) return allowed.error();
+        if (*allowed) {
+          std::vector<Uuid> both;
+          std::set_intersection(candidates.begin(), candidates.end(), (*allowed)->begin(),
+                                (*allowed)->end(), std::back_inserter(both));
+          candidates = std::move(both);
+        }
       }
+      if (auto t = take_each(candidates); !t) return t.error();
     }
     // Exact names and displayNames from their typeahead keys (K); an FQN of several parts is
     // compared when the query has a dot in it.
