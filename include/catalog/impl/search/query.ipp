@@ -652,7 +652,7 @@ Result<IdSet> filter_ids(Tx& tx, const SearchFilter& f, std::size_t limit) {
       const auto prefix = keys::facet_prefix(si::facet_entry(*key, value));
       auto cursor = tx.raw().scan(storage::prefix_range(prefix), storage::Direction::forward);
       if (!cursor) return cursor.error();
-      for (auto& c = *cursor; c->valid(); ) {
+      for (auto& c = *cursor; c->valid();) {
         if (ids.size() >= limit) return IdSet();
         auto k = keys::decode_text_id('F', c->key());
         if (!k) return fail(Errc::storage, "corrupt facet key " + keys::printable(c->key()));
@@ -975,8 +975,8 @@ class Evaluator {
     };
     // A filter's facet keys narrow the documents read when they are fewer: than a quarter of
     // all documents (else one scan of every Y record is cheaper), or than the candidates.
-    const auto documents = static_cast<std::size_t>(
-        std::max<std::int64_t>(stats_[si::field_count].documents, 0));
+    const auto documents =
+        static_cast<std::size_t>(std::max<std::int64_t>(stats_[si::field_count].documents, 0));
     if (qu.match_all) {
       IdSet allowed;
       if (filter) {
