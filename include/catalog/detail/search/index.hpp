@@ -221,9 +221,9 @@ std::string reindex_progress(const Uuid& last);
 std::optional<Uuid> decode_reindex_progress(std::string_view bytes);
 
 /// The entities a reindex indexes in one transaction, unless told otherwise (the one when a
-/// store opens, and Store::reindex's default). Larger transactions copy each page of the index
-/// they change fewer times: 4,000 took 0.93x the time of 1,000 at 63k entities (BENCHMARKS.md,
-/// 9m), and held the write lock about 0.4 s each.
+/// store opens, and Store::reindex's default). A larger transaction copies each index page it
+/// changes once for more entities, and holds the write lock longer: the size weighs the
+/// reindex's speed against how long other writers wait (BENCHMARKS.md, 9m).
 inline constexpr std::size_t reindex_batch = 4000;
 
 /// Whether the index was built by this analyzer and no reindex is under way. Errors: storage.
