@@ -57,6 +57,40 @@ struct Catalog {
 
 using Names = std::vector<std::string>;
 
+/// A filter every entity passes, which no facet key narrows: it takes `*` off the walk by name
+/// (docs/SEARCH_INDEX.md, "Browsing") onto the scan of every search document.
+catalog::SearchFilter passes_all() {
+  return catalog::parse_search_filter(
+             R"({"query":{"bool":{"must_not":[{"term":{"tags.tagFQN":"No.Such.Tag"}}]}}})")
+      .value();
+}
+
+/// `r`'s answer, and the answer of `r` with passes_all(): the hits' kinds and ids in order, the
+/// total and whether it is exact, and the facets must be the same.
+void same_as_scan(catalog::Store& s, const catalog::Principal& who, const SearchRequest& r) {
+  SearchRequest scan = r;
+  scan.filter = passes_all();
+  auto a = s.search(who, r);
+  auto b = s.search(who, scan);
+  REQUIRE(a.has_value());
+  REQUIRE(b.has_value());
+  INFO("q=" << r.q << " index=" << r.index << " from=" << r.from << " size=" << r.size);
+  CHECK(a->total == b->total);
+  CHECK(a->total_exact == b->total_exact);
+  auto hits = [](const catalog::SearchResult& p) {
+    std::vector<std::string> out;
+    for (const auto& h : p.hits)
+      out.push_back(std::visit([](const auto& e) { return catalog::to_string(e.id); }, h.entity));
+    return out;
+  };
+  CHECK(hits(*a) == hits(*b));
+  REQUIRE(a->aggregations.size() == b->aggregations.size());
+  for (std::size_t i = 0; i < a->aggregations.size(); ++i) {
+    CHECK(a->aggregations[i].field == b->aggregations[i].field);
+    CHECK(a->aggregations[i].buckets == b->aggregations[i].buckets);
+  }
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("every write is searched by the next query: create, patch, delete, restore",
@@ -566,6 +600,25 @@ TEST_CASE("past 10,000 matches: the total says so, facets count the best 10,000,
   auto joined = names(one);
   for (auto& x : names(two)) joined.push_back(x);
   CHECK(joined == names(whole));
+
+  // `*` by name reads the lists by name up to one past the window: what it answers is what the
+  // scan of every document answers.
+  SearchRequest star;
+  star.q = "*";
+  star.index = "glossaryTerm";
+  auto browsed = c.s.search(c.admin, star).value();
+  CHECK(browsed.total == 10'000);
+  CHECK(!browsed.total_exact);
+  CHECK(names(browsed).front() == name_of(0));
+  CHECK(tags(browsed).empty());
+  same_as_scan(c.s, c.admin, star);
+  star.from = 9'990;
+  same_as_scan(c.s, c.admin, star);
+  star.from = 0;
+  star.index = "all";  // the glossary "g" first, then the terms
+  star.size = 3;
+  same_as_scan(c.s, c.admin, star);
+  CHECK(c.s.search(c.admin, star).value().hits.size() == 3);
 }
 
 TEST_CASE("a store written without the index is indexed by reindex and by the next open",
@@ -978,6 +1031,48 @@ TEMPLATE_TEST_CASE("a filter finds what it keeps through facet keys, which every
   REQUIRE(c.s.remove_json(c.admin, Kind::glossary_term, by_name("t102"), hard).has_value());
   gone.push_back("t102");
   check_all();
+}
+
+TEMPLATE_TEST_CASE("`*` by name answers as the scan of every document: kinds, deleted, paging, "
+                   "and what a user may view",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::user, R"({"name":"bob","email":"bob@example.com"})");
+  c.make(Kind::team, R"({"name":"ab","teamType":"Group"})");
+  c.make(Kind::glossary, R"({"name":"b","description":"d","tags":[{"tagFQN":"Tier.Gold"}]})");
+  c.make(Kind::glossary, R"({"name":"Z","description":"d"})");
+  for (std::string name : {"a", "c", "B", "aa", "b0", "zz"})
+    c.make(Kind::glossary_term, R"({"glossary":"b","name":")" + name + R"(","description":"d"})");
+  c.make(Kind::mlmodel_service, R"({"name":"mlflow","serviceType":"Mlflow"})");
+  c.make(Kind::mlmodel, R"({"name":"b","service":"mlflow","algorithm":"x"})");
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary_term, catalog::EntityKey::by_fqn("b.aa"), {})
+              .has_value());
+  for (std::string q : {"*", ""})
+    for (std::string index : {"all", "glossaryTerm", "dataAsset", "team", "user"})
+      for (bool deleted : {false, true}) {
+        SearchRequest r;
+        r.q = q;
+        r.index = index;
+        r.deleted = deleted;
+        r.size = 100;
+        same_as_scan(c.s, c.admin, r);
+        r.from = 2;
+        r.size = 3;
+        same_as_scan(c.s, c.admin, r);
+      }
+  // A user who may view only some kinds (docs/SEMANTICS.md §16 "Who sees what").
+  const auto bob = c.s.principal("bob").value();
+  SearchRequest r;
+  r.q = "*";
+  r.size = 100;
+  same_as_scan(c.s, bob, r);
+  // The walk's order: names bytewise (capitals first), then ids.
+  auto found = c.names("*");
+  CHECK(std::is_sorted(found.begin(), found.end()));
+  // `all`: glossaries b and Z, terms a, c, B, b0 and zz (aa is deleted), mlflow and its model b;
+  // not users or teams.
+  CHECK(found == Names{"B", "Z", "a", "b", "b", "b0", "c", "mlflow", "zz"});
 }
 
 TEST_CASE("verify names each posting, typeahead key and terms record that is missing or "

@@ -977,6 +977,13 @@ class Evaluator {
     // all documents (else one scan of every Y record is cheaper), or than the candidates.
     const auto documents =
         static_cast<std::size_t>(std::max<std::int64_t>(stats_[si::field_count].documents, 0));
+    // Whether the documents read are only those the caller may view (the name walk checks).
+    bool viewed = false;
+    // `*` by name ascending, without a filter, a continuation or an exact total: its answer is
+    // the first max_window + 1 documents by name (docs/SEARCH_INDEX.md, "Browsing").
+    const bool by_name = qu.match_all && qu.clauses.empty() && !filter &&
+                         found.order.field == SortField::name && !found.order.descending &&
+                         (!paging || (!paging->search_after && !paging->track_total_hits));
     if (qu.match_all) {
       IdSet allowed;
       if (filter) {
@@ -986,6 +993,9 @@ class Evaluator {
       }
       if (allowed) {
         if (auto t = take_each(*allowed); !t) return t.error();
+      } else if (by_name) {
+        if (auto t = take_by_name(kinds, deleted, found, take_each); !t) return t.error();
+        viewed = true;
       } else {
         // Every document, read by one scan.
         auto cursor = tx_.raw().scan(storage::prefix_range("Y"), storage::Direction::forward);
@@ -1041,7 +1051,7 @@ class Evaluator {
     }
     // Permissions, then the clauses.
     for (auto& d : found.docs) {
-      auto visible = can_view(d);
+      auto visible = viewed ? Result<bool>(true) : can_view(d);
       if (!visible) return visible.error();
       if (!*visible) continue;
       Match m;
@@ -1077,6 +1087,53 @@ class Evaluator {
   }
 
  private:
+  /// The documents of `kinds` in `deleted`'s state by name, then id, that the caller may view,
+  /// into found.docs through `take_each`, until one more than max_window: what `*` sorted by
+  /// name shows, counts (a total past max_window is "at least") and facets. Each kind's list keys
+  /// (L) are in that order after their prefix (name 0x00 id); the walk merges them, reading the
+  /// documents a batch at a time. Errors: storage.
+  template <class TakeEach>
+  Result<void> take_by_name(KindSet kinds, bool deleted, Found& found, TakeEach& take_each) {
+    std::vector<std::unique_ptr<storage::Cursor>> lists;
+    for (Kind k : all_kinds) {
+      if (!kinds.contains(k) || !si::searched(k)) continue;
+      auto c = tx_.raw().scan(storage::prefix_range(keys::list_prefix(k, deleted, keys::all_scope)),
+                              storage::Direction::forward);
+      if (!c) return c.error();
+      if ((*c)->valid()) lists.push_back(std::move(*c));
+    }
+    const auto position = [](const storage::Cursor& c) {
+      return c.key().substr(keys::list_prefix_size);
+    };
+    const auto enough = static_cast<std::size_t>(max_window) + 1;
+    std::vector<Uuid> ids;
+    while (!lists.empty() && found.docs.size() < enough) {
+      ids.clear();
+      const std::size_t batch = std::min(Tx::read_batch, enough - found.docs.size());
+      while (!lists.empty() && ids.size() < batch) {
+        std::size_t least = 0;
+        for (std::size_t i = 1; i < lists.size(); ++i)
+          if (position(*lists[i]) < position(*lists[least])) least = i;
+        auto at = keys::decode_list_position(position(*lists[least]));
+        if (!at)
+          return fail(Errc::storage, "corrupt list key " + keys::printable(lists[least]->key()));
+        ids.push_back(at->id);
+        if (auto n = lists[least]->next(); !n) return n.error();
+        if (!lists[least]->valid()) lists.erase(lists.begin() + static_cast<std::ptrdiff_t>(least));
+      }
+      const std::size_t from = found.docs.size();
+      if (auto t = take_each(ids); !t) return t.error();
+      std::size_t kept = from;
+      for (std::size_t i = from; i < found.docs.size(); ++i) {
+        auto visible = can_view(found.docs[i]);
+        if (!visible) return visible.error();
+        if (*visible) found.docs[kept++] = found.docs[i];
+      }
+      found.docs.resize(kept);
+    }
+    return {};
+  }
+
   Result<bool> can_view(const si::RankingView& d) {
     if (who_.is_admin) return true;
     const auto k = static_cast<std::size_t>(d.kind);
