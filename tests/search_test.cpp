@@ -619,6 +619,17 @@ TEST_CASE("past 10,000 matches: the total says so, facets count the best 10,000,
   star.size = 3;
   same_as_scan(c.s, c.admin, star);
   CHECK(c.s.search(c.admin, star).value().hits.size() == 3);
+  // Descending, three entities named t00020 stand at 10,000 to 10,002 (t10019 first): the
+  // window's last place is the one of them with the least id, as the ranking orders one name.
+  for (std::string service : {"mlflow", "mlflow2"}) {
+    c.make(Kind::mlmodel_service, R"({"name":")" + service + R"(","serviceType":"Mlflow"})");
+    c.make(Kind::mlmodel, R"({"name":"t00020","service":")" + service + R"(","algorithm":"x"})");
+  }
+  star.sort_order = "desc";
+  star.size = 10;
+  same_as_scan(c.s, c.admin, star);
+  star.from = 9'990;
+  same_as_scan(c.s, c.admin, star);
 }
 
 TEST_CASE("a store written without the index is indexed by reindex and by the next open",
@@ -1059,6 +1070,11 @@ TEMPLATE_TEST_CASE("`*` by name answers as the scan of every document: kinds, de
         same_as_scan(c.s, c.admin, r);
         r.from = 2;
         r.size = 3;
+        same_as_scan(c.s, c.admin, r);
+        r.sort_order = "desc";  // by name, from the last
+        same_as_scan(c.s, c.admin, r);
+        r.from = 0;
+        r.size = 100;
         same_as_scan(c.s, c.admin, r);
       }
   // A user who may view only some kinds (docs/SEMANTICS.md §16 "Who sees what").

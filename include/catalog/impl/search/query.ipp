@@ -979,10 +979,10 @@ class Evaluator {
         static_cast<std::size_t>(std::max<std::int64_t>(stats_[si::field_count].documents, 0));
     // Whether the documents read are only those the caller may view (the name walk checks).
     bool viewed = false;
-    // `*` by name ascending, without a filter, a continuation or an exact total: its answer is
-    // the first max_window + 1 documents by name (docs/SEARCH_INDEX.md, "Browsing").
+    // `*` by name, without a filter, a continuation or an exact total: its answer is the first
+    // max_window + 1 documents in that order (docs/SEARCH_INDEX.md, "Browsing").
     const bool by_name = qu.match_all && qu.clauses.empty() && !filter &&
-                         found.order.field == SortField::name && !found.order.descending &&
+                         found.order.field == SortField::name &&
                          (!paging || (!paging->search_after && !paging->track_total_hits));
     if (qu.match_all) {
       IdSet allowed;
@@ -994,7 +994,8 @@ class Evaluator {
       if (allowed) {
         if (auto t = take_each(*allowed); !t) return t.error();
       } else if (by_name) {
-        if (auto t = take_by_name(kinds, deleted, found, take_each); !t) return t.error();
+        if (auto t = take_by_name(kinds, deleted, found.order.descending, found, take_each); !t)
+          return t.error();
         viewed = true;
       } else {
         // Every document, read by one scan.
@@ -1087,39 +1088,65 @@ class Evaluator {
   }
 
  private:
-  /// The documents of `kinds` in `deleted`'s state by name, then id, that the caller may view,
-  /// into found.docs through `take_each`, until one more than max_window: what `*` sorted by
-  /// name shows, counts (a total past max_window is "at least") and facets. Each kind's list keys
-  /// (L) are in that order after their prefix (name 0x00 id); the walk merges them, reading the
-  /// documents a batch at a time. Errors: storage.
+  /// The documents of `kinds` in `deleted`'s state by name, then id (`descending`: from the
+  /// last), that the caller may view, into found.docs through `take_each`, until one more than
+  /// max_window: what `*` sorted by name shows, counts (a total past max_window is "at least")
+  /// and facets. Each kind's list keys (L) are in that order after their prefix (name 0x00 id);
+  /// the walk merges them, reading the documents a batch at a time. Descending, ids of one name
+  /// come last first too, where the ranking wants them first (then ascending by id): the walk
+  /// then reads on past the window until the name changes. Errors: storage.
   template <class TakeEach>
-  Result<void> take_by_name(KindSet kinds, bool deleted, Found& found, TakeEach& take_each) {
+  Result<void> take_by_name(KindSet kinds, bool deleted, bool descending, Found& found,
+                            TakeEach& take_each) {
     std::vector<std::unique_ptr<storage::Cursor>> lists;
     for (Kind k : all_kinds) {
       if (!kinds.contains(k) || !si::searched(k)) continue;
       auto c = tx_.raw().scan(storage::prefix_range(keys::list_prefix(k, deleted, keys::all_scope)),
-                              storage::Direction::forward);
+                              descending ? storage::Direction::reverse : storage::Direction::forward);
       if (!c) return c.error();
       if ((*c)->valid()) lists.push_back(std::move(*c));
     }
     const auto position = [](const storage::Cursor& c) {
       return c.key().substr(keys::list_prefix_size);
     };
+    // The list whose position comes next, and that position.
+    const auto next = [&]() -> Result<std::pair<std::size_t, keys::ListPositionKey>> {
+      std::size_t best = 0;
+      for (std::size_t i = 1; i < lists.size(); ++i)
+        if (descending ? position(*lists[i]) > position(*lists[best])
+                       : position(*lists[i]) < position(*lists[best]))
+          best = i;
+      auto at = keys::decode_list_position(position(*lists[best]));
+      if (!at) return fail(Errc::storage, "corrupt list key " + keys::printable(lists[best]->key()));
+      return std::pair(best, *at);
+    };
     const auto enough = static_cast<std::size_t>(max_window) + 1;
+    std::string last;  // the name of the last entry taken
+    // Enough once max_window + 1 are kept; descending, once the name past them changes too.
+    const auto more = [&]() -> Result<bool> {
+      if (lists.empty()) return false;
+      if (found.docs.size() < enough) return true;
+      if (!descending) return false;
+      auto n = next();
+      if (!n) return n.error();
+      return n->second.name == last;
+    };
     std::vector<Uuid> ids;
-    while (!lists.empty() && found.docs.size() < enough) {
+    for (;;) {
+      auto go = more();
+      if (!go) return go.error();
+      if (!*go) break;
       ids.clear();
-      const std::size_t batch = std::min(Tx::read_batch, enough - found.docs.size());
+      const std::size_t batch =
+          found.docs.size() < enough ? std::min(Tx::read_batch, enough - found.docs.size()) : 1;
       while (!lists.empty() && ids.size() < batch) {
-        std::size_t least = 0;
-        for (std::size_t i = 1; i < lists.size(); ++i)
-          if (position(*lists[i]) < position(*lists[least])) least = i;
-        auto at = keys::decode_list_position(position(*lists[least]));
-        if (!at)
-          return fail(Errc::storage, "corrupt list key " + keys::printable(lists[least]->key()));
-        ids.push_back(at->id);
-        if (auto n = lists[least]->next(); !n) return n.error();
-        if (!lists[least]->valid()) lists.erase(lists.begin() + static_cast<std::ptrdiff_t>(least));
+        auto n = next();
+        if (!n) return n.error();
+        const auto [best, at] = *n;
+        ids.push_back(at.id);
+        last.assign(at.name);
+        if (auto moved = lists[best]->next(); !moved) return moved.error();
+        if (!lists[best]->valid()) lists.erase(lists.begin() + static_cast<std::ptrdiff_t>(best));
       }
       const std::size_t from = found.docs.size();
       if (auto t = take_each(ids); !t) return t.error();
