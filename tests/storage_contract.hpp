@@ -113,6 +113,23 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
     auto expected = gets(*txn, mixed);  // PostgreSQL now knows these keys
     CHECK(each(*txn, mixed) == expected);
   }
+  SECTION("keys repeated and unordered within one batch, none read before") {
+    // A batched backend asks the server for all of them at once: each key's value goes to
+    // every place that asked it.
+    std::vector<std::string> mixed = {"k0005", "missing", "k0005", "big", "k0001", "k0005"};
+    for (int i = 900; i >= 0; i -= 3) mixed.push_back(numbered_key(i));
+    for (int i = 0; i < 900; i += 5) mixed.push_back(numbered_key(i));
+    auto reader = begin(db, Mode::read_only);
+    auto seen = each(*reader, mixed);
+    auto other = begin(db, Mode::read_only);
+    CHECK(seen == gets(*other, mixed));
+    REQUIRE(seen.size() == mixed.size());
+    CHECK(seen[0].second == "v5"s);
+    CHECK_FALSE(seen[1].second);
+    CHECK(seen[2].second == "v5"s);
+    CHECK(seen[3].second == big);
+    CHECK(seen[5].second == "v5"s);
+  }
   SECTION("in a writer, its own writes included") {
     auto txn = begin(db, Mode::read_write);
     must(txn->put("k0001", "one"));

@@ -76,6 +76,7 @@ struct Statement {
 
 enum StatementId {
   s_get,
+  s_get_many,
   s_exists,
   s_put,
   s_erase,
@@ -90,6 +91,7 @@ enum StatementId {
 
 constexpr Statement statements[s_count] = {
     {"g", "SELECT v FROM %s WHERE k = $1", 1, false, false, false},
+    {"gm", "SELECT k, v FROM %s WHERE k = ANY($1)", 1, false, false, true},
     {"x", "SELECT 1 FROM %s WHERE k = $1", 1, false, false, false},
     {"p", "INSERT INTO %s (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v", 2,
      false, true, false},
@@ -679,13 +681,18 @@ class PgTransaction final : public Transaction,
     return value;
   }
 
-  // Keys neither pending nor known are asked in batches of `get_batch`, one round trip each.
-  // What they read is not remembered: an entity's followers would push out every other key.
+  // Keys neither pending nor known are asked in batches of `get_batch`, one statement and one
+  // round trip each: the server then starts one scan of its index for the batch, not one
+  // statement per key. What they read is not remembered: an entity's followers would push out
+  // every other key.
   Result<void> get_each(std::span<const std::string_view> keys, const Visit& visit) override {
     if (auto ok = alive(); !ok) return ok.error();
     // Per key of a batch: the pending or known value that answers it, or null when asked.
     std::vector<const std::optional<std::string>*> held;
-    std::vector<std::size_t> asked;  // indexes of the keys the server is asked, ascending
+    std::vector<std::size_t> asked;  // indexes of the keys the server is asked
+    std::vector<std::string_view> asked_keys;
+    std::vector<std::string_view> found;  // per key of the batch: its value when the server has it
+    std::vector<bool> has;
     for (std::size_t at = 0; at < keys.size(); at += get_batch) {
       const std::size_t end = std::min(keys.size(), at + get_batch);
       held.clear();
@@ -700,22 +707,49 @@ class PgTransaction final : public Transaction,
         held.push_back(h);
         if (!h) asked.push_back(i);
       }
-      std::vector<PgResult> rows;
-      if (!asked.empty()) {
-        auto results = exchange([&](Connection& c) {
-          for (auto i : asked)
-            if (!queue(c, s_get, {keys[i]})) return false;
-          return true;
-        });
+      found.assign(end - at, {});
+      has.assign(end - at, false);
+      PgResult rows;
+      if (asked.size() == 1) {
+        auto results = exchange([&](Connection& c) { return queue(c, s_get, {keys[asked[0]]}); });
         if (!results) return die(results.error());
-        rows = std::move(*results);
+        rows = std::move(results->front());
+        if (PQntuples(rows.get()) > 0) {
+          found[asked[0] - at] = {PQgetvalue(rows.get(), 0, 0),
+                                  static_cast<std::size_t>(PQgetlength(rows.get(), 0, 0))};
+          has[asked[0] - at] = true;
+        }
+      } else if (!asked.empty()) {
+        // The rows come in the server's order, each key once: matched to the keys asked by a
+        // binary search over them in key order (a key asked twice gets the row twice).
+        std::sort(asked.begin(), asked.end(),
+                  [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+        asked_keys.clear();
+        for (auto i : asked) asked_keys.push_back(keys[i]);
+        auto results = exchange(
+            [&](Connection& c) { return queue(c, s_get_many, {bytea_array(asked_keys)}); });
+        if (!results) return die(results.error());
+        rows = std::move(results->front());
+        const PGresult* r = rows.get();
+        for (int row = 0, n = PQntuples(r); row < n; ++row) {
+          const std::string_view key(PQgetvalue(r, row, 0),
+                                     static_cast<std::size_t>(PQgetlength(r, row, 0)));
+          const std::string_view value(PQgetvalue(r, row, 1),
+                                       static_cast<std::size_t>(PQgetlength(r, row, 1)));
+          for (auto k = std::lower_bound(asked_keys.begin(), asked_keys.end(), key);
+               k != asked_keys.end() && *k == key; ++k) {
+            const std::size_t i = asked[static_cast<std::size_t>(k - asked_keys.begin())];
+            found[i - at] = value;
+            has[i - at] = true;
+          }
+        }
       }
-      for (std::size_t i = at, next = 0; i < end; ++i) {
+      for (std::size_t i = at; i < end; ++i) {
         std::optional<std::string_view> value;
         if (const auto* h = held[i - at]) {
           if (*h) value.emplace(**h);
-        } else if (const PGresult* r = rows[next++].get(); PQntuples(r) > 0) {
-          value.emplace(PQgetvalue(r, 0, 0), static_cast<std::size_t>(PQgetlength(r, 0, 0)));
+        } else if (has[i - at]) {
+          value.emplace(found[i - at]);
         }
         visit(i, value);
       }
