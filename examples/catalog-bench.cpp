@@ -373,6 +373,10 @@ class CountingTransaction final : public storage::Transaction {
     for (auto key : keys) count_get(key);
     return inner_->get_each(keys, visit);
   }
+  Result<void> prefetch(std::span<const std::string_view> keys,
+                        std::span<const storage::Range> ranges) override {
+    return inner_->prefetch(keys, ranges);
+  }
   Result<void> put(std::string_view key, std::string_view value) override {
     ++owner_.stats.puts;
     owner_.stats.put_bytes += key.size() + value.size();

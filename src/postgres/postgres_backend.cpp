@@ -757,6 +757,58 @@ class PgTransaction final : public Transaction,
     return {};
   }
 
+  // One round trip for the keys neither pending nor known (remembered, found or not) and the
+  // ranges not kept (each kept when its first batch holds it whole, as a scan keeps it).
+  Result<void> prefetch(std::span<const std::string_view> keys,
+                        std::span<const Range> ranges) override {
+    if (auto ok = alive(); !ok) return ok.error();
+    std::vector<std::string_view> asked;
+    for (auto key : keys) {
+      if (auto checked = check_key(key); !checked) return checked.error();
+      if (!pending_.contains(key) && !known_.find(key)) asked.push_back(key);
+    }
+    std::sort(asked.begin(), asked.end());
+    asked.erase(std::unique(asked.begin(), asked.end()), asked.end());
+    if (asked.size() > get_batch) asked.resize(get_batch);
+    std::vector<const Range*> wanted;
+    for (const auto& r : ranges)
+      if (r.end && r.begin < *r.end && !range(r, Direction::forward)) wanted.push_back(&r);
+    if (asked.empty() && wanted.empty()) return {};
+    auto results = exchange([&](Connection& c) {
+      if (asked.size() == 1 && !queue(c, s_get, {asked[0]})) return false;
+      if (asked.size() > 1 && !queue(c, s_get_many, {bytea_array(asked)})) return false;
+      for (const auto* r : wanted)
+        if (!queue(c, s_fwd_to, {r->begin, *r->end}, first_batch)) return false;
+      return true;
+    });
+    if (!results) return die(results.error());
+    std::size_t next = 0;
+    if (!asked.empty()) {
+      const PGresult* r = (*results)[next++].get();
+      std::vector<bool> found(asked.size(), false);
+      const bool single = asked.size() == 1;
+      for (int row = 0, n = PQntuples(r); row < n; ++row) {
+        const int v = single ? 0 : 1;
+        const std::string_view key =
+            single ? asked[0]
+                   : std::string_view(PQgetvalue(r, row, 0),
+                                      static_cast<std::size_t>(PQgetlength(r, row, 0)));
+        auto at = std::lower_bound(asked.begin(), asked.end(), key);
+        if (at == asked.end() || *at != key) continue;
+        found[static_cast<std::size_t>(at - asked.begin())] = true;
+        remember(key, std::string(PQgetvalue(r, row, v),
+                                  static_cast<std::size_t>(PQgetlength(r, row, v))));
+      }
+      for (std::size_t i = 0; i < asked.size(); ++i)
+        if (!found[i]) remember(asked[i], std::nullopt);
+    }
+    for (const auto* r : wanted) {
+      SharedResult rows((*results)[next++].release(), ResultDeleter());
+      if (PQntuples(rows.get()) < first_batch) keep_range(*r, Direction::forward, std::move(rows));
+    }
+    return {};
+  }
+
   Result<void> put(std::string_view key, std::string_view value) override {
     if (auto ok = prepare_write(key); !ok) return ok.error();
     auto it = pending_.lower_bound(key);

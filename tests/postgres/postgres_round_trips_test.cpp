@@ -55,6 +55,10 @@ class CountingTransaction final : public storage::Transaction {
     calls_.gets += keys.size();
     return inner_->get_each(keys, visit);
   }
+  Result<void> prefetch(std::span<const std::string_view> keys,
+                        std::span<const storage::Range> ranges) override {
+    return inner_->prefetch(keys, ranges);
+  }
   Result<void> put(std::string_view key, std::string_view value) override {
     ++calls_.puts;
     return inner_->put(key, value);
@@ -250,4 +254,61 @@ TEST_CASE("an entity's followers are read in batches, not a round trip each", "[
   // scans): nine when written. A round trip per follower would be over 1,100, and batches of
   // 300 keys eleven.
   CHECK(counting->round_trips() - before <= 9);
+}
+
+TEST_CASE("a page of search hits or suggestions costs round trips per page, not per hit",
+          "[postgres][cost]") {
+  test::pg::Schema schema;
+  auto opened = counted_store(schema);  // not a structured binding: lambdas below capture s
+  auto& s = opened.first;
+  auto* counting = opened.second;
+  auto admin = s.principal("admin").value();
+  using test::parse;
+  std::vector<std::string> teams;
+  for (int i = 0; i < 3; ++i)
+    teams.push_back(test::id_of(s.create_json(admin, Kind::team,
+                                              parse(R"({"name":"team)" + std::to_string(i) +
+                                                    R"(","teamType":"Group"})"))
+                                    .value()));
+  s.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"g"})")).value();
+  // 30 terms, each with an owner and a tag, all matching "widget".
+  for (int i = 0; i < 30; ++i) {
+    const auto n = std::to_string(i);
+    s.create_json(admin, Kind::glossary_term,
+                  parse(R"({"glossary":"G","name":"widget)" + n +
+                        R"(","description":"a widget part","tags":[{"tagFQN":"Tier.T)" + n +
+                        R"("}],"owners":[{"id":")" + teams[static_cast<std::size_t>(i % 3)] +
+                        R"(","type":"team"}]})"))
+        .value();
+  }
+  auto trips = [&](auto&& op) {
+    const auto before = counting->round_trips();
+    op();
+    return counting->round_trips() - before;
+  };
+  SearchRequest r;
+  r.q = "widget";
+  r.size = 20;
+  const auto search = trips([&] {
+    auto found = s.search_json(admin, r).value();
+    const auto& hits = found.at("hits").at("hits").as_array();
+    REQUIRE(hits.size() == 20);
+    for (const auto& h : hits) {
+      const auto& source = h.at("_source").as_object();
+      CHECK(source.at("owners").as_array().size() == 1);
+      CHECK(source.at("tags").as_array().size() == 1);
+      CHECK(source.at("glossary").at("name") == "G");
+    }
+  });
+  const auto typed = trips([&] { CHECK(s.search(admin, r).value().hits.size() == 20); });
+  const auto suggest = trips([&] { CHECK(s.suggest_json(admin, "widg", "all", 20).value()
+                                             .at("suggest").at("metadata-suggest").at(0)
+                                             .at("options").as_array().size() == 20); });
+  INFO("search " << search << ", typed " << typed << ", suggest " << suggest);
+  // The page's records, their containers and relationships' edges, and the records those name
+  // are fetched in a few round trips for the page: at most 12 when written (a round trip or more
+  // a hit would be over 20).
+  CHECK(search <= 12);
+  CHECK(typed <= 12);
+  CHECK(suggest <= 12);
 }

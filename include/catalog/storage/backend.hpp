@@ -124,6 +124,18 @@ class CATALOG_DECL Transaction {
     }
     return {};
   }
+  /// Says that the transaction is about to read `keys` and scan each of `ranges` forward, so that
+  /// a backend paying a round trip per read fetches them together, in one, and answers those
+  /// reads from what it fetched (PostgreSQL: up to 1,024 keys, and each range of up to 128
+  /// entries, kept while the transaction lasts and its writes are not sent). What every read
+  /// answers is the same with or without it. A range without an end is left out. The default,
+  /// for backends whose reads cost no round trip (memory, LMDB), does nothing. Errors: as `get`.
+  [[nodiscard]] virtual Result<void> prefetch(std::span<const std::string_view> keys,
+                                              std::span<const Range> ranges) {
+    (void)keys;
+    (void)ranges;
+    return {};
+  }
   /// Stores `value` at `key` (replacing). Errors: invalid_value, key_too_long, storage_full
   /// (the map is full: the transaction is dead; retry it from the start), storage_conflict,
   /// storage (also: a write in a read-only transaction).

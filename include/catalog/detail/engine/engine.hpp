@@ -196,6 +196,12 @@ Result<boost::json::object> render(Tx& tx, const Record& r, const FieldSet& fiel
 /// containers' and relationships' references are read straight into their members.
 Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
                                 const RenderFrom& from = {});
+/// Says to the backend what rendering `records` with `fields` will read (their containers,
+/// their relationships' edges and the records those name), so that PostgreSQL fetches it in two
+/// round trips for all of them instead of several per entity (storage::Transaction::prefetch).
+/// Rendering answers the same with or without it. Errors: storage.
+Result<void> prefetch_rendering(Tx& tx, std::span<const Record* const> records,
+                                const FieldSet& fields);
 /// render_entity() in `r`'s own struct, which becomes the answer (`r` is no longer a record to
 /// store): no struct is moved.
 Result<void> render_in(Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from = {});

@@ -44,6 +44,32 @@ Result<engine::Record> hit_record(engine::Tx& tx, sq::RankedHit& h) {
   return hit_record(tx, h.id);
 }
 
+/// The records of a page of hits or suggestions (`id_of` each, or `record_of` when it holds one
+/// already), and what rendering their sources reads fetched together: a few round trips on
+/// PostgreSQL for the whole page instead of several a hit (engine::prefetch_rendering).
+template <class Item, class RecordOf>
+Result<std::vector<engine::Record>> page_records(engine::Tx& tx, std::vector<Item>& items,
+                                                 RecordOf record_of) {
+  std::vector<std::string> keys;
+  for (auto& item : items) keys.push_back(engine::keys::entity(item.id));
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  if (auto p = tx.raw().prefetch(views, {}); !p) return p.error();
+  std::vector<engine::Record> records;
+  records.reserve(items.size());
+  for (auto& item : items) {
+    auto r = record_of(item);
+    if (!r) return r.error();
+    records.push_back(std::move(*r));
+  }
+  // Every kind's source fields at once: a relationship is rendered when it is not an extra, or
+  // when it is one of these, as source_fields(kind) has it.
+  static const engine::FieldSet sources{false, {"domains", "owners", "tags"}};
+  std::vector<const engine::Record*> rendered;
+  for (const auto& r : records) rendered.push_back(&r);
+  if (auto p = engine::prefetch_rendering(tx, rendered, sources); !p) return p.error();
+  return records;
+}
+
 bjson::value sort_json(const SortValue& v) {
   return std::visit([](const auto& x) { return bjson::value(x); }, v);
 }
@@ -199,10 +225,14 @@ Result<SearchResult> Store::search(const Principal& who, const SearchRequest& re
     out.total_exact = ranked->total_exact;
     out.max_score = ranked->max_score;
     out.aggregations = std::move(ranked->facets);
-    for (auto& h : ranked->hits) {
-      auto r = hit_record(tx, h);
-      if (!r) return r.error();
-      auto e = engine::render_entity(tx, std::move(*r), source_fields(h.kind));
+    auto records =
+        page_records(tx, ranked->hits, [&](sq::RankedHit& h) { return hit_record(tx, h); });
+    if (!records) return records.error();
+    engine::ContainerCache containers;
+    for (std::size_t i = 0; i < ranked->hits.size(); ++i) {
+      auto& h = ranked->hits[i];
+      auto e = engine::render_entity(tx, std::move((*records)[i]), source_fields(h.kind),
+                                     {&containers, nullptr});
       if (!e) return e.error();
       out.hits.push_back(SearchHit{std::move(*e), std::string(search_index_name(h.kind)), h.score,
                                    std::move(h.highlight), std::move(h.sort)});
@@ -217,11 +247,15 @@ Result<bjson::object> Store::search_json(const Principal& who, const SearchReque
   return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<bjson::object> {
     auto ranked = sq::search(tx, who, request);
     if (!ranked) return ranked.error();
+    auto records =
+        page_records(tx, ranked->hits, [&](sq::RankedHit& h) { return hit_record(tx, h); });
+    if (!records) return records.error();
+    engine::ContainerCache containers;
     bjson::array hits;
-    for (auto& h : ranked->hits) {
-      auto r = hit_record(tx, h);
-      if (!r) return r.error();
-      auto source = engine::render(tx, *r, source_fields(h.kind));
+    for (std::size_t i = 0; i < ranked->hits.size(); ++i) {
+      auto& h = ranked->hits[i];
+      auto source =
+          engine::render(tx, (*records)[i], source_fields(h.kind), {&containers, nullptr});
       if (!source) return source.error();
       if (!request.include_source_fields.empty()) {
         bjson::object kept;
@@ -262,11 +296,15 @@ Result<std::vector<Suggestion>> Store::suggest(const Principal& who, std::string
       StoreOperation::search, [&](engine::Tx& tx) -> Result<std::vector<Suggestion>> {
         auto found = sq::suggest(tx, who, q, index, size);
         if (!found) return found.error();
+        auto records = page_records(
+            tx, *found, [&](const sq::Suggested& s) { return hit_record(tx, s.id); });
+        if (!records) return records.error();
+        engine::ContainerCache containers;
         std::vector<Suggestion> out;
-        for (auto& s : *found) {
-          auto r = hit_record(tx, s.id);
-          if (!r) return r.error();
-          auto e = engine::render_entity(tx, std::move(*r), source_fields(s.kind));
+        for (std::size_t i = 0; i < found->size(); ++i) {
+          auto& s = (*found)[i];
+          auto e = engine::render_entity(tx, std::move((*records)[i]), source_fields(s.kind),
+                                         {&containers, nullptr});
           if (!e) return e.error();
           out.push_back(Suggestion{std::move(s.text), std::string(search_index_name(s.kind)),
                                    s.score, std::move(*e)});
@@ -280,11 +318,15 @@ Result<bjson::object> Store::suggest_json(const Principal& who, std::string_view
   return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<bjson::object> {
     auto found = sq::suggest(tx, who, q, index, size);
     if (!found) return found.error();
+    auto records =
+        page_records(tx, *found, [&](const sq::Suggested& s) { return hit_record(tx, s.id); });
+    if (!records) return records.error();
+    engine::ContainerCache containers;
     bjson::array options;
-    for (auto& s : *found) {
-      auto r = hit_record(tx, s.id);
-      if (!r) return r.error();
-      auto source = engine::render(tx, *r, source_fields(s.kind));
+    for (std::size_t i = 0; i < found->size(); ++i) {
+      auto& s = (*found)[i];
+      auto source =
+          engine::render(tx, (*records)[i], source_fields(s.kind), {&containers, nullptr});
       if (!source) return source.error();
       options.push_back(bjson::object{{"text", s.text},
                                       {"_index", search_index_name(s.kind)},
