@@ -377,6 +377,7 @@ class CountingTransaction final : public storage::Transaction {
                         std::span<const storage::Range> ranges) override {
     return inner_->prefetch(keys, ranges);
   }
+  bool reads_ahead() const noexcept override { return inner_->reads_ahead(); }
   Result<void> put(std::string_view key, std::string_view value) override {
     ++owner_.stats.puts;
     owner_.stats.put_bytes += key.size() + value.size();

@@ -757,6 +757,8 @@ class PgTransaction final : public Transaction,
     return {};
   }
 
+  bool reads_ahead() const noexcept override { return true; }
+
   // One round trip for the keys neither pending nor known (remembered, found or not) and the
   // ranges not kept (each kept when its first batch holds it whole, as a scan keeps it).
   Result<void> prefetch(std::span<const std::string_view> keys,

@@ -129,13 +129,17 @@ class CATALOG_DECL Transaction {
   /// reads from what it fetched (PostgreSQL: up to 1,024 keys, and each range of up to 128
   /// entries, kept while the transaction lasts and its writes are not sent). What every read
   /// answers is the same with or without it. A range without an end is left out. The default,
-  /// for backends whose reads cost no round trip (memory, LMDB), does nothing. Errors: as `get`.
+  /// for backends whose reads cost no round trip (memory, LMDB), does nothing: see
+  /// `reads_ahead`. Errors: as `get`.
   [[nodiscard]] virtual Result<void> prefetch(std::span<const std::string_view> keys,
                                               std::span<const Range> ranges) {
     (void)keys;
     (void)ranges;
     return {};
   }
+  /// Whether `prefetch` does anything: a caller that would work to name what it reads next
+  /// skips that work when it does not. The default: false.
+  [[nodiscard]] virtual bool reads_ahead() const noexcept { return false; }
   /// Stores `value` at `key` (replacing). Errors: invalid_value, key_too_long, storage_full
   /// (the map is full: the transaction is dead; retry it from the start), storage_conflict,
   /// storage (also: a write in a read-only transaction).

@@ -183,6 +183,11 @@ Result<void> render_page(Tx& tx, const ListQuery& q, const std::vector<std::stri
                                   return read_listed(q.kind, id_of(i), bytes, records[i]);
                                 });
     if (!read) return read;
+    if (tx.raw().reads_ahead()) {  // PostgreSQL: what rendering the batch reads, fetched together
+      std::vector<const Record*> batch;
+      for (const auto& r : records) batch.push_back(&r);
+      if (auto p = prefetch_rendering(tx, batch, q.fields); !p) return p;
+    }
     for (auto& r : records)
       if (auto a = append(tx, r, q.fields, RenderFrom{&containers, nullptr}, page.data); !a)
         return a;

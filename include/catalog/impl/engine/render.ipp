@@ -482,30 +482,42 @@ Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields, const 
 
 Result<void> prefetch_rendering(Tx& tx, std::span<const Record* const> records,
                                 const FieldSet& fields) {
-  // First the containers' records and the relationships' edges, then the records the edges name
-  // (their references): two round trips on PostgreSQL for the whole page.
+  // First the containers' records and the edges render_relations reads, then the records the
+  // relationships and votes name (their references): two round trips on PostgreSQL for the
+  // whole page.
+  if (!tx.raw().reads_ahead()) return {};
+  struct Edges {
+    Uuid id;
+    Rel rel;
+    bool reverse;
+    bool referenced;  // the records at their other ends are read too
+  };
+  std::vector<Edges> lists;
   std::vector<std::string> keys;
-  std::vector<storage::Range> ranges;
   for (const Record* r : records) {
     const auto& kind = info(r->kind);
     if (kind.in_glossary && r->glossary) keys.push_back(keys::entity(*r->glossary));
     if (!kind.container_field.empty() && r->container) keys.push_back(keys::entity(*r->container));
-    for (const auto& rf : relation_fields(r->kind)) {
-      if (is_extra(r->kind, rf.field) && !fields.has(rf.field)) continue;
-      ranges.push_back(storage::prefix_range(rf.reverse ? keys::reverse_edge_prefix(r->id, rf.rel)
-                                                        : keys::edge_prefix(r->id, rf.rel)));
-    }
+    for (const auto& rf : relation_fields(r->kind))
+      if (!is_extra(r->kind, rf.field) || fields.has(rf.field))
+        lists.push_back({r->id, rf.rel, rf.reverse, true});
+    if (kind.has_votes && fields.has(wire::votes())) lists.push_back({r->id, Rel::votes, true, true});
+    for (const auto& count : kind.counts)
+      if (fields.has(count.field)) lists.push_back({r->id, count.rel, false, false});
   }
+  std::vector<storage::Range> ranges;
+  for (const auto& l : lists)
+    ranges.push_back(storage::prefix_range(l.reverse ? keys::reverse_edge_prefix(l.id, l.rel)
+                                                     : keys::edge_prefix(l.id, l.rel)));
   std::vector<std::string_view> views(keys.begin(), keys.end());
   if (auto p = tx.raw().prefetch(views, ranges); !p) return p;
   keys.clear();
-  for (const Record* r : records)
-    for (const auto& rf : relation_fields(r->kind)) {
-      if (is_extra(r->kind, rf.field) && !fields.has(rf.field)) continue;
-      auto edges = tx.edges(r->id, rf.rel, rf.reverse);
-      if (!edges) return edges.error();
-      for (const auto& e : *edges) keys.push_back(keys::entity(e.other));
-    }
+  for (const auto& l : lists) {
+    if (!l.referenced) continue;
+    auto edges = tx.edges(l.id, l.rel, l.reverse);
+    if (!edges) return edges.error();
+    for (const auto& e : *edges) keys.push_back(keys::entity(e.other));
+  }
   views.assign(keys.begin(), keys.end());
   return tx.raw().prefetch(views, {});
 }

@@ -1724,7 +1724,7 @@ Result<Ranked> search(Tx& tx, const Principal& who, const SearchRequest& request
   const auto from = static_cast<std::size_t>(request.from);
   const auto size = static_cast<std::size_t>(request.size);
   order_first(first, last, from + size, order);
-  {
+  if (tx.raw().reads_ahead()) {
     // The page's records, which highlighting and rendering read, fetched together: one round
     // trip on PostgreSQL instead of one a hit (storage::Transaction::prefetch).
     std::vector<std::string> keys;

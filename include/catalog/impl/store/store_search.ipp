@@ -50,10 +50,12 @@ Result<engine::Record> hit_record(engine::Tx& tx, sq::RankedHit& h) {
 template <class Item, class RecordOf>
 Result<std::vector<engine::Record>> page_records(engine::Tx& tx, std::vector<Item>& items,
                                                  RecordOf record_of) {
-  std::vector<std::string> keys;
-  for (auto& item : items) keys.push_back(engine::keys::entity(item.id));
-  std::vector<std::string_view> views(keys.begin(), keys.end());
-  if (auto p = tx.raw().prefetch(views, {}); !p) return p.error();
+  if (tx.raw().reads_ahead()) {
+    std::vector<std::string> keys;
+    for (auto& item : items) keys.push_back(engine::keys::entity(item.id));
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    if (auto p = tx.raw().prefetch(views, {}); !p) return p.error();
+  }
   std::vector<engine::Record> records;
   records.reserve(items.size());
   for (auto& item : items) {
