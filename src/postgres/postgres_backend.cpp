@@ -121,7 +121,8 @@ constexpr int first_batch = 128;
 constexpr int max_batch = 1024;
 constexpr std::size_t batch_bytes = std::size_t{8} << 20;
 
-// Ranges remembered per transaction: each fetched whole in one batch taking at most this much
+// Ranges remembered per transaction: each fetched whole in one batch (or, when a prefetch asked
+// for it, its first batch, which may not be whole), the batch taking at most this much
 // memory (PQresultMemorySize: a result costs kilobytes even for one small row), and all of them
 // at most this much and this many (the oldest are forgotten first). A recursive delete scans
 // hundreds of thousands of small ranges in one transaction.
@@ -760,7 +761,7 @@ class PgTransaction final : public Transaction,
   bool reads_ahead() const noexcept override { return true; }
 
   // One round trip for the keys neither pending nor known (remembered, found or not) and the
-  // ranges not kept (each kept when its first batch holds it whole, as a scan keeps it).
+  // first batch of each range not kept (kept for the first scan of it, whole or not).
   Result<void> prefetch(std::span<const std::string_view> keys,
                         std::span<const Range> ranges) override {
     if (auto ok = alive(); !ok) return ok.error();
@@ -804,10 +805,8 @@ class PgTransaction final : public Transaction,
       for (std::size_t i = 0; i < asked.size(); ++i)
         if (!found[i]) remember(asked[i], std::nullopt);
     }
-    for (const auto* r : wanted) {
-      SharedResult rows((*results)[next++].release(), ResultDeleter());
-      if (PQntuples(rows.get()) < first_batch) keep_range(*r, Direction::forward, std::move(rows));
-    }
+    for (const auto* r : wanted)
+      keep_range(*r, Direction::forward, SharedResult((*results)[next++].release(), ResultDeleter()));
     return {};
   }
 
@@ -874,7 +873,8 @@ class PgTransaction final : public Transaction,
   // For cursors.
   const Pending& pending() const noexcept { return pending_; }
 
-  // A range this transaction already fetched whole, if it kept it (see ranges_).
+  // A range this transaction already fetched, if it kept it (see ranges_): whole, or its first
+  // `first_batch` rows.
   SharedResult range(const Range& range, Direction dir) const {
     const auto* kept = ranges_.find(RangeKey{range.begin, range.end, dir == Direction::reverse});
     return kept ? *kept : nullptr;
@@ -1023,14 +1023,16 @@ PgCursor::~PgCursor() {
 Result<void> PgCursor::fetch() {
   // Forward: from the range's begin, then from just after the position; reverse: from below
   // the position (the range's end first), down to the range's begin.
-  // The first batch of a range this transaction already fetched whole comes from memory.
+  // The first batch of a range this transaction already fetched comes from memory: the whole
+  // range, or its first `first_batch` rows when a prefetch fetched it (more may follow them).
   const bool first = forward() ? !at_ : at_ == range_.end;
   if (first && !batch_) {
     if (auto kept = txn_->range(range_, dir_)) {
       batch_ = std::move(kept);
       rows_ = PQntuples(batch_.get());
       idx_ = 0;
-      more_ = false;
+      more_ = rows_ >= first_batch;
+      if (more_) limit_ = std::min(limit_ * 2, max_batch);
       return {};
     }
   }

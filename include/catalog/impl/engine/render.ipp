@@ -511,12 +511,26 @@ Result<void> prefetch_rendering(Tx& tx, std::span<const Record* const> records,
                                                      : keys::edge_prefix(l.id, l.rel)));
   std::vector<std::string_view> views(keys.begin(), keys.end());
   if (auto p = tx.raw().prefetch(views, ranges); !p) return p;
+  // The references of short lists only: those the first round trip fetched whole. A long one (an
+  // entity's followers) is read by its rendering in batches of its own, and reading it here too
+  // would read it twice.
+  constexpr std::size_t short_list = 100;
   keys.clear();
-  for (const auto& l : lists) {
-    if (!l.referenced) continue;
-    auto edges = tx.edges(l.id, l.rel, l.reverse);
-    if (!edges) return edges.error();
-    for (const auto& e : *edges) keys.push_back(keys::entity(e.other));
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    if (!lists[i].referenced) continue;
+    auto cursor = tx.raw().scan(ranges[i], storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    const std::size_t before = keys.size();
+    for (auto& c = *cursor; c->valid();) {
+      if (keys.size() - before == short_list) {
+        keys.resize(before);
+        break;
+      }
+      auto e = lists[i].reverse ? keys::decode_reverse_edge(c->key()) : keys::decode_edge(c->key());
+      if (!e) return fail(Errc::storage, "corrupt edge key " + keys::printable(c->key()));
+      keys.push_back(keys::entity(lists[i].reverse ? e->from : e->to));
+      if (auto n = c->next(); !n) return n.error();
+    }
   }
   views.assign(keys.begin(), keys.end());
   return tx.raw().prefetch(views, {});

@@ -305,6 +305,8 @@ Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const 
     Operation op =
         fields->all || !fields->names.empty() ? Operation::view_all : Operation::view_basic;
     if (auto a = engine::authorize(tx, who, {&op, 1}, resource); !a) return a.error();
+    const engine::Record* one = &*r;  // PostgreSQL: what rendering reads, in two round trips
+    if (auto p = engine::prefetch_rendering(tx, {&one, 1}, *fields); !p) return p.error();
     return render(tx, std::move(*r), *fields);
   });
 }
