@@ -206,6 +206,74 @@ TEMPLATE_TEST_CASE_METHOD(Contract,
   }
 }
 
+TEMPLATE_TEST_CASE_METHOD(Contract, "prefetch changes no answer", "[storage]",
+                          CATALOG_CONTRACT_BACKENDS) {
+  Backend& db = this->backend();
+  // A range longer than one batch of a batched backend (k0000..k0299), a short one (s0..s9),
+  // and keys around them.
+  Entries stored;
+  for (int i = 0; i < 300; ++i) stored.emplace_back(numbered_key(i), "v" + std::to_string(i));
+  for (int i = 0; i < 10; ++i) stored.emplace_back("s" + std::to_string(i), "short");
+  stored.emplace_back("t", "alone");
+  write(db, stored);
+  const std::vector<Range> ranges = {{"k", std::string("l")},
+                                     {"s", std::string("t")},
+                                     {"k0100", std::string("k0105")},
+                                     {"u", std::string("v")},           // empty
+                                     {"s5", std::string("s5")},         // no key can be in it
+                                     {"k0290", std::nullopt}};          // no end: left out
+  const std::vector<std::string> keys = {"t",     "k0007", "missing", "k0007",
+                                         "s3",    "k0299", "s2",      "zzz"};
+  // What a transaction reads, after `writes` (none in a read-only one): gets, get_each and
+  // scans both ways of every range, then the same again after more writes.
+  auto reads = [&](Transaction& txn) {
+    std::vector<std::string> out;
+    auto note = [&](const std::optional<std::string>& v) { out.push_back(v ? "=" + *v : "-"); };
+    for (const auto& k : keys) note(must(txn.get(k)));
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    must(txn.get_each(views, [&](std::size_t, std::optional<std::string_view> v) {
+      note(v ? std::optional<std::string>(*v) : std::nullopt);
+    }));
+    for (const auto& r : ranges)
+      for (auto dir : {Direction::forward, Direction::reverse})
+        for (const auto& [k, v] : collect(txn, r, dir)) out.push_back(k + "=" + v);
+    return out;
+  };
+  auto run = [&](Mode mode, bool prefetch) {
+    auto txn = begin(db, mode);
+    const bool writer = mode == Mode::read_write;
+    if (writer) {  // pending writes inside the ranges and at the keys, before the hint
+      must(txn->put("k0007", "mine"));
+      must(txn->erase("k0150"));
+      must(txn->put("s35", "new"));
+      must(txn->erase("t"));
+    }
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    if (prefetch) must(txn->prefetch(views, ranges));
+    auto seen = reads(*txn);
+    if (writer) {  // and after it
+      must(txn->put("k0101", "later"));
+      must(txn->erase("s3"));
+      must(txn->put("missing", "found"));
+      must(txn->put("k0200x", "between"));
+    }
+    for (auto& r : reads(*txn)) seen.push_back(std::move(r));
+    return seen;
+  };
+  for (auto mode : {Mode::read_only, Mode::read_write}) {
+    INFO((mode == Mode::read_write ? "writer" : "reader"));
+    const auto plain = run(mode, false);
+    CHECK(run(mode, true) == plain);
+    CHECK(plain.size() > 600);
+  }
+  SECTION("a refused key is an error, as for get") {
+    auto txn = begin(db, Mode::read_only);
+    const std::string long_key(600, 'k');
+    std::vector<std::string_view> bad = {"k0001", long_key};
+    CHECK(error_of(txn->prefetch(bad, {})) == error_of(txn->get(long_key)));
+  }
+}
+
 TEMPLATE_TEST_CASE_METHOD(Contract, "a transaction ended without commit rolls back", "[storage]",
                           CATALOG_CONTRACT_BACKENDS) {
   Backend& db = this->backend();

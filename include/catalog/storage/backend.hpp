@@ -129,12 +129,13 @@ class CATALOG_DECL Transaction {
   /// reads from what it fetched (PostgreSQL: up to 1,024 keys, and each range of up to 128
   /// entries, kept while the transaction lasts and its writes are not sent). What every read
   /// answers is the same with or without it. A range without an end is left out. The default,
-  /// for backends whose reads cost no round trip (memory, LMDB), does nothing: see
-  /// `reads_ahead`. Errors: as `get`.
+  /// for backends whose reads cost no round trip (memory, LMDB), checks the keys and does
+  /// nothing more: see `reads_ahead`. Errors: as `get` (a refused key: as `check_key`).
   [[nodiscard]] virtual Result<void> prefetch(std::span<const std::string_view> keys,
                                               std::span<const Range> ranges) {
-    (void)keys;
     (void)ranges;
+    for (auto key : keys)
+      if (auto checked = check_key(key); !checked) return checked.error();
     return {};
   }
   /// Whether `prefetch` does anything: a caller that would work to name what it reads next
