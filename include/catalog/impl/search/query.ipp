@@ -1780,42 +1780,17 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
     if (!a && a.error().kind() != ErrorKind::forbidden) return a.error();
     return a.has_value();
   };
-  // Keeps the visible live entities of the index's kinds among `group`, by name then id. Their
-  // documents are read with one get_each (one round trip on PostgreSQL).
-  auto take = [&](std::vector<Uuid> group, double score) -> Result<void> {
-    std::erase_if(group, [&](const Uuid& id) { return seen.count(id) != 0; });
-    std::sort(group.begin(), group.end());
-    group.erase(std::unique(group.begin(), group.end()), group.end());
-    std::vector<std::string> keys;
-    keys.reserve(group.size());
-    for (const auto& id : group) keys.push_back(keys::search_doc(id));
-    std::vector<std::string_view> views(keys.begin(), keys.end());
-    std::vector<si::Document> docs;
-    std::optional<Error> bad;
-    auto read = tx.raw().get_each(views, [&](std::size_t, std::optional<std::string_view> v) {
-      if (!v || bad) return;
-      auto d = si::decode_document(*v, si::Part::ranking);
-      if (!d) {
-        bad = d.error();
-        return;
-      }
-      if (!d->deleted && kinds->contains(d->kind)) docs.push_back(std::move(*d));
-    });
-    if (!read) return read.error();
-    if (bad) return *bad;
-    std::sort(docs.begin(), docs.end(), [](const si::Document& a, const si::Document& b) {
-      return std::tie(a.name, a.id) < std::tie(b.name, b.id);
-    });
-    for (const auto& d : docs) {
-      if (static_cast<std::int64_t>(out.size()) >= size) break;
-      if (!seen.insert(d.id).second) continue;
-      auto v = visible(d.id, d.kind);
-      if (!v) return v.error();
-      if (*v) out.push_back(Suggested{d.id, d.kind, d.name, score});
-    }
-    return {};
-  };
-  // Names that start with the text (K keys); an exact name first.
+  // Names that start with the text (K keys); an exact name first. Then names with a word that
+  // starts with the analysed text (J keys). On PostgreSQL the first batch of both scans comes in
+  // one round trip.
+  const auto words = search::words(q);
+  {
+    std::vector<storage::Range> ranges{storage::prefix_range(keys::name_entry_prefix(folded))};
+    if (!words.empty())
+      ranges.push_back(storage::prefix_range(keys::name_word_prefix(words.back().whole)));
+    if (tx.raw().reads_ahead())
+      if (auto p = tx.raw().prefetch({}, ranges); !p) return p.error();
+  }
   std::vector<Uuid> exact, starting, by_word;
   const std::size_t scan_limit = static_cast<std::size_t>(size) * 20 + 100;
   {
@@ -1829,8 +1804,6 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
       if (auto n = c->next(); !n) return n.error();
     }
   }
-  // Then names with a word that starts with the analysed text (J keys).
-  auto words = search::words(q);
   if (!words.empty()) {
     const auto& w = words.back().whole;
     auto cursor = tx.raw().scan(storage::prefix_range(keys::name_word_prefix(w)),
@@ -1843,9 +1816,58 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
       if (auto n = c->next(); !n) return n.error();
     }
   }
-  if (auto t = take(std::move(exact), 3.0); !t) return t.error();
-  if (auto t = take(std::move(starting), 2.0); !t) return t.error();
-  if (auto t = take(std::move(by_word), 1.0); !t) return t.error();
+  // The documents of every candidate, live and of the index's kinds, by id: one get_each (one
+  // round trip on PostgreSQL).
+  std::vector<si::Document> docs;
+  {
+    std::vector<Uuid> all;
+    all.reserve(exact.size() + starting.size() + by_word.size());
+    for (const auto* group : {&exact, &starting, &by_word})
+      all.insert(all.end(), group->begin(), group->end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    std::vector<std::string> keys;
+    keys.reserve(all.size());
+    for (const auto& id : all) keys.push_back(keys::search_doc(id));
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::optional<Error> bad;
+    auto read = tx.raw().get_each(views, [&](std::size_t, std::optional<std::string_view> v) {
+      if (!v || bad) return;
+      auto d = si::decode_document(*v, si::Part::ranking);
+      if (!d) {
+        bad = d.error();
+        return;
+      }
+      if (!d->deleted && kinds->contains(d->kind)) docs.push_back(std::move(*d));
+    });
+    if (!read) return read.error();
+    if (bad) return *bad;
+  }
+  // Keeps the visible ones among `group` not kept or refused before, by name then id.
+  auto take = [&](const std::vector<Uuid>& group, double score) -> Result<void> {
+    std::vector<const si::Document*> found;
+    for (const auto& id : group) {
+      if (seen.count(id) != 0) continue;
+      auto at = std::lower_bound(docs.begin(), docs.end(), id,
+                                 [](const si::Document& d, const Uuid& i) { return d.id < i; });
+      if (at != docs.end() && at->id == id) found.push_back(&*at);
+    }
+    std::sort(found.begin(), found.end(), [](const si::Document* a, const si::Document* b) {
+      return std::tie(a->name, a->id) < std::tie(b->name, b->id);
+    });
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    for (const auto* d : found) {
+      if (static_cast<std::int64_t>(out.size()) >= size) break;
+      if (!seen.insert(d->id).second) continue;
+      auto v = visible(d->id, d->kind);
+      if (!v) return v.error();
+      if (*v) out.push_back(Suggested{d->id, d->kind, d->name, score});
+    }
+    return {};
+  };
+  if (auto t = take(exact, 3.0); !t) return t.error();
+  if (auto t = take(starting, 2.0); !t) return t.error();
+  if (auto t = take(by_word, 1.0); !t) return t.error();
   return out;
 }
 
