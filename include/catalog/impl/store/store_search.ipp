@@ -44,9 +44,9 @@ Result<engine::Record> hit_record(engine::Tx& tx, sq::RankedHit& h) {
   return hit_record(tx, h.id);
 }
 
-/// The records of a page of hits or suggestions (`id_of` each, or `record_of` when it holds one
-/// already), and what rendering their sources reads fetched together: a few round trips on
-/// PostgreSQL for the whole page instead of several a hit (engine::prefetch_rendering).
+/// The records of a page of hits or suggestions (`record_of` each item: the one it holds, else
+/// read), with what rendering their sources reads fetched together beforehand: a few round trips
+/// on PostgreSQL for the whole page instead of several a hit (engine::prefetch_rendering).
 template <class Item, class RecordOf>
 Result<std::vector<engine::Record>> page_records(engine::Tx& tx, std::vector<Item>& items,
                                                  RecordOf record_of) {
