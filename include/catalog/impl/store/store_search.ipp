@@ -45,17 +45,12 @@ Result<engine::Record> hit_record(engine::Tx& tx, sq::RankedHit& h) {
 }
 
 /// The records of a page of hits or suggestions (`record_of` each item: the one it holds, else
-/// read), with what rendering their sources reads fetched together beforehand: a few round trips
-/// on PostgreSQL for the whole page instead of several a hit (engine::prefetch_rendering).
+/// read; the engine fetched them ahead), with what rendering their sources reads fetched together
+/// beforehand: a few round trips on PostgreSQL for the whole page instead of several a hit
+/// (engine::prefetch_rendering).
 template <class Item, class RecordOf>
 Result<std::vector<engine::Record>> page_records(engine::Tx& tx, std::vector<Item>& items,
                                                  RecordOf record_of) {
-  if (tx.raw().reads_ahead()) {
-    std::vector<std::string> keys;
-    for (auto& item : items) keys.push_back(engine::keys::entity(item.id));
-    std::vector<std::string_view> views(keys.begin(), keys.end());
-    if (auto p = tx.raw().prefetch(views, {}); !p) return p.error();
-  }
   std::vector<engine::Record> records;
   records.reserve(items.size());
   for (auto& item : items) {
