@@ -202,6 +202,9 @@ Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields,
 /// Rendering answers the same with or without it. Errors: storage.
 Result<void> prefetch_rendering(Tx& tx, std::span<const Record* const> records,
                                 const FieldSet& fields);
+/// Says to the backend that the records of `ids` are about to be read (Transaction::prefetch).
+/// Errors: storage.
+Result<void> prefetch_records(Tx& tx, std::span<const Uuid> ids);
 /// render_entity() in `r`'s own struct, which becomes the answer (`r` is no longer a record to
 /// store): no struct is moved.
 Result<void> render_in(Tx& tx, Record& r, const FieldSet& fields, const RenderFrom& from = {});

@@ -480,6 +480,15 @@ Result<AnyEntity> render_entity(Tx& tx, Record r, const FieldSet& fields, const 
   return std::move(r.value);
 }
 
+Result<void> prefetch_records(Tx& tx, std::span<const Uuid> ids) {
+  if (!tx.raw().reads_ahead()) return {};
+  std::vector<std::string> keys;
+  keys.reserve(ids.size());
+  for (const auto& id : ids) keys.push_back(keys::entity(id));
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  return tx.raw().prefetch(views, {});
+}
+
 Result<void> prefetch_rendering(Tx& tx, std::span<const Record* const> records,
                                 const FieldSet& fields) {
   // First the containers' records and the edges render_relations reads, then the records the
@@ -515,25 +524,24 @@ Result<void> prefetch_rendering(Tx& tx, std::span<const Record* const> records,
   // entity's followers) is read by its rendering in batches of its own, and reading it here too
   // would read it twice.
   constexpr std::size_t short_list = 100;
-  keys.clear();
+  std::vector<Uuid> referenced;
   for (std::size_t i = 0; i < lists.size(); ++i) {
     if (!lists[i].referenced) continue;
     auto cursor = tx.raw().scan(ranges[i], storage::Direction::forward);
     if (!cursor) return cursor.error();
-    const std::size_t before = keys.size();
+    const std::size_t before = referenced.size();
     for (auto& c = *cursor; c->valid();) {
-      if (keys.size() - before == short_list) {
-        keys.resize(before);
+      if (referenced.size() - before == short_list) {
+        referenced.resize(before);
         break;
       }
       auto e = lists[i].reverse ? keys::decode_reverse_edge(c->key()) : keys::decode_edge(c->key());
       if (!e) return fail(Errc::storage, "corrupt edge key " + keys::printable(c->key()));
-      keys.push_back(keys::entity(lists[i].reverse ? e->from : e->to));
+      referenced.push_back(lists[i].reverse ? e->from : e->to);
       if (auto n = c->next(); !n) return n.error();
     }
   }
-  views.assign(keys.begin(), keys.end());
-  return tx.raw().prefetch(views, {});
+  return prefetch_records(tx, referenced);
 }
 
 namespace {

@@ -1726,12 +1726,11 @@ Result<Ranked> search(Tx& tx, const Principal& who, const SearchRequest& request
   order_first(first, last, from + size, order);
   if (tx.raw().reads_ahead()) {
     // The page's records, which highlighting and rendering read, fetched together: one round
-    // trip on PostgreSQL instead of one a hit (storage::Transaction::prefetch).
-    std::vector<std::string> keys;
-    for (std::size_t i = from; i < static_cast<std::size_t>(last - first) && keys.size() < size; ++i)
-      keys.push_back(keys::entity(first[static_cast<std::ptrdiff_t>(i)].doc->id));
-    std::vector<std::string_view> views(keys.begin(), keys.end());
-    if (auto p = tx.raw().prefetch(views, {}); !p) return p.error();
+    // trip on PostgreSQL instead of one a hit.
+    std::vector<Uuid> page;
+    for (std::size_t i = from; i < static_cast<std::size_t>(last - first) && page.size() < size; ++i)
+      page.push_back(first[static_cast<std::ptrdiff_t>(i)].doc->id);
+    if (auto p = prefetch_records(tx, page); !p) return p.error();
   }
   for (std::size_t i = from; i < static_cast<std::size_t>(last - first) && out.hits.size() < size;
        ++i) {
@@ -1784,18 +1783,15 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
   // starts with the analysed text (J keys). On PostgreSQL the first batch of both scans comes in
   // one round trip.
   const auto words = search::words(q);
-  {
-    std::vector<storage::Range> ranges{storage::prefix_range(keys::name_entry_prefix(folded))};
-    if (!words.empty())
-      ranges.push_back(storage::prefix_range(keys::name_word_prefix(words.back().whole)));
-    if (tx.raw().reads_ahead())
-      if (auto p = tx.raw().prefetch({}, ranges); !p) return p.error();
-  }
+  std::vector<storage::Range> ranges{storage::prefix_range(keys::name_entry_prefix(folded))};
+  if (!words.empty())
+    ranges.push_back(storage::prefix_range(keys::name_word_prefix(words.back().whole)));
+  if (tx.raw().reads_ahead())
+    if (auto p = tx.raw().prefetch({}, ranges); !p) return p.error();
   std::vector<Uuid> exact, starting, by_word;
   const std::size_t scan_limit = static_cast<std::size_t>(size) * 20 + 100;
   {
-    auto cursor = tx.raw().scan(storage::prefix_range(keys::name_entry_prefix(folded)),
-                                storage::Direction::forward);
+    auto cursor = tx.raw().scan(ranges[0], storage::Direction::forward);
     if (!cursor) return cursor.error();
     for (auto& c = *cursor; c->valid() && starting.size() + exact.size() < scan_limit;) {
       auto k = keys::decode_text_id('K', c->key());
@@ -1804,10 +1800,8 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
       if (auto n = c->next(); !n) return n.error();
     }
   }
-  if (!words.empty()) {
-    const auto& w = words.back().whole;
-    auto cursor = tx.raw().scan(storage::prefix_range(keys::name_word_prefix(w)),
-                                storage::Direction::forward);
+  if (ranges.size() > 1) {
+    auto cursor = tx.raw().scan(ranges[1], storage::Direction::forward);
     if (!cursor) return cursor.error();
     for (auto& c = *cursor; c->valid() && by_word.size() < scan_limit;) {
       auto k = keys::decode_text_id('J', c->key());
@@ -1870,10 +1864,9 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
   if (auto t = take(by_word, 1.0); !t) return t.error();
   if (tx.raw().reads_ahead()) {
     // The records the caller renders, fetched together: one round trip on PostgreSQL.
-    std::vector<std::string> keys;
-    for (const auto& s : out) keys.push_back(keys::entity(s.id));
-    std::vector<std::string_view> views(keys.begin(), keys.end());
-    if (auto p = tx.raw().prefetch(views, {}); !p) return p.error();
+    std::vector<Uuid> page;
+    for (const auto& s : out) page.push_back(s.id);
+    if (auto p = prefetch_records(tx, page); !p) return p.error();
   }
   return out;
 }
