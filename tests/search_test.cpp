@@ -5,6 +5,7 @@
 #include "support.hpp"
 
 #include <catalog/detail/search/index.hpp>
+#include <catalog/storage/memory_backend.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -1234,4 +1235,81 @@ TEST_CASE("verify names each posting, typeahead key and terms record that is mis
     CHECK(has(found, std::to_string(words + 1) + " typeahead words stored, but the documents " +
                          "have " + std::to_string(words)));
   }
+}
+
+namespace {
+
+// Counts the search documents (Y keys) each transaction reads: what a query's candidates cost.
+class DocumentReads final : public catalog::storage::Transaction {
+ public:
+  DocumentReads(std::unique_ptr<catalog::storage::Transaction> inner, std::size_t& reads)
+      : inner_(std::move(inner)), reads_(reads) {}
+  catalog::Result<std::optional<std::string>> get(std::string_view key) override {
+    if (key.starts_with('Y')) ++reads_;
+    return inner_->get(key);
+  }
+  catalog::Result<void> put(std::string_view key, std::string_view value) override {
+    return inner_->put(key, value);
+  }
+  catalog::Result<bool> erase(std::string_view key) override { return inner_->erase(key); }
+  catalog::Result<std::unique_ptr<catalog::storage::Cursor>> scan(
+      const catalog::storage::Range& range, catalog::storage::Direction dir) override {
+    return inner_->scan(range, dir);
+  }
+  catalog::Result<void> commit() override { return inner_->commit(); }
+
+ private:
+  std::unique_ptr<catalog::storage::Transaction> inner_;
+  std::size_t& reads_;
+};
+
+class DocumentCounting final : public catalog::storage::Backend {
+ public:
+  std::size_t reads = 0;
+  catalog::Result<std::unique_ptr<catalog::storage::Transaction>> begin(
+      catalog::storage::Mode mode) override {
+    auto t = inner_.begin(mode);
+    if (!t) return t.error();
+    return std::unique_ptr<catalog::storage::Transaction>(new DocumentReads(std::move(*t), reads));
+  }
+
+ private:
+  catalog::storage::MemoryBackend inner_;
+};
+
+}  // namespace
+
+TEST_CASE("required words read the documents of the rarest clause only, and answer as before",
+          "[search][cost]") {
+  auto backend = std::make_unique<DocumentCounting>();
+  auto* counting = backend.get();
+  auto store = catalog::Store::open(std::move(backend), test::test_options()).value();
+  Catalog c{store};
+  c.make(Kind::glossary, R"({"name":"g","description":"words"})");
+  // 40 terms say "common"; 4 of them say "rare" too, one says "rare" in a phrase with "sight".
+  for (int i = 0; i < 40; ++i) {
+    std::string description = "a common word";
+    if (i % 13 == 0) description += i == 13 ? " and a rare sight" : " and a rare one";
+    c.make(Kind::glossary_term, R"({"glossary":"g","name":"t)" + std::to_string(100 + i) +
+                                    R"(","description":")" + description + "\"}");
+  }
+  const auto cost = [&](std::string q) {
+    counting->reads = 0;
+    auto n = c.names(std::move(q));
+    return std::to_string(n.size()) + " found, " + std::to_string(counting->reads) + " read";
+  };
+  // Any word: every document holding either is a candidate.
+  CHECK(cost("rare common") == "40 found, 40 read");
+  // Required words: only the documents of the rarest, each of which holds the others too.
+  CHECK(cost("+rare +common") == "4 found, 4 read");
+  CHECK(cost("common AND rare") == "4 found, 4 read");
+  CHECK(cost("+rare common") == "4 found, 4 read");
+  CHECK(cost("+common +\"rare sight\"") == "1 found, 1 read");
+  CHECK(cost("+common +rar*") == "4 found, 4 read");
+  CHECK(cost("+common +rare -sight") == "3 found, 4 read");
+  CHECK(cost("+rare +missing") == "0 found, 0 read");
+  // What the answers are does not change: the words each one matched still rank it.
+  CHECK(c.names("+common rare").size() == 40);
+  CHECK(c.names("+common rare").front() == "t100");
+  CHECK(c.names("+rare +common") == Names{"t100", "t113", "t126", "t139"});
 }

@@ -509,6 +509,56 @@ void add_phrase_ids(const Clause& c, std::vector<Uuid>& out) {
       out.push_back(id);
 }
 
+/// The ids a clause can match (every one it matches, perhaps more), ascending and distinct.
+std::vector<Uuid> clause_ids(const Clause& c) {
+  std::vector<Uuid> ids;
+  if (c.type == ClauseType::phrase) {
+    add_phrase_ids(c, ids);
+    return ids;
+  }
+  // Each posting list adds an ascending run; runs are merged pairwise, not sorted again.
+  std::vector<std::size_t> runs{0};
+  const auto end_run = [&] {
+    if (ids.size() > runs.back()) runs.push_back(ids.size());
+  };
+  for (const auto& p : c.prepared) add_ids(p, c.fields, ids, end_run);
+  merge_runs(ids, runs);
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+/// The documents a query's words can match: those of every required clause, when it has any
+/// (the rarest clause's ids, kept where each of the others holds them too, rarest first), else
+/// those of any clause that is not an exclusion.
+std::vector<Uuid> candidates_of(const Query& q) {
+  std::vector<std::vector<Uuid>> required;
+  for (const auto& c : q.clauses)
+    if (c.occur == Occur::must) required.push_back(clause_ids(c));
+  if (!required.empty()) {
+    std::sort(required.begin(), required.end(),
+              [](const auto& x, const auto& y) { return x.size() < y.size(); });
+    std::vector<Uuid> out = std::move(required.front());
+    for (std::size_t i = 1; i < required.size() && !out.empty(); ++i) {
+      const auto& other = required[i];
+      std::erase_if(out, [&](const Uuid& id) {
+        return !std::binary_search(other.begin(), other.end(), id);
+      });
+    }
+    return out;
+  }
+  std::vector<Uuid> out;
+  std::vector<std::size_t> runs{0};
+  for (const auto& c : q.clauses)
+    if (c.occur != Occur::must_not) {
+      auto ids = clause_ids(c);
+      out.insert(out.end(), ids.begin(), ids.end());
+      if (out.size() > runs.back()) runs.push_back(out.size());
+    }
+  merge_runs(out, runs);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 /// A prefix clause's words: the words that start with it held by the most documents (their
 /// postings counted, up to max_expansion_scan of them).
 Result<void> expand(Tx& tx, Clause& c) {
@@ -928,7 +978,7 @@ class Evaluator {
     auto stats = si::field_stats(tx_);
     if (!stats) return stats.error();
     stats_ = *stats;
-    // Candidates: every document of the postings of the query's positive words.
+    // The postings of every clause (candidates_of picks the documents read from them).
     for (auto& c : qu.clauses)
       if (auto p = prepare(postings_, c); !p) return p.error();
     for (const auto& c : qu.clauses)
@@ -1008,21 +1058,7 @@ class Evaluator {
         if (bad) return *bad;
       }
     } else {
-      std::vector<Uuid> candidates;
-      // Each posting list adds an ascending run; runs are merged pairwise, not sorted again.
-      std::vector<std::size_t> runs{0};
-      auto end_run = [&] {
-        if (candidates.size() > runs.back()) runs.push_back(candidates.size());
-      };
-      for (const auto& c : qu.clauses)
-        if (c.occur != Occur::must_not) {
-          if (c.type == ClauseType::phrase)
-            add_phrase_ids(c, candidates), end_run();
-          else
-            for (const auto& p : c.prepared) add_ids(p, c.fields, candidates, end_run);
-        }
-      merge_runs(candidates, runs);
-      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+      std::vector<Uuid> candidates = candidates_of(qu);
       if (filter && !candidates.empty()) {
         auto allowed = filter_ids(tx_, *filter, candidates.size());
         if (!allowed) return allowed.error();
