@@ -108,8 +108,9 @@ Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<Field
 
 /// The version of the index's layout and analysis, recorded under `M search_analyzer`: a store
 /// indexed by another is indexed again when it opens. 1: analyzer 1, a document's terms in its
-/// Y record; 2: analyzer 1, the terms under T; 3: as 2, with the facet keys (F).
-inline constexpr std::uint32_t index_version = 3;
+/// Y record; 2: analyzer 1, the terms under T; 3: as 2, with the facet keys (F); 4: as 3, each
+/// posting with the length class of its fields.
+inline constexpr std::uint32_t index_version = 4;
 // A new analyzer makes other words: it needs a new index_version too, so that stores are
 // indexed again with it.
 static_assert(search::analyzer_version == 1, "a new analyzer_version needs a new index_version");
@@ -169,9 +170,35 @@ Result<void> decode_terms(std::string_view bytes, Document& d);
 /// The terms of a document grouped by word: each span is one word's terms, by field (a
 /// document's terms are sorted by word, then field, each pair once; decode_terms checks).
 std::vector<std::span<const Term>> postings(const Document& d);
-/// A posting value: the (field, count) pairs of one word's terms.
-std::string encode_posting(std::span<const Term> terms);
-bool decode_posting(std::string_view bytes, std::vector<std::pair<Field, std::uint32_t>>& out);
+/// A field's length in words as one byte: exact below 16, then the power of two below it and
+/// three bits more (a class spans at most an eighth of its least length). A posting holds it
+/// for each of its fields, so that a query bounds a document's score from its postings alone,
+/// before it reads the document (docs/SEARCH_INDEX.md, "The best 10,000").
+constexpr std::uint8_t length_class(std::uint32_t n) {
+  if (n < 16) return static_cast<std::uint8_t>(n);
+  unsigned e = 4;
+  while (e < 31 && (n >> (e + 1)) != 0) ++e;
+  return static_cast<std::uint8_t>(16 + (e - 4) * 8 + ((n >> (e - 3)) & 7));
+}
+/// The least length of a class.
+constexpr std::uint32_t length_floor(std::uint8_t c) {
+  if (c < 16) return c;
+  const unsigned e = (c - 16u) / 8 + 4, m = (c - 16u) % 8;
+  return (8u + m) << (e - 3);
+}
+static_assert(length_floor(length_class(16)) == 16 && length_floor(length_class(31)) == 30 &&
+              length_class(0xffffffffu) == 239 && length_floor(239) <= 0xffffffffu);
+/// One field of a posting: the word's count there, and the length class of the field.
+struct PostingField {
+  Field field = Field::name;
+  std::uint32_t count = 0;
+  std::uint8_t length_class = 0;
+};
+/// A posting value: the fields of one word's terms, each with its count and the length class
+/// of the field in `lengths` (the document's).
+std::string encode_posting(std::span<const Term> terms,
+                           const std::array<std::uint32_t, field_count>& lengths);
+bool decode_posting(std::string_view bytes, std::vector<PostingField>& out);
 
 /// The words a typeahead finds a document by: its folded name and displayName (K keys), and
 /// the words of both (J keys).

@@ -15,7 +15,7 @@ template <class F>
 void each_key(const Document& d, F&& f) {
   f(keys::search_terms(d.id), encode_terms(d));
   for (const auto& terms : postings(d))
-    f(keys::posting(terms.front().word, d.id), encode_posting(terms));
+    f(keys::posting(terms.front().word, d.id), encode_posting(terms, d.lengths));
   for (const auto& n : name_entries(d)) f(keys::name_entry(n, d.id), std::string());
   for (const auto& w : name_words(d)) f(keys::name_word(w, d.id), std::string());
   for (const auto& e : facet_entries(d)) f(keys::facet(e, d.id), std::string());
@@ -87,7 +87,7 @@ Result<void> Checker::key(std::string_view key, std::string_view value) {
     return {};
   case 'X': {
     postings_.add(key, value);
-    std::vector<std::pair<Field, std::uint32_t>> counts;
+    std::vector<PostingField> counts;
     if (!keys::decode_text_id('X', key) || !decode_posting(value, counts))
       problem_(key, "malformed search posting");
     return {};

@@ -483,23 +483,26 @@ std::vector<std::span<const Term>> postings(const Document& d) {
   return out;
 }
 
-std::string encode_posting(std::span<const Term> terms) {
+std::string encode_posting(std::span<const Term> terms,
+                           const std::array<std::uint32_t, field_count>& lengths) {
   Writer w;
   for (const auto& t : terms) {
     w.number(static_cast<std::uint64_t>(t.field));
     w.number(t.count);
+    w.number(length_class(lengths[static_cast<std::size_t>(t.field)]));
   }
   return std::move(w.out);
 }
 
-bool decode_posting(std::string_view bytes, std::vector<std::pair<Field, std::uint32_t>>& out) {
+bool decode_posting(std::string_view bytes, std::vector<PostingField>& out) {
   out.clear();
   Reader r(bytes);
   while (!r.done()) {
-    Field field{};
-    std::uint32_t count = 0;
-    if (!r.small(field, field_count - 1) || !r.small(count, 0xffffffff)) return false;
-    out.emplace_back(field, count);
+    PostingField f;
+    if (!r.small(f.field, field_count - 1) || !r.small(f.count, 0xffffffff) ||
+        !r.small(f.length_class, length_class(0xffffffffu)))
+      return false;
+    out.push_back(f);
   }
   return !out.empty();
 }
@@ -718,6 +721,17 @@ Result<bool> update_document(Tx& tx, IndexWrites& out, const Uuid& id) {
   const Words before = old && old_terms ? postings(*old) : Words();
   const Words after = now ? postings(*now) : Words();
   const auto word = [](std::span<const Term> t) -> const std::string& { return t.front().word; };
+  // A word's posting holds the length class of each of its fields: where a field's class
+  // changed, the postings of its words are written again, changed counts or not.
+  std::array<bool, field_count> reclassed{};
+  if (old && now)
+    for (std::size_t f = 0; f < field_count; ++f)
+      reclassed[f] = length_class(old->lengths[f]) != length_class(now->lengths[f]);
+  const auto moved = [&](std::span<const Term> t) {
+    return std::any_of(t.begin(), t.end(), [&](const Term& x) {
+      return reclassed[static_cast<std::size_t>(x.field)];
+    });
+  };
   auto b = before.begin();
   auto a = after.begin();
   while (b != before.end() || a != after.end()) {
@@ -725,11 +739,12 @@ Result<bool> update_document(Tx& tx, IndexWrites& out, const Uuid& id) {
       if (auto e = out.erase(keys::posting(word(*b), id)); !e) return e.error();
       ++b;
     } else if (b == before.end() || word(*a) < word(*b)) {
-      if (auto p = out.put(keys::posting(word(*a), id), encode_posting(*a)); !p) return p.error();
+      if (auto p = out.put(keys::posting(word(*a), id), encode_posting(*a, now->lengths)); !p)
+        return p.error();
       ++a;
     } else {
-      if (!std::equal(a->begin(), a->end(), b->begin(), b->end()))
-        if (auto p = out.put(keys::posting(word(*a), id), encode_posting(*a)); !p)
+      if (!std::equal(a->begin(), a->end(), b->begin(), b->end()) || moved(*a))
+        if (auto p = out.put(keys::posting(word(*a), id), encode_posting(*a, now->lengths)); !p)
           return p.error();
       ++a;
       ++b;

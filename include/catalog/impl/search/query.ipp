@@ -32,6 +32,9 @@ constexpr double k1 = 1.2;
 constexpr double b = 0.75;
 /// A stemmed-only match counts this much of an unstemmed one.
 constexpr double stemmed_share = 0.5;
+/// Candidates, in windows (max_window), past which a query ranked by score on a backend whose
+/// reads cost no round trip reads only the documents its bounds do not rule out (take_best).
+constexpr std::size_t bounded_from = 4;
 /// Prefix queries expand to the most frequent words with the prefix, at most this many.
 constexpr std::size_t max_expansions = 64;
 /// Postings a prefix expansion reads at most.
@@ -65,13 +68,13 @@ constexpr ScopedField scoped_fields[] = {
 
 // ---- postings ----
 
-/// The (field, count) pairs of one posting.
+/// The fields of one posting: counts and length classes.
 struct FieldCounts {
-  const std::pair<Field, std::uint32_t>* begin = nullptr;
-  const std::pair<Field, std::uint32_t>* end = nullptr;
+  const si::PostingField* begin = nullptr;
+  const si::PostingField* end = nullptr;
   std::uint32_t in(Field f) const {
     for (auto* p = begin; p != end; ++p)
-      if (p->first == f) return p->second;
+      if (p->field == f) return p->count;
     return 0;
   }
   explicit operator bool() const { return begin != end; }
@@ -81,7 +84,7 @@ struct FieldCounts {
 struct PostingList {
   std::vector<Uuid> ids;
   std::vector<std::uint32_t> starts;  // per id, into counts; one more at the end
-  std::vector<std::pair<Field, std::uint32_t>> counts;
+  std::vector<si::PostingField> counts;
   std::int64_t df() const { return static_cast<std::int64_t>(ids.size()); }
   /// The counts of `id`, empty when the word is not in it. Evaluation asks for ids in
   /// ascending order, so the search starts where the last one ended, in steps that double
@@ -122,7 +125,7 @@ class Postings {
     auto cursor = tx_.raw().scan(storage::prefix_range(keys::posting_prefix(word)),
                                  storage::Direction::forward);
     if (!cursor) return cursor.error();
-    std::vector<std::pair<Field, std::uint32_t>> counts;
+    std::vector<si::PostingField> counts;
     for (auto& c = *cursor; c->valid();) {
       auto k = keys::decode_text_id('X', c->key());
       if (!k || !si::decode_posting(c->value(), counts))
@@ -150,6 +153,7 @@ struct PreparedWord {
   const PostingList* whole_stem_word = nullptr;
   std::vector<std::pair<const PostingList*, const PostingList*>> part_stems;
   std::int64_t df = 0;
+  double idf = 0;  // of df, set once the statistics are read
 };
 
 enum class Occur { should, must, must_not };
@@ -462,7 +466,7 @@ void add_ids(const PreparedWord& p, FieldMask fields, std::vector<Uuid>& out, En
     if (l)
       for (std::size_t i = 0; i < l->ids.size(); ++i)
         for (auto k = l->starts[i]; k < l->starts[i + 1]; ++k)
-          if (fields & bit(l->counts[k].first)) {
+          if (fields & bit(l->counts[k].field)) {
             out.push_back(l->ids[i]);
             break;
           }
@@ -947,6 +951,8 @@ struct Found {
   /// backend's own bytes when its views last as long as the transaction, else copies in `bytes`.
   ByteArena bytes;
   std::vector<si::RankingView> docs;
+  /// Every visible match; or, when the ranking stopped reading early (docs/SEARCH_INDEX.md,
+  /// "The best 10,000"), more than max_window of them, holding the best max_window.
   std::vector<Match> matches;
   Query query;
   Order order;
@@ -979,8 +985,10 @@ class Evaluator {
     if (!stats) return stats.error();
     stats_ = *stats;
     // The postings of every clause (candidates_of picks the documents read from them).
-    for (auto& c : qu.clauses)
+    for (auto& c : qu.clauses) {
       if (auto p = prepare(postings_, c); !p) return p.error();
+      for (auto& p : c.prepared) p.idf = idf(p.df);
+    }
     for (const auto& c : qu.clauses)
       if (c.occur != Occur::must_not)
         for (const auto& w : atoms_of(c)) found.highlight_words.insert(w);
@@ -1023,12 +1031,51 @@ class Evaluator {
       }
       return {};
     };
+    // Exact names and displayNames from their typeahead keys (K); an FQN of several parts is
+    // compared when the query has a dot in it.
+    std::vector<Uuid> exact;
+    const bool dotted = qu.folded.find_first_of(".\"") != std::string::npos;
+    if (!qu.match_all && !qu.folded.empty()) {
+      auto cursor = tx_.raw().scan(storage::prefix_range(keys::name_entry_prefix(qu.folded) + '\0'),
+                                   storage::Direction::forward);
+      if (!cursor) return cursor.error();
+      for (auto& c = *cursor; c->valid();) {
+        if (auto k = keys::decode_text_id('K', c->key()); k && k->text == qu.folded)
+          exact.push_back(k->id);
+        if (auto n = c->next(); !n) return n.error();
+      }
+      std::sort(exact.begin(), exact.end());
+    }
+    // Whether the documents read are only those the caller may view (the name walk checks).
+    bool viewed = false;
+    // The documents read from found.docs[from] on, ranked into found.matches when the caller
+    // may view them and the clauses keep them: permissions, then the clauses.
+    const auto rank_from = [&](std::size_t from) -> Result<void> {
+      for (std::size_t i = from; i < found.docs.size(); ++i) {
+        const auto& d = found.docs[i];
+        auto visible = viewed ? Result<bool>(true) : can_view(d);
+        if (!visible) return visible.error();
+        if (!*visible) continue;
+        Match m;
+        m.doc = &d;
+        if (!qu.match_all || !qu.clauses.empty()) {
+          auto scored = score(qu, d, m);
+          if (!scored) return scored.error();
+          if (!*scored) continue;
+        }
+        if (!qu.match_all && !qu.folded.empty())
+          m.exact = std::binary_search(exact.begin(), exact.end(), d.id) ||
+                    (dotted && search::fold(d.fqn) == qu.folded);
+        found.matches.push_back(m);
+      }
+      return {};
+    };
+    // Whether found.matches is made (by the bounded reading below) or still to make.
+    bool ranked = false;
     // A filter's facet keys narrow the documents read when they are fewer: than a quarter of
     // all documents (else one scan of every Y record is cheaper), or than the candidates.
     const auto documents =
         static_cast<std::size_t>(std::max<std::int64_t>(stats_[si::field_count].documents, 0));
-    // Whether the documents read are only those the caller may view (the name walk checks).
-    bool viewed = false;
     // `*` by name, without a filter, a continuation or an exact total: its answer is the first
     // max_window + 1 documents in that order (docs/SEARCH_INDEX.md, "Browsing").
     const bool by_name = qu.match_all && qu.clauses.empty() && !filter &&
@@ -1069,40 +1116,28 @@ class Evaluator {
           candidates = std::move(both);
         }
       }
-      if (auto t = take_each(candidates); !t) return t.error();
-    }
-    // Exact names and displayNames from their typeahead keys (K); an FQN of several parts is
-    // compared when the query has a dot in it.
-    std::vector<Uuid> exact;
-    const bool dotted = qu.folded.find_first_of(".\"") != std::string::npos;
-    if (!qu.match_all && !qu.folded.empty()) {
-      auto cursor = tx_.raw().scan(storage::prefix_range(keys::name_entry_prefix(qu.folded) + '\0'),
-                                   storage::Direction::forward);
-      if (!cursor) return cursor.error();
-      for (auto& c = *cursor; c->valid();) {
-        if (auto k = keys::decode_text_id('K', c->key()); k && k->text == qu.folded)
-          exact.push_back(k->id);
-        if (auto n = c->next(); !n) return n.error();
+      // Ranked by score from the best, without a continuation or an exact total: the documents
+      // of candidates whose bound cannot reach the best max_window are not read. Worth it where
+      // each document read is dear (a round trip's share: reads_ahead), or where candidates are
+      // many times the window: on LMDB, reading every candidate in key order costs about what
+      // bounding them all and reading the best in that order does up to about four windows
+      // (docs/SEARCH_INDEX.md, "The best 10,000").
+      const auto window = static_cast<std::size_t>(max_window);
+      const bool bounded =
+          found.order.field == SortField::score && found.order.descending &&
+          (!paging || (!paging->search_after && !paging->track_total_hits)) &&
+          candidates.size() > (tx_.raw().reads_ahead() ? window + 1 : bounded_from * window) &&
+          candidates.size() < std::numeric_limits<std::uint32_t>::max();
+      if (bounded) {
+        auto r = take_best(qu, candidates, exact, dotted, found, take_each, rank_from);
+        if (!r) return r.error();
+        ranked = true;
+      } else if (auto t = take_each(candidates); !t) {
+        return t.error();
       }
-      std::sort(exact.begin(), exact.end());
     }
-    // Permissions, then the clauses.
-    for (auto& d : found.docs) {
-      auto visible = viewed ? Result<bool>(true) : can_view(d);
-      if (!visible) return visible.error();
-      if (!*visible) continue;
-      Match m;
-      m.doc = &d;
-      if (!qu.match_all || !qu.clauses.empty()) {
-        auto scored = score(qu, d, m);
-        if (!scored) return scored.error();
-        if (!*scored) continue;
-      }
-      if (!qu.match_all && !qu.folded.empty())
-        m.exact = std::binary_search(exact.begin(), exact.end(), d.id) ||
-                  (dotted && search::fold(d.fqn) == qu.folded);
-      found.matches.push_back(m);
-    }
+    if (!ranked)
+      if (auto r = rank_from(0); !r) return r.error();
     // Not sorted here: a query asks for the best max_window (facets) and a page of them,
     // which select_best and page_of find without ordering every match.
     return found;
@@ -1124,6 +1159,123 @@ class Evaluator {
   }
 
  private:
+  /// At most what score() and the exact-name rule give a document, from its postings alone.
+  struct Bound {
+    bool exact = false;
+    std::int64_t matched = 0;
+    double score = 0;
+  };
+
+  /// The Bound of candidate `id`: each field's length taken as the least of its class (the
+  /// class each posting holds; a shorter field scores higher), and a phrase taken as found in
+  /// every field that holds all its words (docs/SEARCH_INDEX.md, "The best 10,000"). Exclusions
+  /// are left out: they only take matches away.
+  Result<Bound> bound(const Query& q, const Uuid& id, bool exact) {
+    si::RankingView probe;  // the id alone: lengths come from the postings
+    probe.id = id;
+    Bound out;
+    out.exact = exact;
+    for (const auto& c : q.clauses) {
+      if (c.occur == Occur::must_not) continue;
+      double s = 0;
+      if (c.type == ClauseType::phrase) {
+        FieldMask common = 0;
+        for (std::size_t i = 0; i < si::field_count; ++i) {
+          const auto f = static_cast<Field>(i);
+          if ((c.fields & bit(f)) &&
+              std::all_of(c.prepared.begin(), c.prepared.end(), [&](const PreparedWord& p) {
+                return p.whole && p.whole->find(id).in(f) > 0;
+              }))
+            common |= bit(f);
+        }
+        if (common)
+          for (const auto& p : c.prepared) s += word_score(p, probe, common, c.scoped, true);
+      } else {
+        auto scored = clause_score(c, probe, true);  // words and prefixes read no document
+        if (!scored) return scored.error();
+        s = *scored;
+      }
+      if (s > 0) ++out.matched, out.score += s;
+    }
+    return out;
+  }
+
+  /// Reads the documents of `candidates` (ascending; more than max_window + 1 of them) from the
+  /// best Bound down, a batch at a time, ranking each batch (rank_from), and stops once more
+  /// than max_window match and the max_window-th best of them ranks above the next candidate's
+  /// Bound: no document left can enter the best max_window, and the total is "more than
+  /// max_window" either way. What the answer holds (the page, the facets of the best
+  /// max_window, the total) is what reading every candidate gives. Errors: storage.
+  template <class TakeEach, class RankFrom>
+  Result<void> take_best(const Query& q, const std::vector<Uuid>& candidates,
+                         const std::vector<Uuid>& exact, bool dotted, Found& found,
+                         TakeEach& take_each, RankFrom& rank_from) {
+    // Each candidate's Bound and its place in `candidates`.
+    std::vector<std::pair<Bound, std::uint32_t>> order;
+    order.reserve(candidates.size());
+    for (std::uint32_t i = 0; i < candidates.size(); ++i) {
+      const auto& id = candidates[i];
+      // An FQN compared in full (a dotted query) is known from the document alone.
+      auto b = bound(q, id, dotted || std::binary_search(exact.begin(), exact.end(), id));
+      if (!b) return b.error();
+      order.emplace_back(*b, i);
+    }
+    const auto above = [](const Bound& x, const Bound& y) {
+      if (x.exact != y.exact) return x.exact;
+      if (x.matched != y.matched) return x.matched > y.matched;
+      return x.score > y.score;
+    };
+    // In order from the best, a part at a time: reading stops soon after max_window matches.
+    const auto by_bound = [&](const auto& x, const auto& y) { return above(x.first, y.first); };
+    std::size_t sorted = 0;
+    const auto sort_to = [&](std::size_t n) {
+      n = std::min(n, order.size());
+      if (n <= sorted) return;
+      const auto from = order.begin() + static_cast<std::ptrdiff_t>(sorted);
+      const auto to = order.begin() + static_cast<std::ptrdiff_t>(n);
+      if (to != order.end()) std::nth_element(from, to, order.end(), by_bound);
+      std::sort(from, to, by_bound);
+      sorted = n;
+    };
+    // Matches point into found.docs: it must not move.
+    found.docs.reserve(candidates.size());
+    std::vector<std::uint32_t> places;
+    std::vector<Uuid> batch;
+    std::vector<Bound> kept;
+    for (std::size_t at = 0; at < order.size();) {
+      // A read batch at a time, each read in key order. Where reads cost no round trip, the
+      // first batch is the best max_window and a quarter more: dense enough that most of its
+      // keys lie on pages read for the ones before, as when every candidate is read.
+      const std::size_t first = tx_.raw().reads_ahead()
+                                    ? Tx::read_batch
+                                    : static_cast<std::size_t>(max_window) * 5 / 4;
+      const std::size_t n = std::min(at == 0 ? first : Tx::read_batch, order.size() - at);
+      sort_to(at + n + 1);  // the batch, and the Bound after it
+      // Keys in order read fastest: candidates are in order, so are their places.
+      places.clear();
+      for (std::size_t i = at; i < at + n; ++i) places.push_back(order[i].second);
+      std::sort(places.begin(), places.end());
+      batch.clear();
+      for (auto i : places) batch.push_back(candidates[i]);
+      const std::size_t from = found.docs.size();
+      if (auto t = take_each(batch); !t) return t.error();
+      if (auto r = rank_from(from); !r) return r.error();
+      at += n;
+      if (at == order.size() || found.matches.size() <= static_cast<std::size_t>(max_window))
+        continue;
+      // The max_window-th best match, against the best Bound left (with a margin for the
+      // rounding of the two computations).
+      kept.clear();
+      for (const auto& m : found.matches) kept.push_back(Bound{m.exact, m.matched, m.score});
+      const auto last = kept.begin() + static_cast<std::ptrdiff_t>(max_window - 1);
+      std::nth_element(kept.begin(), last, kept.end(), above);
+      Bound next = order[at].first;
+      next.score = next.score * (1 + 1e-9) + 1e-12;
+      if (above(*last, next)) break;
+    }
+    return {};
+  }
+
   /// The documents of `kinds` in `deleted`'s state by name, then id (`descending`: from the
   /// last), that the caller may view, into found.docs through `take_each`, until one more than
   /// max_window: what `*` sorted by name shows, counts (a total past max_window is "at least")
@@ -1227,13 +1379,12 @@ class Evaluator {
   }
 
   /// The length-normalised, weighted count of a field.
-  double weigh(const si::RankingView& d, Field f, double count, bool scoped) const {
+  double weigh(double len, Field f, double count, bool scoped) const {
     const auto i = static_cast<std::size_t>(f);
     const double w = si::field_weight[i] > 0 ? si::field_weight[i] : (scoped ? 1.0 : 0.0);
     const auto& s = stats_[i];
     const double avg =
         s.documents > 0 ? static_cast<double>(s.length) / static_cast<double>(s.documents) : 1.0;
-    const double len = d.lengths[i];
     return w * count / (1 - b + b * (avg > 0 ? len / avg : 1.0));
   }
 
@@ -1277,34 +1428,48 @@ class Evaluator {
 
   /// A query word's BM25F score in a document, 0 when it does not match.
   double word_score(const PreparedWord& p, const si::RankingView& d, FieldMask fields,
-                    bool scoped) const {
+                    bool scoped, bool bounded = false) const {
     const auto f1 = find_in(p, d.id);
+    // The length of each field: the document's; bounded, the least of the class its postings
+    // give (the fields a word scores in are those its postings hold).
+    std::array<std::uint32_t, si::field_count> least{};
+    const std::uint32_t* lengths = d.lengths.data();
+    if (bounded) {
+      const auto note = [&](const FieldCounts& counts) {
+        for (auto* c = counts.begin; c != counts.end; ++c)
+          least[static_cast<std::size_t>(c->field)] = si::length_floor(c->length_class);
+      };
+      note(f1.whole), note(f1.stem), note(f1.stem_word);
+      for (const auto* all : {&f1.parts, &f1.part_stems, &f1.part_stem_words})
+        for (const auto& counts : *all) note(counts);
+      lengths = least.data();
+    }
     double weighted = 0;
     if (f1.parts.empty()) {
       // A word without parts (most are): its counts per field read once from each posting.
       std::array<std::uint32_t, si::field_count> plain{}, stems{};
       for (auto* c = f1.whole.begin; c != f1.whole.end; ++c)
-        plain[static_cast<std::size_t>(c->first)] += c->second;
+        plain[static_cast<std::size_t>(c->field)] += c->count;
       for (const auto* counts : {&f1.stem, &f1.stem_word})
         for (auto* c = counts->begin; c != counts->end; ++c)
-          stems[static_cast<std::size_t>(c->first)] += c->second;
+          stems[static_cast<std::size_t>(c->field)] += c->count;
       for (std::size_t i = 0; i < si::field_count; ++i) {
         const auto f = static_cast<Field>(i);
         if (!(fields & bit(f))) continue;
         double count = plain[i];
         if (count == 0 && si::stemmed(f)) count = stemmed_share * stems[i];
-        if (count > 0) weighted += weigh(d, f, count, scoped);
+        if (count > 0) weighted += weigh(lengths[i], f, count, scoped);
       }
-      return weighted > 0 ? bm25(idf(p.df), weighted) : 0.0;
+      return weighted > 0 ? bm25(p.idf, weighted) : 0.0;
     }
     for (std::size_t i = 0; i < si::field_count; ++i) {
       const auto f = static_cast<Field>(i);
       if (!(fields & bit(f))) continue;
       double count = count_of(f1, f, false);
       if (count == 0 && si::stemmed(f)) count = stemmed_share * count_of(f1, f, true);
-      if (count > 0) weighted += weigh(d, f, count, scoped);
+      if (count > 0) weighted += weigh(lengths[i], f, count, scoped);
     }
-    return weighted > 0 ? bm25(idf(p.df), weighted) : 0.0;
+    return weighted > 0 ? bm25(p.idf, weighted) : 0.0;
   }
 
   /// phrase_fields() over `candidates`, fields of the document's own names and description;
@@ -1365,16 +1530,16 @@ class Evaluator {
   }
 
   /// A clause's score in a document; 0 when it does not match.
-  Result<double> clause_score(const Clause& c, const si::RankingView& d) {
+  Result<double> clause_score(const Clause& c, const si::RankingView& d, bool bounded = false) {
     switch (c.type) {
-    case ClauseType::word: return word_score(c.prepared.front(), d, c.fields, c.scoped);
+    case ClauseType::word: return word_score(c.prepared.front(), d, c.fields, c.scoped, bounded);
     case ClauseType::prefix: {
       // The best of the expansions; those whose postings do not hold the document score 0.
       double best = 0;
       const auto below = [](const auto& holder, const Uuid& id) { return holder.first < id; };
       auto h = std::lower_bound(c.holders.begin(), c.holders.end(), d.id, below);
       for (; h != c.holders.end() && h->first == d.id; ++h)
-        best = std::max(best, word_score(c.prepared[h->second], d, c.fields, c.scoped));
+        best = std::max(best, word_score(c.prepared[h->second], d, c.fields, c.scoped, bounded));
       return best;
     }
     case ClauseType::phrase: {
