@@ -115,6 +115,20 @@ struct PostingList {
   mutable std::size_t hint_ = 0;
 };
 
+/// A posting list read beside ids that ascend: the counts of each, found by stepping on from
+/// where the last one was.
+struct ListWalk {
+  const PostingList* list = nullptr;
+  std::size_t at = 0;
+  FieldCounts at_id(const Uuid& id) {
+    if (!list) return {};
+    const auto n = list->ids.size();
+    while (at < n && list->ids[at] < id) ++at;
+    if (at == n || list->ids[at] != id) return {};
+    return {list->counts.data() + list->starts[at], list->counts.data() + list->starts[at + 1]};
+  }
+};
+
 class Postings {
  public:
   explicit Postings(Tx& tx) : tx_(tx) {}
@@ -1166,36 +1180,59 @@ class Evaluator {
     double score = 0;
   };
 
-  /// The Bound of candidate `id`: each field's length taken as the least of its class (the
-  /// class each posting holds; a shorter field scores higher), and a phrase taken as found in
-  /// every field that holds all its words (docs/SEARCH_INDEX.md, "The best 10,000"). Exclusions
-  /// are left out: they only take matches away.
-  Result<Bound> bound(const Query& q, const Uuid& id, bool exact) {
+  /// The Bound of each of `candidates` (ascending): each field's length taken as the least of
+  /// its class (the class each posting holds; a shorter field scores higher), and a phrase
+  /// taken as found in every field that holds all its words (docs/SEARCH_INDEX.md, "The best
+  /// 10,000"). Exclusions are left out: they only take matches away. An FQN compared in full
+  /// (a dotted query) is known from the document alone: it bounds as exact.
+  Result<std::vector<Bound>> bounds_of(const Query& q, const std::vector<Uuid>& candidates,
+                                       const std::vector<Uuid>& exact, bool dotted) {
+    std::vector<Bound> out(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      out[i].exact = dotted || std::binary_search(exact.begin(), exact.end(), candidates[i]);
     si::RankingView probe;  // the id alone: lengths come from the postings
-    probe.id = id;
-    Bound out;
-    out.exact = exact;
     for (const auto& c : q.clauses) {
       if (c.occur == Occur::must_not) continue;
-      double s = 0;
-      if (c.type == ClauseType::phrase) {
-        FieldMask common = 0;
-        for (std::size_t i = 0; i < si::field_count; ++i) {
-          const auto f = static_cast<Field>(i);
-          if ((c.fields & bit(f)) &&
-              std::all_of(c.prepared.begin(), c.prepared.end(), [&](const PreparedWord& p) {
-                return p.whole && p.whole->find(id).in(f) > 0;
-              }))
-            common |= bit(f);
+      const auto add = [&](std::size_t i, double s) {
+        if (s > 0) ++out[i].matched, out[i].score += s;
+      };
+      if (c.type == ClauseType::word && c.prepared.front().parts.empty()) {
+        // A word without parts (most are): its lists walked beside the candidates, both in
+        // ascending order, instead of searched for each.
+        const auto& p = c.prepared.front();
+        ListWalk whole{p.whole}, stem{p.whole_stem}, stem_word{p.whole_stem_word};
+        Found1 f1;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+          f1.whole = whole.at_id(candidates[i]);
+          f1.stem = stem.at_id(candidates[i]);
+          f1.stem_word = stem_word.at_id(candidates[i]);
+          add(i, score_found(p, f1, nullptr, c.fields, c.scoped));
         }
-        if (common)
-          for (const auto& p : c.prepared) s += word_score(p, probe, common, c.scoped, true);
-      } else {
-        auto scored = clause_score(c, probe, true);  // words and prefixes read no document
-        if (!scored) return scored.error();
-        s = *scored;
+        continue;
       }
-      if (s > 0) ++out.matched, out.score += s;
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const auto& id = candidates[i];
+        probe.id = id;
+        double s = 0;
+        if (c.type == ClauseType::phrase) {
+          FieldMask common = 0;
+          for (std::size_t k = 0; k < si::field_count; ++k) {
+            const auto f = static_cast<Field>(k);
+            if ((c.fields & bit(f)) &&
+                std::all_of(c.prepared.begin(), c.prepared.end(), [&](const PreparedWord& w) {
+                  return w.whole && w.whole->find(id).in(f) > 0;
+                }))
+              common |= bit(f);
+          }
+          if (common)
+            for (const auto& w : c.prepared) s += word_score(w, probe, common, c.scoped, true);
+        } else {
+          auto scored = clause_score(c, probe, true);  // words and prefixes read no document
+          if (!scored) return scored.error();
+          s = *scored;
+        }
+        add(i, s);
+      }
     }
     return out;
   }
@@ -1211,15 +1248,11 @@ class Evaluator {
                          const std::vector<Uuid>& exact, bool dotted, Found& found,
                          TakeEach& take_each, RankFrom& rank_from) {
     // Each candidate's Bound and its place in `candidates`.
+    auto bounds = bounds_of(q, candidates, exact, dotted);
+    if (!bounds) return bounds.error();
     std::vector<std::pair<Bound, std::uint32_t>> order;
     order.reserve(candidates.size());
-    for (std::uint32_t i = 0; i < candidates.size(); ++i) {
-      const auto& id = candidates[i];
-      // An FQN compared in full (a dotted query) is known from the document alone.
-      auto b = bound(q, id, dotted || std::binary_search(exact.begin(), exact.end(), id));
-      if (!b) return b.error();
-      order.emplace_back(*b, i);
-    }
+    for (std::uint32_t i = 0; i < candidates.size(); ++i) order.emplace_back((*bounds)[i], i);
     const auto above = [](const Bound& x, const Bound& y) {
       if (x.exact != y.exact) return x.exact;
       if (x.matched != y.matched) return x.matched > y.matched;
@@ -1429,12 +1462,16 @@ class Evaluator {
   /// A query word's BM25F score in a document, 0 when it does not match.
   double word_score(const PreparedWord& p, const si::RankingView& d, FieldMask fields,
                     bool scoped, bool bounded = false) const {
-    const auto f1 = find_in(p, d.id);
-    // The length of each field: the document's; bounded, the least of the class its postings
-    // give (the fields a word scores in are those its postings hold).
+    return score_found(p, find_in(p, d.id), bounded ? nullptr : d.lengths.data(), fields, scoped);
+  }
+
+  /// word_score() of the postings `f1` found for a document whose fields have `lengths`
+  /// words; nullptr: the least of the class its postings give (a bound: the fields a word
+  /// scores in are those its postings hold).
+  double score_found(const PreparedWord& p, const Found1& f1, const std::uint32_t* lengths,
+                     FieldMask fields, bool scoped) const {
     std::array<std::uint32_t, si::field_count> least{};
-    const std::uint32_t* lengths = d.lengths.data();
-    if (bounded) {
+    if (!lengths) {
       const auto note = [&](const FieldCounts& counts) {
         for (auto* c = counts.begin; c != counts.end; ++c)
           least[static_cast<std::size_t>(c->field)] = si::length_floor(c->length_class);
