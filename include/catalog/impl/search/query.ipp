@@ -108,6 +108,10 @@ struct PostingList {
     const auto i = static_cast<std::size_t>(it - ids.begin());
     hint_ = i;
     if (i == n || ids[i] != id) return {};
+    return counts_at(i);
+  }
+  /// The counts of the i-th id.
+  FieldCounts counts_at(std::size_t i) const {
     return {counts.data() + starts[i], counts.data() + starts[i + 1]};
   }
 
@@ -125,7 +129,7 @@ struct ListWalk {
     const auto n = list->ids.size();
     while (at < n && list->ids[at] < id) ++at;
     if (at == n || list->ids[at] != id) return {};
-    return {list->counts.data() + list->starts[at], list->counts.data() + list->starts[at + 1]};
+    return list->counts_at(at);
   }
 };
 
@@ -1215,16 +1219,7 @@ class Evaluator {
         probe.id = id;
         double s = 0;
         if (c.type == ClauseType::phrase) {
-          FieldMask common = 0;
-          for (std::size_t k = 0; k < si::field_count; ++k) {
-            const auto f = static_cast<Field>(k);
-            if ((c.fields & bit(f)) &&
-                std::all_of(c.prepared.begin(), c.prepared.end(), [&](const PreparedWord& w) {
-                  return w.whole && w.whole->find(id).in(f) > 0;
-                }))
-              common |= bit(f);
-          }
-          if (common)
+          if (const FieldMask common = fields_with_all_words(c, id))
             for (const auto& w : c.prepared) s += word_score(w, probe, common, c.scoped, true);
         } else {
           auto scored = clause_score(c, probe, true);  // words and prefixes read no document
@@ -1270,18 +1265,17 @@ class Evaluator {
       std::sort(from, to, by_bound);
       sorted = n;
     };
+    const auto window = static_cast<std::size_t>(max_window);
+    // A read batch at a time, each read in key order. Where reads cost no round trip, the
+    // first batch is the best max_window and a quarter more: dense enough that most of its
+    // keys lie on pages read for the ones before, as when every candidate is read.
+    const std::size_t first = tx_.raw().reads_ahead() ? Tx::read_batch : window * 5 / 4;
     // Matches point into found.docs: it must not move.
     found.docs.reserve(candidates.size());
     std::vector<std::uint32_t> places;
     std::vector<Uuid> batch;
     std::vector<Bound> kept;
     for (std::size_t at = 0; at < order.size();) {
-      // A read batch at a time, each read in key order. Where reads cost no round trip, the
-      // first batch is the best max_window and a quarter more: dense enough that most of its
-      // keys lie on pages read for the ones before, as when every candidate is read.
-      const std::size_t first = tx_.raw().reads_ahead()
-                                    ? Tx::read_batch
-                                    : static_cast<std::size_t>(max_window) * 5 / 4;
       const std::size_t n = std::min(at == 0 ? first : Tx::read_batch, order.size() - at);
       sort_to(at + n + 1);  // the batch, and the Bound after it
       // Keys in order read fastest: candidates are in order, so are their places.
@@ -1294,13 +1288,12 @@ class Evaluator {
       if (auto t = take_each(batch); !t) return t.error();
       if (auto r = rank_from(from); !r) return r.error();
       at += n;
-      if (at == order.size() || found.matches.size() <= static_cast<std::size_t>(max_window))
-        continue;
+      if (at == order.size() || found.matches.size() <= window) continue;
       // The max_window-th best match, against the best Bound left (with a margin for the
       // rounding of the two computations).
       kept.clear();
       for (const auto& m : found.matches) kept.push_back(Bound{m.exact, m.matched, m.score});
-      const auto last = kept.begin() + static_cast<std::ptrdiff_t>(max_window - 1);
+      const auto last = kept.begin() + static_cast<std::ptrdiff_t>(window - 1);
       std::nth_element(kept.begin(), last, kept.end(), above);
       Bound next = order[at].first;
       next.score = next.score * (1 + 1e-9) + 1e-12;
@@ -1509,6 +1502,21 @@ class Evaluator {
     return weighted > 0 ? bm25(p.idf, weighted) : 0.0;
   }
 
+  /// The fields of a phrase clause where document `id` holds every one of its words: where
+  /// the phrase can stand.
+  static FieldMask fields_with_all_words(const Clause& c, const Uuid& id) {
+    FieldMask out = 0;
+    for (std::size_t i = 0; i < si::field_count; ++i) {
+      const auto f = static_cast<Field>(i);
+      if ((c.fields & bit(f)) &&
+          std::all_of(c.prepared.begin(), c.prepared.end(), [&](const PreparedWord& p) {
+            return p.whole && p.whole->find(id).in(f) > 0;
+          }))
+        out |= bit(f);
+    }
+    return out;
+  }
+
   /// phrase_fields() over `candidates`, fields of the document's own names and description;
   /// nullopt when the stored record is not in the form scan_document_string reads.
   Result<std::optional<FieldMask>> own_phrase_fields(const Clause& c, const si::RankingView& d,
@@ -1532,18 +1540,7 @@ class Evaluator {
 
   /// The fields where the phrase's words stand consecutively.
   Result<FieldMask> phrase_fields(const Clause& c, const si::RankingView& d) {
-    FieldMask candidates = 0;
-    for (std::size_t i = 0; i < si::field_count; ++i) {
-      const auto f = static_cast<Field>(i);
-      if (!(c.fields & bit(f))) continue;
-      bool all = true;
-      for (const auto& p : c.prepared)
-        if (!p.whole || !p.whole->find(d.id).in(f)) {
-          all = false;
-          break;
-        }
-      if (all) candidates |= bit(f);
-    }
+    const FieldMask candidates = fields_with_all_words(c, d.id);
     if (!candidates) return FieldMask{0};
     // The common case, a phrase in names or descriptions: the names are in the document, and
     // the description is read from the stored record without decoding the rest of it.
