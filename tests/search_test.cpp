@@ -677,9 +677,10 @@ TEMPLATE_TEST_CASE("a reindex and a hard delete that write more index keys than 
                    "buffers at once: the same index, written in parts",
                    "[search]", test::MemoryFixture, test::LmdbFixture) {
   // The index writes of one update are buffered and written in key order, in parts of 8 MiB
-  // (docs/SEARCH_INDEX.md, "Writing"). 100 terms of 1,500 words of 48 letters make 150,000
-  // postings of about 70 bytes (and terms records of 75 KB each): one reindex step writes them
-  // in three parts, one recursive hard delete erases them in two.
+  // (docs/SEARCH_INDEX.md, "Writing"); a reindex makes them in parts of at most 2 MiB of records.
+  // 100 terms of 1,500 words of 48 letters make 150,000 postings of about 70 bytes (and terms
+  // records of 75 KB each): one reindex step writes them in four parts, one recursive hard delete
+  // erases them in two.
   TestType f;
   Catalog c{f.store};
   const auto word = [](int term, int at) {
@@ -866,6 +867,63 @@ TEMPLATE_TEST_CASE("soft delete, restore, follow and vote write a constant numbe
   CHECK(changed(before, after) == 5);
   CHECK(c.names("zulu") == Names{"long"});
   CHECK(c.names("yankee").empty());
+  c.clean();
+}
+
+TEMPLATE_TEST_CASE("a reindex, made in parts on two threads, writes the index the writes made, "
+                   "byte for byte",
+                   "[search]", test::MemoryFixture, test::LmdbFixture) {
+  // A reindex reads a part of its batch while another thread makes the documents and writes of
+  // the part before (docs/SEARCH_INDEX.md, "Writing"): what it writes must be what the writes
+  // themselves left, key for key and byte for byte, whatever the batch and so the parts.
+  TestType f;
+  Catalog c{f.store};
+  auto data = c.make(Kind::team, R"({"name":"data","teamType":"Group","displayName":"Data"})");
+  c.make(Kind::user, R"({"name":"bob","email":"bob@example.com","displayName":"Bob Builder"})");
+  c.make(Kind::domain, R"({"name":"Sales","domainType":"Aggregate","description":"d"})");
+  c.make(Kind::glossary, R"({"name":"g","description":"Words of the trade","owners":[{"id":")" +
+                             test::id_of(data) + R"(","type":"team"}]})");
+  c.make(Kind::search_service, R"({"name":"es","serviceType":"ElasticSearch"})");
+  c.make(Kind::mlmodel_service, R"({"name":"mlflow","serviceType":"Mlflow"})");
+  const auto bob = c.s.principal("bob").value();
+  for (int i = 0; i < 60; ++i) {
+    const auto n = std::to_string(i);
+    const auto tags = R"("tags":[{"tagFQN":"Tier.T)" + std::to_string(i % 4) + R"("}])";
+    auto term = c.make(Kind::glossary_term,
+                       R"({"glossary":"g","name":"term)" + n + R"(","displayName":"Term )" + n +
+                           R"(","description":"Shared words and word)" + n + " running runner " +
+                           std::string(static_cast<std::size_t>(i % 7) * 3, 'x') + R"(",)" +
+                           tags + R"(,"synonyms":["syn)" + n + R"("]})");
+    if (i % 5 == 0)
+      REQUIRE(c.s.vote_json(bob, Kind::glossary_term, test::uuid_of(term),
+                            catalog::VoteType::voted_up)
+                  .has_value());
+    if (i % 6 == 0)
+      REQUIRE(c.s.remove_json(c.admin, Kind::glossary_term,
+                              catalog::EntityKey::by_id(test::uuid_of(term)), {})
+                  .has_value());
+    if (i % 3 == 0)
+      c.make(Kind::search_index, R"({"service":"es","name":"idx)" + n +
+                                     R"(","fields":[{"name":"colOne","dataType":"TEXT",)"
+                                     R"("description":"first column"}],"domains":["Sales"],)" +
+                                     tags + "}");
+    if (i % 4 == 0)
+      c.make(Kind::mlmodel, R"({"service":"mlflow","name":"model)" + n +
+                                R"(","algorithm":"forest","mlFeatures":[{"name":"featureX)" + n +
+                                R"(","dataType":"numerical","description":"a feature"}]})");
+  }
+  c.clean();
+  const auto written = index_keys(c.s);
+  REQUIRE(written.size() > 1000);
+  for (std::size_t batch : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{0}}) {
+    INFO("batch " << batch);
+    auto indexed = c.s.reindex(c.admin, batch);
+    REQUIRE(indexed.has_value());
+    CHECK(*indexed > 100);
+    const auto rebuilt = index_keys(c.s);
+    CHECK(rebuilt.size() == written.size());
+    CHECK(changed(written, rebuilt) == 0);
+  }
   c.clean();
 }
 

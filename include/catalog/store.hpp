@@ -235,9 +235,10 @@ class CATALOG_DECL Store {
   Result<boost::json::object> aggregate_json(const Principal& who,
                                              const AggregateRequest& request);
   /// Builds the search index again from the entities, in transactions of `batch` entities
-  /// (resumable: an interrupted reindex goes on at the next). Returns the entities indexed.
-  /// Admins only. Errors: forbidden, storage.
-  Result<std::uint64_t> reindex(const Principal& who, std::size_t batch = 4000);
+  /// (resumable: an interrupted reindex goes on at the next). 0, the default: 16,000 on memory
+  /// and LMDB, 4,000 on PostgreSQL (docs/SEARCH_INDEX.md, "How a write keeps it"). Returns the
+  /// entities indexed. Admins only. Errors: forbidden, storage.
+  Result<std::uint64_t> reindex(const Principal& who, std::size_t batch = 0);
 
   /// The integrity check (like SQLite's `PRAGMA integrity_check`): reads the whole store in one
   /// read transaction and checks every invariant of the key schema (names, list indexes and

@@ -72,6 +72,8 @@ class Tx {
 
   // ---- records ----
   Result<std::optional<Record>> find(const Uuid& id);
+  /// As find(id), adding the size of the stored record to `bytes`.
+  Result<std::optional<Record>> find(const Uuid& id, std::size_t& bytes);
   Result<std::optional<Record>> find(Kind kind, std::string_view canonical_fqn);
   /// The id of find(kind, canonical_fqn)'s record, read from the stored text without decoding
   /// the record when it is in the form the engine writes (references.ipp). Errors: as find.

@@ -248,10 +248,21 @@ std::string reindex_progress(const Uuid& last);
 std::optional<Uuid> decode_reindex_progress(std::string_view bytes);
 
 /// The entities a reindex indexes in one transaction, unless told otherwise (the one when a
-/// store opens, and Store::reindex's default). A larger transaction copies each index page it
-/// changes once for more entities, and holds the write lock longer: the size weighs the
-/// reindex's speed against how long other writers wait (BENCHMARKS.md, 9m).
-inline constexpr std::size_t reindex_batch = 4000;
+/// store opens, and Store::reindex's default): reindex_batch where reads cost no round trip
+/// (memory, LMDB), reindex_batch_round_trips where they do (PostgreSQL, whose reindex indexes a
+/// few hundred entities a second). A larger transaction copies each index page it changes once
+/// for more entities, and holds the write lock longer: the size weighs the reindex's speed
+/// against how long other writers wait, about a second and a half on LMDB and ten on
+/// PostgreSQL on the benchmark's machine (BENCHMARKS.md, 9m and 9p).
+inline constexpr std::size_t reindex_batch = 16000;
+inline constexpr std::size_t reindex_batch_round_trips = 4000;
+/// The parts a reindex transaction is made in: while this thread writes one part's keys, another
+/// makes the next part's documents (BENCHMARKS.md, 9p).
+/// A part holds at most reindex_part_limit entities and ends once its records reach
+/// reindex_part_bytes, so that a large batch (rebuild's) or large entities hold bounded memory.
+inline constexpr std::size_t reindex_parts = 8;
+inline constexpr std::size_t reindex_part_limit = 2000;
+inline constexpr std::size_t reindex_part_bytes = std::size_t{2} << 20;
 
 /// Whether the index was built by this analyzer and no reindex is under way. Errors: storage.
 Result<bool> current(Tx& tx);

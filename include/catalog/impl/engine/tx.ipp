@@ -23,12 +23,18 @@ namespace json = boost::json;
 // ---- Tx: records ----
 
 Result<std::optional<Record>> Tx::find(const Uuid& id) {
+  std::size_t bytes = 0;
+  return find(id, bytes);
+}
+
+Result<std::optional<Record>> Tx::find(const Uuid& id, std::size_t& size) {
   auto bytes = txn_.get_view(keys::entity(id));
   if (!bytes) return bytes.error();
   // Decoded in place, in the result returned: a record is a large struct, and is never moved
   // between decoding and the caller.
   Result<std::optional<Record>> found(std::in_place);
   if (!*bytes) return found;
+  size += (*bytes)->size();
   if (auto d = decode(**bytes, found->emplace()); !d) return d.error();
   return found;
 }

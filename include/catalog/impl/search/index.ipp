@@ -13,6 +13,10 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <map>
 #include <optional>
 #include <set>
@@ -204,9 +208,48 @@ constexpr std::uint64_t format = 2;  // the layout of encode()'s and encode_term
 
 }  // namespace
 
-Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts,
-                                      bool analyse, bool related) {
-  if (!searched(r.kind)) return std::optional<Document>();
+namespace {
+
+/// What a document takes from other entities (owners, domains, votes, the service or glossary):
+/// read in the transaction, so that the rest of a document is made from values alone.
+struct Related {
+  std::vector<Owner> owners;
+  std::vector<std::pair<Uuid, std::string>> domains;  // id, FQN
+  std::int64_t up_votes = 0;
+  std::string service;   // ML models, search indexes
+  std::string glossary;  // glossary terms
+};
+
+Result<Related> read_related(Tx& tx, const Record& r) {
+  Related out;
+  auto owners = referenced(tx, r.id, Rel::owns, true);
+  if (!owners) return owners.error();
+  for (const auto& o : *owners)
+    out.owners.push_back(Owner{o.id, o.name.value_or(""), o.display_name.value_or("")});
+  auto domains = referenced(tx, r.id, Rel::domain, false);
+  if (!domains) return domains.error();
+  for (const auto& dm : *domains) out.domains.emplace_back(dm.id, dm.fully_qualified_name.value_or(""));
+  auto votes = tx.edges(r.id, Rel::votes, true);
+  if (!votes) return votes.error();
+  out.up_votes =
+      std::count_if(votes->begin(), votes->end(), [](const Edge& e) { return e.data == "u"; });
+  if (r.kind == Kind::mlmodel || r.kind == Kind::search_index) {
+    auto s = container_name(tx, r.container);
+    if (!s) return s.error();
+    out.service = std::move(*s);
+  }
+  if (r.kind == Kind::glossary_term) {
+    auto g = container_name(tx, r.glossary);
+    if (!g) return g.error();
+    out.glossary = std::move(*g);
+  }
+  return out;
+}
+
+/// The document of a searched record, from its values alone (`related` null: without what other
+/// entities give it). Touches no transaction: a reindex makes documents on another thread.
+Document make_document(const Record& r, Related* related, std::vector<FieldText>* texts,
+                       bool analyse) {
   Document d;
   d.analyzer = search::analyzer_version;
   d.kind = r.kind;
@@ -224,24 +267,22 @@ Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<Field
   if (base.description) c.add(Field::description, *base.description, texts);
 
   if (related) {
-    auto owners = referenced(tx, r.id, Rel::owns, true);
-    if (!owners) return owners.error();
-    for (const auto& o : *owners) {
-      Owner owner{o.id, o.name.value_or(""), o.display_name.value_or("")};
-      c.add(Field::owner, owner.name, texts);
-      c.add(Field::owner, owner.display_name, texts);
-      d.owners.push_back(std::move(owner));
+    d.owners = std::move(related->owners);
+    for (const auto& o : d.owners) {
+      c.add(Field::owner, o.name, texts);
+      c.add(Field::owner, o.display_name, texts);
     }
-    auto domains = referenced(tx, r.id, Rel::domain, false);
-    if (!domains) return domains.error();
-    for (const auto& dm : *domains) {
-      d.domains.emplace_back(dm.id, dm.fully_qualified_name.value_or(""));
-      c.add(Field::domain, d.domains.back().second, texts);
+    d.domains = std::move(related->domains);
+    for (const auto& dm : d.domains) c.add(Field::domain, dm.second, texts);
+    d.up_votes = related->up_votes;
+    if (r.kind == Kind::mlmodel || r.kind == Kind::search_index) {
+      d.service = std::move(related->service);
+      c.add(Field::service, d.service, texts);
     }
-    auto votes = tx.edges(r.id, Rel::votes, true);
-    if (!votes) return votes.error();
-    d.up_votes =
-        std::count_if(votes->begin(), votes->end(), [](const Edge& e) { return e.data == "u"; });
+    if (r.kind == Kind::glossary_term) {
+      d.glossary = std::move(related->glossary);
+      c.add(Field::glossary, d.glossary, texts);
+    }
   }
 
   auto add_tags = [&](const std::vector<TagLabel>& tags) {
@@ -250,19 +291,6 @@ Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<Field
       c.add(Field::tags, t.tag_fqn, texts);
     }
   };
-  const bool has_service = r.kind == Kind::mlmodel || r.kind == Kind::search_index;
-  if (related && has_service) {
-    auto s = container_name(tx, r.container);
-    if (!s) return s.error();
-    d.service = std::move(*s);
-    c.add(Field::service, d.service, texts);
-  }
-  if (related && r.kind == Kind::glossary_term) {
-    auto g = container_name(tx, r.glossary);
-    if (!g) return g.error();
-    d.glossary = std::move(*g);
-    c.add(Field::glossary, d.glossary, texts);
-  }
   std::visit(
       [&](const auto& e) {
         using E = std::decay_t<decltype(e)>;
@@ -287,7 +315,18 @@ Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<Field
         }
       },
       r.value);
-  return std::optional<Document>(c.finish(std::move(d)));
+  return c.finish(std::move(d));
+}
+
+}  // namespace
+
+Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts,
+                                      bool analyse, bool related) {
+  if (!searched(r.kind)) return std::optional<Document>();
+  if (!related) return std::optional<Document>(make_document(r, nullptr, texts, analyse));
+  auto rel = read_related(tx, r);
+  if (!rel) return rel.error();
+  return std::optional<Document>(make_document(r, &*rel, texts, analyse));
 }
 
 std::string encode(const Document& d) {
@@ -561,20 +600,23 @@ std::vector<std::string> name_words(const Document& d) {
 
 namespace {
 
-/// The index writes of one update, made at once in key order (flush; docs/SEARCH_INDEX.md,
-/// "Writing"). Index keys begin with a word or a name, so an entity's keys are spread over the
-/// whole index; the keys of many entities in order fall on the same pages one after another, where
-/// LMDB often finds the next without descending from the root, and on pages still in cache. Each
-/// key is written at most once per update (an entity's keys hold its id, and an update visits each
-/// entity once); the field statistics, shared by all, are summed and written once per key. A large
-/// update (a recursive delete of many entities) is written out every `limit` bytes, so the memory
-/// it holds stays bounded.
-class IndexWrites {
+/// Index writes gathered, then made at once in key order (docs/SEARCH_INDEX.md, "Writing").
+/// Index keys begin with a word or a name, so an entity's keys are spread over the whole index;
+/// the keys of many entities in order fall on the same pages one after another, where LMDB often
+/// finds the next without descending from the root, and on pages still in cache. Each key is
+/// written at most once (an entity's keys hold its id, and an update visits each entity once);
+/// the field statistics, shared by all, are summed and written once per key. Gathering and
+/// sorting touch no transaction: a reindex does them on another thread.
+class WriteBuffer {
  public:
-  explicit IndexWrites(storage::Transaction& txn) : txn_(txn) {}
-
-  Result<void> put(std::string_view key, std::string_view value) { return add(key, value, false); }
-  Result<void> erase(std::string_view key) { return add(key, {}, true); }
+  Result<void> put(std::string_view key, std::string_view value) {
+    add(key, value, false);
+    return {};
+  }
+  Result<void> erase(std::string_view key) {
+    add(key, {}, true);
+    return {};
+  }
   void add_field_stats(unsigned field, unsigned shard, std::int64_t documents,
                        std::int64_t length) {
     if (documents == 0 && length == 0) return;
@@ -582,38 +624,43 @@ class IndexWrites {
     s.first += documents;
     s.second += length;
   }
+  std::size_t bytes() const { return bytes_.size(); }
 
-  /// Applies what is buffered: the statistics' sums to their stored values, then every write in
-  /// key order.
-  Result<void> flush() {
-    for (const auto& [at, delta] : stats_)
-      if (auto s = apply_stats(at.first, at.second, delta.first, delta.second); !s) return s;
-    stats_.clear();
-    // In key order, and in the order made where keys are equal (as written one by one). What is
-    // sorted is 24 bytes a write: the key's first 16 bytes (a tag and most of a word) and its
-    // position; whole keys are compared only where those tie.
-    std::vector<HeadKey> order;
-    order.reserve(writes_.size());
-    for (std::size_t i = 0; i < writes_.size(); ++i) order.push_back({name_head(key(i)), i});
-    sort_references(order, [&](const HeadKey& a, const HeadKey& b) {
+  /// Puts the writes in key order, and in the order made where keys are equal (as written one by
+  /// one). What is sorted is 24 bytes a write: the key's first 16 bytes (a tag and most of a
+  /// word) and its position; whole keys are compared only where those tie.
+  void sort() {
+    order_.clear();
+    order_.reserve(writes_.size());
+    for (std::size_t i = 0; i < writes_.size(); ++i) order_.push_back({name_head(key(i)), i});
+    sort_references(order_, [&](const HeadKey& a, const HeadKey& b) {
       const int c = key(a.index).compare(key(b.index));
       return c != 0 ? c < 0 : a.index < b.index;
     });
+  }
+
+  /// Applies the statistics' sums to their stored values, then every write in the order sort()
+  /// gave, and empties the buffer.
+  Result<void> write_to(storage::Transaction& txn) {
+    for (const auto& [at, delta] : stats_)
+      if (auto s = apply_stats(txn, at.first, at.second, delta.first, delta.second); !s) return s;
+    stats_.clear();
     // The writes are visited out of the order they were made in: each one's bytes are asked for
     // a little ahead, so that they arrive before LMDB copies them.
     constexpr std::size_t ahead = 8;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      if (i + ahead < order.size())
-        __builtin_prefetch(bytes_.data() + writes_[order[i + ahead].index].at);
-      const std::size_t w = order[i].index;
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      if (i + ahead < order_.size())
+        __builtin_prefetch(bytes_.data() + writes_[order_[i + ahead].index].at);
+      const std::size_t w = order_[i].index;
       if (writes_[w].erase) {
-        if (auto e = txn_.erase(key(w)); !e) return e.error();
-      } else if (auto p = txn_.put(key(w), value(w)); !p) {
+        if (auto e = txn.erase(key(w)); !e) return e.error();
+      } else if (auto p = txn.put(key(w), value(w)); !p) {
         return p.error();
       }
     }
     writes_.clear();
     bytes_.clear();
+    order_.clear();
     return {};
   }
 
@@ -625,14 +672,12 @@ class IndexWrites {
     std::uint32_t value_size;
     bool erase;
   };
-  static constexpr std::size_t limit = std::size_t{8} << 20;  // bytes of keys and values
 
-  Result<void> add(std::string_view k, std::string_view v, bool erase) {
+  void add(std::string_view k, std::string_view v, bool erase) {
     writes_.push_back({bytes_.size(), static_cast<std::uint32_t>(k.size()),
                        static_cast<std::uint32_t>(v.size()), erase});
     bytes_.append(k);
     bytes_.append(v);
-    return bytes_.size() >= limit ? flush() : Result<void>();
   }
   std::string_view key(std::size_t i) const {
     return std::string_view(bytes_).substr(writes_[i].at, writes_[i].key_size);
@@ -642,11 +687,11 @@ class IndexWrites {
                                            writes_[i].value_size);
   }
 
-  Result<void> apply_stats(unsigned field, unsigned shard, std::int64_t documents,
-                           std::int64_t length) {
+  static Result<void> apply_stats(storage::Transaction& txn, unsigned field, unsigned shard,
+                                  std::int64_t documents, std::int64_t length) {
     if (documents == 0 && length == 0) return {};
     const auto key = keys::field_stats(field, shard);
-    auto v = txn_.get(key);
+    auto v = txn.get(key);
     if (!v) return v.error();
     std::int64_t d = 0, l = 0;
     if (*v) {
@@ -658,22 +703,50 @@ class IndexWrites {
     d += documents;
     l += length;
     if (d == 0 && l == 0) {
-      if (auto e = txn_.erase(key); !e) return e.error();
+      if (auto e = txn.erase(key); !e) return e.error();
       return {};
     }
-    return txn_.put(key, keys::encode_u64(static_cast<std::uint64_t>(d)) +
-                             keys::encode_u64(static_cast<std::uint64_t>(l)));
+    return txn.put(key, keys::encode_u64(static_cast<std::uint64_t>(d)) +
+                            keys::encode_u64(static_cast<std::uint64_t>(l)));
   }
 
-  storage::Transaction& txn_;
   std::vector<Write> writes_;
   std::string bytes_;  // every write's key and value, one after another
+  std::vector<HeadKey> order_;
   std::map<std::pair<unsigned, unsigned>, std::pair<std::int64_t, std::int64_t>> stats_;
 };
 
+/// The writes of one update into its transaction, written out every `limit` bytes, so that a
+/// large update (a recursive delete of many entities) holds bounded memory.
+class IndexWrites {
+ public:
+  explicit IndexWrites(storage::Transaction& txn) : txn_(txn) {}
+  Result<void> put(std::string_view key, std::string_view value) {
+    (void)buffer_.put(key, value);
+    return buffer_.bytes() >= limit ? flush() : Result<void>();
+  }
+  Result<void> erase(std::string_view key) {
+    (void)buffer_.erase(key);
+    return buffer_.bytes() >= limit ? flush() : Result<void>();
+  }
+  void add_field_stats(unsigned field, unsigned shard, std::int64_t documents,
+                       std::int64_t length) {
+    buffer_.add_field_stats(field, shard, documents, length);
+  }
+  Result<void> flush() {
+    buffer_.sort();
+    return buffer_.write_to(txn_);
+  }
+
+ private:
+  static constexpr std::size_t limit = std::size_t{8} << 20;  // bytes of keys and values
+  storage::Transaction& txn_;
+  WriteBuffer buffer_;
+};
+
 /// Writes the difference between two sets of `text 0x00 id` keys of one family.
-template <class KeyOf>
-Result<void> write_set_difference(IndexWrites& out, const std::vector<std::string>& before,
+template <class Out, class KeyOf>
+Result<void> write_set_difference(Out& out, const std::vector<std::string>& before,
                                   const std::vector<std::string>& after, KeyOf key_of) {
   for (const auto& s : before)
     if (!std::binary_search(after.begin(), after.end(), s))
@@ -684,36 +757,62 @@ Result<void> write_set_difference(IndexWrites& out, const std::vector<std::strin
   return {};
 }
 
-/// Brings the index of one entity to what it now is, whatever its state, through `out`; true
-/// when a user or team changed what its owned entities show of it.
-Result<bool> update_document(Tx& tx, IndexWrites& out, const Uuid& id) {
+/// What update_document reads of one entity in the transaction: its stored document and terms,
+/// its record, and what other entities give its document.
+struct Indexed {
+  Uuid id{};
+  std::optional<std::string> stored, stored_terms;  // Y, T
+  std::optional<Record> record;                      // nullopt: none (hard-deleted)
+  Related related;
+};
+
+/// Adds the bytes of the entity's stored record to `bytes`.
+Result<Indexed> read_indexed(Tx& tx, const Uuid& id, std::size_t& bytes) {
+  Indexed in;
+  in.id = id;
   auto& txn = tx.raw();
-  std::optional<Document> old;
   auto stored = txn.get(keys::search_doc(id));
   if (!stored) return stored.error();
+  in.stored = std::move(*stored);
   auto stored_terms = txn.get(keys::search_terms(id));
   if (!stored_terms) return stored_terms.error();
+  in.stored_terms = std::move(*stored_terms);
+  auto r = tx.find(id, bytes);
+  if (!r) return r.error();
+  in.record = std::move(*r);
+  if (in.record && searched(in.record->kind)) {
+    auto rel = read_related(tx, *in.record);
+    if (!rel) return rel.error();
+    in.related = std::move(*rel);
+  }
+  return in;
+}
+
+/// Brings the index of one entity to what it now is, whatever its state, through `out`, from
+/// what read_indexed read (consumed); true when a user or team changed what its owned entities
+/// show of it. Touches no transaction.
+template <class Out>
+Result<bool> write_document(Out& out, Indexed& in) {
+  const Uuid& id = in.id;
+  const auto& stored = in.stored;
+  const auto& stored_terms = in.stored_terms;
+  std::optional<Document> old;
   // A document that does not decode is replaced whole: its postings, statistics and typeahead
   // keys cannot be known, and verify reports what it left behind. One whose terms are missing or
   // do not decode gives its statistics and names; only its postings are unknown.
   bool old_terms = false;
-  if (*stored) {
-    auto d = decode_document(**stored);
+  if (stored) {
+    auto d = decode_document(*stored);
     if (d) {
-      old_terms = *stored_terms && decode_terms(**stored_terms, *d);
+      old_terms = stored_terms && decode_terms(*stored_terms, *d);
       if (!old_terms) d->terms.clear();
       old = std::move(*d);
     }
   }
   std::optional<Document> now;
-  auto r = tx.find(id);
-  if (!r) return r.error();
-  if (*r) {
-    auto built = build(tx, **r, nullptr);
-    if (!built) return built.error();
-    now = std::move(*built);
-  }
-  if (old == now && (old ? old_terms : !*stored && !*stored_terms)) return false;
+  if (in.record && searched(in.record->kind))
+    now = make_document(*in.record, &in.related, nullptr, true);
+  if (old == now && (old ? old_terms : !stored && !stored_terms)) return false;
   const auto shard = keys::search_shard(id);
   // Postings: only the words whose (field, count) pairs differ. A word's document frequency is
   // the length of its postings, which a query reads whole: no shared count to keep.
@@ -784,14 +883,14 @@ Result<bool> update_document(Tx& tx, IndexWrites& out, const Uuid& id) {
   }
   // The document and its terms, each where its bytes changed.
   if (now) {
-    if (auto y = encode(*now); !*stored || **stored != y)
+    if (auto y = encode(*now); !stored || *stored != y)
       if (auto p = out.put(keys::search_doc(id), std::move(y)); !p) return p.error();
     if (!old_terms || old->terms != now->terms)
       if (auto p = out.put(keys::search_terms(id), encode_terms(*now)); !p) return p.error();
   } else {
-    if (*stored)
+    if (stored)
       if (auto e = out.erase(keys::search_doc(id)); !e) return e.error();
-    if (*stored_terms)
+    if (stored_terms)
       if (auto e = out.erase(keys::search_terms(id)); !e) return e.error();
   }
   const bool owner_kind = (old   ? old->kind
@@ -803,6 +902,100 @@ Result<bool> update_document(Tx& tx, IndexWrites& out, const Uuid& id) {
   return owner_kind && old && now &&
          (old->name != now->name || old->display_name != now->display_name);
 }
+
+Result<bool> update_document(Tx& tx, IndexWrites& out, const Uuid& id) {
+  std::size_t bytes = 0;
+  auto in = read_indexed(tx, id, bytes);
+  if (!in) return in.error();
+  return write_document(out, *in);
+}
+
+/// The writes of some entities' documents, in key order: what a reindex's other thread makes.
+WriteBuffer write_documents(std::vector<Indexed> in) {
+  WriteBuffer out;
+  for (auto& x : in) (void)write_document(out, x);  // a WriteBuffer's writes do not fail
+  out.sort();
+  return out;
+}
+
+/// A thread that makes the writes of a reindex's parts (write_documents), one part at a time,
+/// beside the transaction's thread: one thread for a whole step, so that its stemmer's memory and
+/// its allocator's arena serve every part. On one core, or where no thread can be started, parts
+/// are made where they are given.
+class PartMaker {
+ public:
+  PartMaker() {
+    if (std::thread::hardware_concurrency() == 1) return;
+    try {
+      thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+    }
+  }
+  PartMaker(const PartMaker&) = delete;
+  PartMaker& operator=(const PartMaker&) = delete;
+  ~PartMaker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  /// Starts making a part's writes; the part given before must have been taken.
+  void give(std::vector<Indexed> in) {
+    if (!thread_.joinable()) {
+      out_ = write_documents(std::move(in));
+      made_ = true;
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      in_ = std::move(in);
+      given_ = true;
+    }
+    changed_.notify_all();
+  }
+  /// The writes of the part given last, once made (what making it threw is thrown here).
+  WriteBuffer take() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return made_; });
+    made_ = false;
+    if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
+    return std::move(out_);
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return stop_ || given_; });
+      if (stop_) return;
+      auto in = std::move(in_);
+      given_ = false;
+      lock.unlock();
+      WriteBuffer out;
+      std::exception_ptr failed;
+      try {
+        out = write_documents(std::move(in));
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      lock.lock();
+      out_ = std::move(out);
+      failed_ = failed;
+      made_ = true;
+      changed_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Indexed> in_;
+  WriteBuffer out_;
+  std::exception_ptr failed_;
+  bool given_ = false, made_ = false, stop_ = false;
+  std::thread thread_;  // last: started once the members it reads are
+};
 
 }  // namespace
 
@@ -873,12 +1066,35 @@ Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after,
       if (auto n = c->next(); !n) return n.error();
     }
   }
-  IndexWrites out(tx.raw());
-  for (const auto& id : ids) {
-    if (auto u = update_document(tx, out, id); !u) return u.error();
-    ++indexed;
+  // Two threads, in turn over parts of the batch (docs/SEARCH_INDEX.md, "Writing"): this one
+  // reads a part's entities and writes the keys of the part before, while the other makes the
+  // part's documents and their writes in key order (analysis and sorting). The writes are those
+  // of update_document, one entity at a time. A part ends at reindex_part_bytes of records, so
+  // that large entities hold bounded memory.
+  const std::size_t part = std::clamp<std::size_t>((batch + reindex_parts - 1) / reindex_parts, 1,
+                                                   reindex_part_limit);
+  PartMaker maker;
+  bool making = false;  // a part given and not yet taken
+  for (std::size_t next = 0; next < ids.size();) {
+    std::vector<Indexed> in;
+    std::size_t bytes = 0;
+    while (next < ids.size() && in.size() < part && bytes < reindex_part_bytes) {
+      auto x = read_indexed(tx, ids[next++], bytes);
+      if (!x) return x.error();
+      in.push_back(std::move(*x));
+    }
+    indexed += in.size();
+    // A part's writes follow the part before's, so that the last write of a key wins as it
+    // would one entity at a time (an entity's keys are its own; the statistics are sums).
+    std::optional<WriteBuffer> before;
+    if (making) before = maker.take();
+    maker.give(std::move(in));
+    making = true;
+    if (before)
+      if (auto w = before->write_to(tx.raw()); !w) return w.error();
   }
-  if (auto f = out.flush(); !f) return f.error();
+  if (making)
+    if (auto w = maker.take().write_to(tx.raw()); !w) return w.error();
   if (ids.empty()) return std::optional<Uuid>();
   return std::optional<Uuid>(ids.back());
 }

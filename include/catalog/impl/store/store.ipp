@@ -226,7 +226,7 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
       log(LogLevel::info, "building the search index (version " +
                               std::to_string(engine::search_index::index_version) +
                               "): the store has none, one of another version, or one half built");
-      auto r = impl->reindex(engine::search_index::reindex_batch, false);
+      auto r = impl->reindex(0, false);
       if (!r) {
         log(LogLevel::error, "building the search index failed: " + r.error().message());
         return r.error();

@@ -353,7 +353,9 @@ Result<bjson::object> Store::aggregate_json(const Principal& who, const Aggregat
   return bjson::object{{"aggregations", facets_json(one)}};
 }
 
-static_assert(engine::search_index::reindex_batch == 4000, "Store::reindex's default batch says 4000");
+static_assert(engine::search_index::reindex_batch == 16000 &&
+                  engine::search_index::reindex_batch_round_trips == 4000,
+              "Store::reindex's comment says 16,000 and 4,000");
 
 Result<std::uint64_t> Store::reindex(const Principal& who, std::size_t batch) {
   if (!who.is_admin)
@@ -364,13 +366,16 @@ Result<std::uint64_t> Store::reindex(const Principal& who, std::size_t batch) {
 
 Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch) {
   namespace si = engine::search_index;
-  if (batch == 0) batch = 1;
   // Where a reindex under way stands: nullopt (none), empty (clearing), or the last id indexed.
+  // And the batch, when the caller left it to the store: smaller where reads cost round trips.
+  bool round_trips = false;
   auto state =
       read(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<std::optional<std::string>> {
+        round_trips = tx.raw().reads_ahead();
         return tx.raw().get(engine::keys::meta(si::reindex_meta));
       });
   if (!state) return state.error();
+  if (batch == 0) batch = round_trips ? si::reindex_batch_round_trips : si::reindex_batch;
   // A reindex is resumed only where this version left it (si::reindex_progress); one left by
   // another version is started again, its documents being of another layout.
   std::optional<Uuid> after;
