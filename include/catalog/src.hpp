@@ -34,6 +34,7 @@
 #include <catalog/impl/search/analyzer.ipp>
 #include <catalog/impl/search/check.ipp>
 #include <catalog/impl/search/index.ipp>
+#include <catalog/impl/search/index_writes.ipp>
 #include <catalog/impl/search/query.ipp>
 #include <catalog/impl/fqn.ipp>
 #include <catalog/impl/json.ipp>

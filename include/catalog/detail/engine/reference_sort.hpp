@@ -5,7 +5,7 @@
 // arrays of any length: each reference is sorted as a 24-byte key (the name's first 16 bytes and
 // its index), so the sort moves small keys and compares whole names only where heads tie; the
 // references are then put in that order in place. The search index orders its buffered writes
-// by key the same way (impl/search/index.ipp, IndexWrites).
+// by key the same way (impl/search/index_writes.ipp, WriteBuffer).
 
 #include <algorithm>
 #include <array>

@@ -106,6 +106,23 @@ struct FieldText {
 Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts,
                                       bool analyse = true, bool related = true);
 
+/// What a document takes from other entities (owners, domains, votes, the service or glossary):
+/// read in the transaction, so that the rest of a document is made from values alone.
+struct Related {
+  std::vector<Owner> owners;
+  std::vector<std::pair<Uuid, std::string>> domains;  // id, FQN
+  std::int64_t up_votes = 0;
+  std::string service;   // ML models, search indexes
+  std::string glossary;  // glossary terms
+};
+/// What other entities give a record's document. Errors: storage.
+Result<Related> read_related(Tx& tx, const Record& r);
+/// The document of a searched record, from its values alone, taking what `related` holds (null:
+/// nothing of other entities). Touches no transaction: a reindex makes documents on another
+/// thread. build() is read_related, then this.
+Document make_document(const Record& r, Related* related, std::vector<FieldText>* texts,
+                       bool analyse);
+
 /// The version of the index's layout and analysis, recorded under `M search_analyzer`: a store
 /// indexed by another is indexed again when it opens. 1: analyzer 1, a document's terms in its
 /// Y record; 2: analyzer 1, the terms under T; 3: as 2, with the facet keys (F); 4: as 3, each
