@@ -872,10 +872,11 @@ TEMPLATE_TEST_CASE("soft delete, restore, follow and vote write a constant numbe
 
 TEMPLATE_TEST_CASE("a reindex, made in parts on two threads, writes the index the writes made, "
                    "byte for byte",
-                   "[search]", test::MemoryFixture, test::LmdbFixture) {
+                   "[search]", CATALOG_STORE_FIXTURES) {
   // A reindex reads a part of its batch while another thread makes the documents and writes of
-  // the part before (docs/SEARCH_INDEX.md, "Writing"): what it writes must be what the writes
-  // themselves left, key for key and byte for byte, whatever the batch and so the parts.
+  // the part before (docs/SEARCH_INDEX.md, "Writing"), and on PostgreSQL asks for the part's
+  // reads ahead: what it writes must be what the writes themselves left, key for key and byte
+  // for byte, whatever the batch and so the parts.
   TestType f;
   Catalog c{f.store};
   auto data = c.make(Kind::team, R"({"name":"data","teamType":"Group","displayName":"Data"})");

@@ -280,6 +280,10 @@ inline constexpr std::size_t reindex_batch_round_trips = 4000;
 inline constexpr std::size_t reindex_parts = 8;
 inline constexpr std::size_t reindex_part_limit = 2000;
 inline constexpr std::size_t reindex_part_bytes = std::size_t{2} << 20;
+/// The entities whose reads a reindex asks for at once where reads cost round trips: three keys
+/// and three edge ranges each, within what a PostgreSQL transaction keeps of what it fetched
+/// (1,024 ranges, 4,096 keys).
+inline constexpr std::size_t reindex_prefetch = 250;
 
 /// Whether the index was built by this analyzer and no reindex is under way. Errors: storage.
 Result<bool> current(Tx& tx);

@@ -64,6 +64,14 @@ class WriteBuffer {
   /// Applies the statistics' sums to their stored values, then every write in the order sort()
   /// gave, and empties the buffer.
   Result<void> write_to(storage::Transaction& txn) {
+    // The statistics' stored values in one round trip where reads cost one each (PostgreSQL):
+    // a write changes those of its fields in its shard, a reindex part all of them.
+    if (txn.reads_ahead() && !stats_.empty()) {
+      std::vector<std::string> keys;
+      for (const auto& [at, delta] : stats_) keys.push_back(keys::field_stats(at.first, at.second));
+      std::vector<std::string_view> views(keys.begin(), keys.end());
+      if (auto p = txn.prefetch(views, {}); !p) return p.error();
+    }
     for (const auto& [at, delta] : stats_)
       if (auto s = apply_stats(txn, at.first, at.second, delta.first, delta.second); !s) return s;
     stats_.clear();
@@ -208,6 +216,41 @@ Result<Indexed> read_indexed(Tx& tx, const Uuid& id, std::size_t& bytes) {
     in.related = std::move(*rel);
   }
   return in;
+}
+
+/// Asks a backend that pays a round trip per read (PostgreSQL) for all that read_indexed reads of
+/// `ids`, in two round trips instead of about seven an entity: their documents, terms, records
+/// and the edges of their owners, domains and votes; then the records those edges and the
+/// records' containers name. Does nothing on the others.
+Result<void> prefetch_indexed(Tx& tx, std::span<const Uuid> ids) {
+  if (!tx.raw().reads_ahead() || ids.empty()) return {};
+  std::vector<std::string> keys;
+  std::vector<storage::Range> ranges;
+  for (const auto& id : ids) {
+    keys.push_back(keys::search_doc(id));
+    keys.push_back(keys::search_terms(id));
+    keys.push_back(keys::entity(id));
+    ranges.push_back(storage::prefix_range(keys::reverse_edge_prefix(id, Rel::owns)));
+    ranges.push_back(storage::prefix_range(keys::edge_prefix(id, Rel::domain)));
+    ranges.push_back(storage::prefix_range(keys::reverse_edge_prefix(id, Rel::votes)));
+  }
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  if (auto p = tx.raw().prefetch(views, ranges); !p) return p;
+  std::vector<Uuid> named;
+  for (const auto& id : ids) {
+    auto r = tx.find(id);
+    if (!r) return r.error();
+    if (*r && (*r)->container) named.push_back(*(*r)->container);
+    if (*r && (*r)->glossary) named.push_back(*(*r)->glossary);
+    for (auto [rel, reverse] : {std::pair{Rel::owns, true}, std::pair{Rel::domain, false}}) {
+      auto edges = tx.edges(id, rel, reverse);
+      if (!edges) return edges.error();
+      for (const auto& e : *edges) named.push_back(e.other);
+    }
+  }
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  return prefetch_records(tx, named);
 }
 
 /// Brings the index of one entity to what it now is, whatever its state, through `out`, from
@@ -497,10 +540,16 @@ Result<std::optional<Uuid>> index_step(Tx& tx, const std::optional<Uuid>& after,
                                                    reindex_part_limit);
   PartMaker maker;
   bool making = false;  // a part given and not yet taken
+  std::size_t fetched = 0;  // ids[..fetched] asked for ahead (prefetch_indexed)
   for (std::size_t next = 0; next < ids.size();) {
     std::vector<Indexed> in;
     std::size_t bytes = 0;
     while (next < ids.size() && in.size() < part && bytes < reindex_part_bytes) {
+      if (next == fetched) {
+        fetched = std::min(ids.size(), next + reindex_prefetch);
+        auto ahead = std::span<const Uuid>(ids).subspan(next, fetched - next);
+        if (auto p = prefetch_indexed(tx, ahead); !p) return p.error();
+      }
       auto x = read_indexed(tx, ids[next++], bytes);
       if (!x) return x.error();
       in.push_back(std::move(*x));
