@@ -110,6 +110,29 @@ std::pair<Store, CountingBackend*> counted_store(const test::pg::Schema& schema)
   return {Store::open(std::move(backend), test::test_options()).value(), counting};
 }
 
+// Three teams, a glossary G and `terms` glossary terms named `<prefix><i>`, each owned by one of
+// the teams and with a tag of its own, all described "a widget part".
+void make_owned_terms(Store& s, const catalog::Principal& admin, const std::string& prefix,
+                      int terms) {
+  using test::parse;
+  std::vector<std::string> teams;
+  for (int i = 0; i < 3; ++i)
+    teams.push_back(test::id_of(s.create_json(admin, Kind::team,
+                                              parse(R"({"name":"team)" + std::to_string(i) +
+                                                    R"(","teamType":"Group"})"))
+                                    .value()));
+  s.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"g"})")).value();
+  for (int i = 0; i < terms; ++i) {
+    const auto n = std::to_string(i);
+    s.create_json(admin, Kind::glossary_term,
+                  parse(R"({"glossary":"G","name":")" + prefix + n +
+                        R"(","description":"a widget part","tags":[{"tagFQN":"Tier.T)" + n +
+                        R"("}],"owners":[{"id":")" + teams[static_cast<std::size_t>(i % 3)] +
+                        R"(","type":"team"}]})"))
+        .value();
+  }
+}
+
 struct Row {
   std::string operation;
   Calls calls;
@@ -276,23 +299,8 @@ TEST_CASE("a page of search hits or suggestions costs round trips per page, not 
   auto* counting = opened.second;
   auto admin = s.principal("admin").value();
   using test::parse;
-  std::vector<std::string> teams;
-  for (int i = 0; i < 3; ++i)
-    teams.push_back(test::id_of(s.create_json(admin, Kind::team,
-                                              parse(R"({"name":"team)" + std::to_string(i) +
-                                                    R"(","teamType":"Group"})"))
-                                    .value()));
-  s.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"g"})")).value();
   // 30 terms, each with an owner and a tag, all matching "widget".
-  for (int i = 0; i < 30; ++i) {
-    const auto n = std::to_string(i);
-    s.create_json(admin, Kind::glossary_term,
-                  parse(R"({"glossary":"G","name":"widget)" + n +
-                        R"(","description":"a widget part","tags":[{"tagFQN":"Tier.T)" + n +
-                        R"("}],"owners":[{"id":")" + teams[static_cast<std::size_t>(i % 3)] +
-                        R"(","type":"team"}]})"))
-        .value();
-  }
+  make_owned_terms(s, admin, "widget", 30);
   auto trips = [&](auto&& op) {
     const auto before = counting->round_trips();
     op();
@@ -342,26 +350,10 @@ TEST_CASE("a reindex asks for its entities' reads ahead, not a round trip a read
   auto& s = opened.first;
   auto* counting = opened.second;
   auto admin = s.principal("admin").value();
-  using test::parse;
-  std::vector<std::string> teams;
-  for (int i = 0; i < 3; ++i)
-    teams.push_back(test::id_of(s.create_json(admin, Kind::team,
-                                              parse(R"({"name":"team)" + std::to_string(i) +
-                                                    R"(","teamType":"Group"})"))
-                                    .value()));
-  s.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"g"})")).value();
   // 600 terms, each with an owner and a tag: each entity's reindex reads its document, terms,
   // record, three edge lists, its owner's record and its glossary's.
   constexpr int terms = 600;
-  for (int i = 0; i < terms; ++i) {
-    const auto n = std::to_string(i);
-    s.create_json(admin, Kind::glossary_term,
-                  parse(R"({"glossary":"G","name":"part)" + n +
-                        R"(","description":"a widget part","tags":[{"tagFQN":"Tier.T)" + n +
-                        R"("}],"owners":[{"id":")" + teams[static_cast<std::size_t>(i % 3)] +
-                        R"(","type":"team"}]})"))
-        .value();
-  }
+  make_owned_terms(s, admin, "part", terms);
   counting->calls = {};
   const auto before = counting->round_trips();
   auto indexed = s.reindex(admin);

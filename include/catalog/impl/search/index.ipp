@@ -212,7 +212,8 @@ Result<Related> read_related(Tx& tx, const Record& r) {
     out.owners.push_back(Owner{o.id, o.name.value_or(""), o.display_name.value_or("")});
   auto domains = referenced(tx, r.id, Rel::domain, false);
   if (!domains) return domains.error();
-  for (const auto& dm : *domains) out.domains.emplace_back(dm.id, dm.fully_qualified_name.value_or(""));
+  for (const auto& dm : *domains)
+    out.domains.emplace_back(dm.id, dm.fully_qualified_name.value_or(""));
   auto votes = tx.edges(r.id, Rel::votes, true);
   if (!votes) return votes.error();
   out.up_votes =

@@ -192,7 +192,7 @@ Result<void> write_set_difference(Out& out, const std::vector<std::string>& befo
 struct Indexed {
   Uuid id{};
   std::optional<std::string> stored, stored_terms;  // Y, T
-  std::optional<Record> record;                      // nullopt: none (hard-deleted)
+  std::optional<Record> record;                     // nullopt: none (hard-deleted)
   Related related;
 };
 
