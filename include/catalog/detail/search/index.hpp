@@ -266,10 +266,10 @@ std::optional<Uuid> decode_reindex_progress(std::string_view bytes);
 
 /// The entities a reindex indexes in one transaction, unless told otherwise (the one when a
 /// store opens, and Store::reindex's default): reindex_batch where reads cost no round trip
-/// (memory, LMDB), reindex_batch_round_trips where they do (PostgreSQL, whose reindex indexes a
-/// few hundred entities a second). A larger transaction copies each index page it changes once
+/// (memory, LMDB), reindex_batch_round_trips where they do (PostgreSQL, whose reindex indexes
+/// about 800 entities a second). A larger transaction copies each index page it changes once
 /// for more entities, and holds the write lock longer: the size weighs the reindex's speed
-/// against how long other writers wait, about a second and a half on LMDB and ten on
+/// against how long other writers wait, about a second and a half on LMDB and five on
 /// PostgreSQL on the benchmark's machine (BENCHMARKS.md, 9m and 9p).
 inline constexpr std::size_t reindex_batch = 16000;
 inline constexpr std::size_t reindex_batch_round_trips = 4000;
