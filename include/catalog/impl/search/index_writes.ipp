@@ -472,6 +472,11 @@ Result<void> update(Tx& tx) {
     std::sort(pending.begin(), pending.end());
     pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
     std::vector<Uuid> next;
+    for (std::size_t at = 0; at < pending.size(); at += reindex_prefetch) {
+      const auto ahead = std::span<const Uuid>(pending).subspan(
+          at, std::min(reindex_prefetch, pending.size() - at));
+      if (auto p = prefetch_indexed(tx, ahead); !p) return p.error();
+    }
     for (const auto& id : pending) {
       if (!done.insert(id).second) continue;
       auto changed = update_document(tx, out, id);
