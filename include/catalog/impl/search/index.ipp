@@ -204,6 +204,7 @@ constexpr std::uint64_t format = 2;  // the layout of encode()'s and encode_term
 
 }  // namespace
 
+// What this reads, prefetch_indexed (index_writes.ipp) asks for ahead: the two change together.
 Result<Related> read_related(Tx& tx, const Record& r) {
   Related out;
   auto owners = referenced(tx, r.id, Rel::owns, true);
