@@ -333,6 +333,102 @@ TEMPLATE_TEST_CASE("phrases: in names, in descriptions with escapes and non-ASCI
   c.clean();
 }
 
+TEMPLATE_TEST_CASE("a phrase of two words is found from the postings, as writes change the "
+                   "words that follow each word",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  // Each posting holds the words that follow its word in each field (docs/SEARCH_INDEX.md,
+  // "Phrases"): a phrase of two words is answered from them, one of three or more from the text
+  // where they allow it.
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"g","description":"d"})");
+  auto pie = c.make(Kind::glossary_term, R"({"glossary":"g","name":"pie",
+      "description":"red apple tart, apple pie and scene scene",
+      "synonyms":["big data","cloud store"]})");
+  c.make(Kind::glossary_term, R"({"glossary":"g","name":"sauce",
+      "description":"apple red sauce"})");
+  const auto id = test::uuid_of(pie);
+  auto patch = [&](std::string_view description) {
+    REQUIRE(c.s.patch_json(c.admin, Kind::glossary_term, catalog::EntityKey::by_id(id),
+                           parse(R"({"description":")" + std::string(description) + "\"}"))
+                .has_value());
+  };
+  CHECK(c.names(R"("red apple")") == Names{"pie"});
+  CHECK(c.names(R"("apple red")") == Names{"sauce"});  // the order counts
+  CHECK(c.names(R"("tart apple")") == Names{"pie"});   // across the comma
+  CHECK(c.names(R"("scene scene")") == Names{"pie"});  // a word after itself
+  CHECK(c.names(R"("apple sauce")").empty());          // both words, never one after the other
+  // Each synonym is a text of its own: the field's texts do not run on into each other.
+  CHECK(c.names(R"(synonyms:"big data")") == Names{"pie"});
+  CHECK(c.names(R"(synonyms:"data cloud")").empty());
+  // Three words: each one followed by the next somewhere (red apple, apple pie), but not the
+  // three in a row.
+  CHECK(c.names(R"("red apple pie")").empty());
+  CHECK(c.names(R"("apple pie and")") == Names{"pie"});
+  c.clean();
+
+  // A word put between the two takes the phrase away; the new pairs are found.
+  patch("red green apple tart");
+  CHECK(c.names(R"("red apple")").empty());
+  CHECK(c.names(R"("red green")") == Names{"pie"});
+  CHECK(c.names(R"("green apple")") == Names{"pie"});
+  CHECK(c.names(R"("apple pie")").empty());
+  c.clean();
+  // Taken out again, it is back; the phrase counts where the word is the description's last.
+  patch("tart of red apple");
+  CHECK(c.names(R"("red apple")") == Names{"pie"});
+  CHECK(c.names(R"("green apple")").empty());
+  CHECK(c.names(R"("apple tart")").empty());
+  c.clean();
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary_term, catalog::EntityKey::by_id(id), {})
+              .has_value());
+  CHECK(c.names(R"("red apple")").empty());
+  CHECK(c.names(R"("red apple")", true) == Names{"pie"});
+  c.clean();
+}
+
+TEST_CASE("a posting's bytes keep the words that follow its word, field by field, and refuse "
+          "what encode_posting does not make",
+          "[search]") {
+  namespace si = catalog::engine::search_index;
+  std::array<std::uint32_t, si::field_count> lengths{};
+  lengths[static_cast<std::size_t>(si::Field::name)] = 3;
+  lengths[static_cast<std::size_t>(si::Field::description)] = 40;
+  std::vector<std::uint32_t> following{si::word_hash("pie"), si::word_hash("tart")};
+  std::sort(following.begin(), following.end());  // as Term::next holds them
+  const std::vector<si::Term> terms{si::Term{"apple", si::Field::name, 1, {}},
+                                    si::Term{"apple", si::Field::description, 2, following}};
+  const auto bytes = si::encode_posting(terms, lengths);
+  std::vector<si::PostingField> fields;
+  si::PostingNext next;
+  REQUIRE(si::decode_posting(bytes, fields, &next));
+  REQUIRE(fields.size() == 2);
+  CHECK(fields[0].field == si::Field::name);
+  CHECK(fields[1].field == si::Field::description);
+  CHECK(fields[1].count == 2);
+  CHECK(fields[1].length_class == si::length_class(40));
+  CHECK(next.ends == std::vector<std::uint32_t>{0, 2});
+  CHECK(next.hashes == terms[1].next);
+  // Without `next`, the same fields, the hashes skipped.
+  std::vector<si::PostingField> plain;
+  REQUIRE(si::decode_posting(bytes, plain));
+  REQUIRE(plain.size() == 2);
+  CHECK(plain[1].count == 2);
+  // Cut anywhere but after the first field's three bytes, it is refused.
+  for (std::size_t n = 1; n < bytes.size(); ++n) {
+    INFO(n);
+    CHECK(si::decode_posting(bytes.substr(0, n), plain) == (n == 3));
+  }
+  // Hashes out of order, or twice, are refused.
+  auto swapped = si::encode_posting(
+      std::vector<si::Term>{si::Term{"apple", si::Field::description, 2, {9, 7}}}, lengths);
+  CHECK_FALSE(si::decode_posting(swapped, plain));
+  auto twice = si::encode_posting(
+      std::vector<si::Term>{si::Term{"apple", si::Field::description, 2, {7, 7}}}, lengths);
+  CHECK_FALSE(si::decode_posting(twice, plain));
+  CHECK(si::word_hash("pie") == 0x6a40feb5u);  // stored: the same on every platform
+}
+
 TEMPLATE_TEST_CASE("filters, facets, sorting, paging with from and search_after, totals",
                    "[search]", CATALOG_STORE_FIXTURES) {
   TestType f;
@@ -862,9 +958,9 @@ TEMPLATE_TEST_CASE("soft delete, restore, follow and vote write a constant numbe
                          parse(R"({"description":")" + patched + "\"}"))
               .has_value());
   after = index_keys(c.s);
-  // The postings of yankee, of its stem (yanke) and of zulu (its own stem), the document (its
-  // updatedAt) and its terms.
-  CHECK(changed(before, after) == 5);
+  // The postings of yankee, of its stem (yanke) and of zulu (its own stem), of word399 (the
+  // word before: what follows it changed), the document (its updatedAt) and its terms.
+  CHECK(changed(before, after) == 6);
   CHECK(c.names("zulu") == Names{"long"});
   CHECK(c.names("yankee").empty());
   c.clean();
@@ -1252,9 +1348,12 @@ TEST_CASE("verify names each posting, typeahead key and terms record that is mis
     REQUIRE(terms.first == terms_key);
     const auto documents = count("T");
     SECTION("changed: the last term's count, one more") {
-      std::string changed = terms.second;
-      REQUIRE(static_cast<unsigned char>(changed.back()) < 0x7f);
-      changed.back() = static_cast<char>(changed.back() + 1);
+      catalog::engine::search_index::Document d;
+      REQUIRE(catalog::engine::search_index::decode_terms(terms.second, d).has_value());
+      REQUIRE(!d.terms.empty());
+      ++d.terms.back().count;
+      const auto changed = catalog::engine::search_index::encode_terms(d);
+      REQUIRE(changed != terms.second);
       edit([&](st::Transaction& t) { REQUIRE(t.put(terms_key, changed)); });
       const auto found = problems();
       CHECK(found.size() == 1);

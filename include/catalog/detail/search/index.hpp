@@ -60,8 +60,23 @@ struct Term {
   std::string word;
   Field field = Field::name;
   std::uint32_t count = 0;
+  /// The word_hash of each word that follows this one in a text of the field (a whole word
+  /// after a whole word), ascending, each once: a phrase of two words is found from the
+  /// postings alone (docs/SEARCH_INDEX.md, "Phrases").
+  std::vector<std::uint32_t> next;
   friend bool operator==(const Term&, const Term&) = default;
 };
+
+/// The hash of an analysed word that Term::next holds: 32-bit FNV-1a of its bytes, the same on
+/// every platform (it is stored).
+constexpr std::uint32_t word_hash(std::string_view word) {
+  std::uint32_t h = 2166136261u;
+  for (char c : word) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 16777619u;
+  }
+  return h;
+}
 
 struct Owner {
   Uuid id{};
@@ -126,8 +141,9 @@ Document make_document(const Record& r, Related* related, std::vector<FieldText>
 /// The version of the index's layout and analysis, recorded under `M search_analyzer`: a store
 /// indexed by another is indexed again when it opens. 1: analyzer 1, a document's terms in its
 /// Y record; 2: analyzer 1, the terms under T; 3: as 2, with the facet keys (F); 4: as 3, each
-/// posting with the length class of its fields.
-inline constexpr std::uint32_t index_version = 4;
+/// posting with the length class of its fields; 5: as 4, each posting and term with the words
+/// that follow it (Term::next).
+inline constexpr std::uint32_t index_version = 5;
 // A new analyzer makes other words: it needs a new index_version too, so that stores are
 // indexed again with it.
 static_assert(search::analyzer_version == 1, "a new analyzer_version needs a new index_version");
@@ -211,11 +227,20 @@ struct PostingField {
   std::uint32_t count = 0;
   std::uint8_t length_class = 0;
 };
-/// A posting value: the fields of one word's terms, each with its count and the length class
-/// of the field in `lengths` (the document's).
+/// A posting value: the fields of one word's terms, each with its count, the length class
+/// of the field in `lengths` (the document's) and the words that follow it there (Term::next).
 std::string encode_posting(std::span<const Term> terms,
                            const std::array<std::uint32_t, field_count>& lengths);
-bool decode_posting(std::string_view bytes, std::vector<PostingField>& out);
+/// The words that follow a posting's word, field by field: those of field i of decode_posting's
+/// `out` are hashes[ends[i - 1]..ends[i]) (from 0 for the first).
+struct PostingNext {
+  std::vector<std::uint32_t> hashes;
+  std::vector<std::uint32_t> ends;
+};
+/// Reads a posting's fields into `out`; with `next`, appends their following words to it
+/// (without, they are skipped). False for bytes encode_posting does not make.
+bool decode_posting(std::string_view bytes, std::vector<PostingField>& out,
+                    PostingNext* next = nullptr);
 
 /// The words a typeahead finds a document by: its folded name and displayName (K keys), and
 /// the words of both (J keys).

@@ -35,10 +35,13 @@ class TermCounter {
     // again costs a view, not a string.
     auto& words = analysed_.emplace_back(search::words(text));
     lengths_[static_cast<std::size_t>(field)] += static_cast<std::uint32_t>(words.size());
-    for (const auto& w : words) {
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const auto& w = words[i];
       for (const auto& p : w.parts)
         if (p != w.whole) count(p, field);
       count(w.whole, field);
+      if (i + 1 < words.size() && !w.whole.empty() && !words[i + 1].whole.empty())
+        follows_.push_back(Follow{w.whole, field, word_hash(words[i + 1].whole)});
     }
   }
   /// The terms sorted by (word, field), one per pair, with the stems of the stemmed fields'
@@ -51,17 +54,26 @@ class TermCounter {
       std::size_t end = i + 1;
       while (end < seen_.size() && seen_[end] == seen_[i]) ++end;
       terms.push_back(Term{std::string(seen_[i].first), seen_[i].second,
-                           static_cast<std::uint32_t>(end - i)});
+                           static_cast<std::uint32_t>(end - i), {}});
       i = end;
     }
     const std::size_t words = terms.size();
+    // The words that follow each (word, field): follows_ sorted the same way as the terms.
+    std::sort(follows_.begin(), follows_.end());
+    follows_.erase(std::unique(follows_.begin(), follows_.end()), follows_.end());
+    auto f = follows_.begin();
+    for (auto& t : terms) {
+      while (f != follows_.end() && std::tie(f->word, f->field) < std::tie(t.word, t.field)) ++f;
+      for (; f != follows_.end() && f->word == t.word && f->field == t.field; ++f)
+        t.next.push_back(f->hash);
+    }
     for (std::size_t i = 0; i < words; ++i) {
       const Term& t = terms[i];
       if (!stemmed(t.field)) continue;
       auto s = search::stem(t.word);
       if (s == t.word) continue;
       s.insert(s.begin(), stem_marker);
-      terms.push_back(Term{std::move(s), t.field, t.count});
+      terms.push_back(Term{std::move(s), t.field, t.count, {}});
     }
     merge(terms, words);
     std::inplace_merge(terms.begin(), terms.begin() + static_cast<std::ptrdiff_t>(words),
@@ -93,9 +105,17 @@ class TermCounter {
   void count(const std::string& word, Field field) {
     if (!word.empty()) seen_.emplace_back(word, field);
   }
+  /// A whole word followed by another in one text of a field.
+  struct Follow {
+    std::string_view word;
+    Field field;
+    std::uint32_t hash;
+    friend auto operator<=>(const Follow&, const Follow&) = default;
+  };
   bool analyse_;
   std::deque<std::vector<search::Word>> analysed_;  // a deque: its elements never move
   std::vector<std::pair<std::string_view, Field>> seen_;  // every occurrence
+  std::vector<Follow> follows_;                           // every occurrence with a next word
   std::array<std::uint32_t, field_count> lengths_{};
 };
 
@@ -140,6 +160,15 @@ class Writer {
     out += s;
   }
   void id(const Uuid& u) { out.append(reinterpret_cast<const char*>(u.data), sizeof u.data); }
+  /// Four bytes, least significant first.
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+  }
+  /// Term::next: the count, then each hash.
+  void hashes(const std::vector<std::uint32_t>& next) {
+    number(next.size());
+    for (auto h : next) u32(h);
+  }
   std::string out;
 };
 
@@ -183,6 +212,26 @@ class Reader {
     in_.remove_prefix(sizeof u.data);
     return true;
   }
+  bool u32(std::uint32_t& v) {
+    if (in_.size() < 4) return false;
+    v = 0;
+    for (int i = 0; i < 4; ++i) v |= std::uint32_t{static_cast<unsigned char>(in_[i])} << (8 * i);
+    in_.remove_prefix(4);
+    return true;
+  }
+  /// What Writer::hashes wrote, appended to `out` (null: skipped); false unless ascending.
+  bool hashes(std::vector<std::uint32_t>* out) {
+    std::uint64_t n = 0;
+    if (!number(n) || n > in_.size() / 4) return false;
+    std::uint32_t last = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::uint32_t h = 0;
+      if (!u32(h) || (i > 0 && h <= last)) return false;
+      last = h;
+      if (out) out->push_back(h);
+    }
+    return true;
+  }
   bool done() const { return in_.empty(); }
   /// Where the reader stands in `all`, the bytes it was made with.
   std::size_t position(std::string_view all) const {
@@ -200,7 +249,11 @@ class Reader {
   std::string_view in_;
 };
 
-constexpr std::uint64_t format = 2;  // the layout of encode()'s and encode_terms()'s bytes
+/// In a posting's field byte: words follow the word in that field.
+constexpr std::uint64_t has_next = 0x40;
+static_assert(field_count <= has_next);
+
+constexpr std::uint64_t format = 3;  // the layout of encode()'s and encode_terms()'s bytes
 
 }  // namespace
 
@@ -351,6 +404,7 @@ std::string encode_terms(const Document& d) {
     w.text(t.word);
     w.number(static_cast<std::uint64_t>(t.field));
     w.number(t.count);
+    w.hashes(t.next);
   }
   return std::move(w.out);
 }
@@ -477,7 +531,9 @@ Result<void> decode_terms(std::string_view bytes, Document& d) {
   d.terms.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     auto& t = d.terms[i];
-    if (!r.text(t.word) || !r.small(t.field, field_count - 1) || !r.small(t.count, 0xffffffff))
+    t.next.clear();
+    if (!r.text(t.word) || !r.small(t.field, field_count - 1) || !r.small(t.count, 0xffffffff) ||
+        !r.hashes(&t.next))
       return bad();
     // Sorted by (word, field), each pair once: what build makes and postings() groups.
     if (i > 0 && !(std::tie(d.terms[i - 1].word, d.terms[i - 1].field) < std::tie(t.word, t.field)))
@@ -506,23 +562,30 @@ std::vector<std::span<const Term>> postings(const Document& d) {
 
 std::string encode_posting(std::span<const Term> terms,
                            const std::array<std::uint32_t, field_count>& lengths) {
+  // Per field: the field (with has_next when words follow it there), the count, the length
+  // class, then the following words when there are any.
   Writer w;
   for (const auto& t : terms) {
-    w.number(static_cast<std::uint64_t>(t.field));
+    w.number(static_cast<std::uint64_t>(t.field) | (t.next.empty() ? 0 : has_next));
     w.number(t.count);
     w.number(length_class(lengths[static_cast<std::size_t>(t.field)]));
+    if (!t.next.empty()) w.hashes(t.next);
   }
   return std::move(w.out);
 }
 
-bool decode_posting(std::string_view bytes, std::vector<PostingField>& out) {
+bool decode_posting(std::string_view bytes, std::vector<PostingField>& out, PostingNext* next) {
   out.clear();
   Reader r(bytes);
   while (!r.done()) {
     PostingField f;
-    if (!r.small(f.field, field_count - 1) || !r.small(f.count, 0xffffffff) ||
-        !r.small(f.length_class, length_class(0xffffffffu)))
+    std::uint64_t field = 0;
+    if (!r.number(field) || (field & ~has_next) > field_count - 1 ||
+        !r.small(f.count, 0xffffffff) || !r.small(f.length_class, length_class(0xffffffffu)))
       return false;
+    f.field = static_cast<Field>(field & ~has_next);
+    if ((field & has_next) && !r.hashes(next ? &next->hashes : nullptr)) return false;
+    if (next) next->ends.push_back(static_cast<std::uint32_t>(next->hashes.size()));
     out.push_back(f);
   }
   return !out.empty();

@@ -68,15 +68,20 @@ constexpr ScopedField scoped_fields[] = {
 
 // ---- postings ----
 
+struct PostingList;
+
 /// The fields of one posting: counts and length classes.
 struct FieldCounts {
   const si::PostingField* begin = nullptr;
   const si::PostingField* end = nullptr;
+  const PostingList* list = nullptr;
   std::uint32_t in(Field f) const {
     for (auto* p = begin; p != end; ++p)
       if (p->field == f) return p->count;
     return 0;
   }
+  /// Whether the word is followed by the word of `hash` in field `f` (read with next).
+  bool followed(Field f, std::uint32_t hash) const;
   explicit operator bool() const { return begin != end; }
 };
 
@@ -85,6 +90,9 @@ struct PostingList {
   std::vector<Uuid> ids;
   std::vector<std::uint32_t> starts;  // per id, into counts; one more at the end
   std::vector<si::PostingField> counts;
+  /// The words following the word in each of counts' fields; read only for a phrase's words.
+  si::PostingNext next;
+  bool with_next = false;
   std::int64_t df() const { return static_cast<std::int64_t>(ids.size()); }
   /// The counts of `id`, empty when the word is not in it. Evaluation asks for ids in
   /// ascending order, so the search starts where the last one ended, in steps that double
@@ -112,12 +120,24 @@ struct PostingList {
   }
   /// The counts of the i-th id.
   FieldCounts counts_at(std::size_t i) const {
-    return {counts.data() + starts[i], counts.data() + starts[i + 1]};
+    return {counts.data() + starts[i], counts.data() + starts[i + 1], this};
   }
 
  private:
   mutable std::size_t hint_ = 0;
 };
+
+bool FieldCounts::followed(Field f, std::uint32_t hash) const {
+  if (!list || !list->with_next) return false;
+  for (auto* p = begin; p != end; ++p) {
+    if (p->field != f) continue;
+    const auto k = static_cast<std::size_t>(p - list->counts.data());
+    const auto* first = list->next.hashes.data() + (k == 0 ? 0 : list->next.ends[k - 1]);
+    const auto* last = list->next.hashes.data() + list->next.ends[k];
+    return std::binary_search(first, last, hash);
+  }
+  return false;
+}
 
 /// A posting list read beside ids that ascend: the counts of each, found by stepping on from
 /// where the last one was.
@@ -136,17 +156,20 @@ struct ListWalk {
 class Postings {
  public:
   explicit Postings(Tx& tx) : tx_(tx) {}
-  /// The postings of `word`, read once per query. Errors: storage.
-  Result<const PostingList*> get(const std::string& word) {
-    if (auto it = lists_.find(word); it != lists_.end()) return &it->second;
+  /// The postings of `word`, read once per query (again when the words that follow it are
+  /// asked for and were not read). Errors: storage.
+  Result<const PostingList*> get(const std::string& word, bool next = false) {
+    auto it = lists_.find(word);
+    if (it != lists_.end() && (!next || it->second.with_next)) return &it->second;
     PostingList list;
+    list.with_next = next;
     auto cursor = tx_.raw().scan(storage::prefix_range(keys::posting_prefix(word)),
                                  storage::Direction::forward);
     if (!cursor) return cursor.error();
     std::vector<si::PostingField> counts;
     for (auto& c = *cursor; c->valid();) {
       auto k = keys::decode_text_id('X', c->key());
-      if (!k || !si::decode_posting(c->value(), counts))
+      if (!k || !si::decode_posting(c->value(), counts, next ? &list.next : nullptr))
         return fail(Errc::storage, "corrupt search posting " + keys::printable(c->key()));
       list.ids.push_back(k->id);
       list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
@@ -154,6 +177,11 @@ class Postings {
       if (auto n = c->next(); !n) return n.error();
     }
     list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
+    // Read again with next: the same node, so what was handed out before stays valid.
+    if (it != lists_.end()) {
+      it->second = std::move(list);
+      return &it->second;
+    }
     return &lists_.emplace(word, std::move(list)).first->second;
   }
 
@@ -191,6 +219,7 @@ struct Clause {
   bool scoped = false;
   QueryWord word;                     // word
   std::vector<std::string> phrase;    // phrase: consecutive words
+  std::vector<std::uint32_t> phrase_hashes;  // phrase: the word_hash of each
   std::vector<std::string> expanded;  // prefix: the words it stands for
   std::string prefix;
   /// What evaluation reads: the word (word), each phrase word, each expansion (prefix).
@@ -290,7 +319,10 @@ void add_phrase(Query& query, std::string_view text, std::optional<Field> field,
     c.word = QueryWord{std::move(words[0].whole), std::move(words[0].parts)};
   } else {
     c.type = ClauseType::phrase;
-    for (auto& w : words) c.phrase.push_back(std::move(w.whole));
+    for (auto& w : words) {
+      c.phrase_hashes.push_back(si::word_hash(w.whole));
+      c.phrase.push_back(std::move(w.whole));
+    }
   }
   query.clauses.push_back(std::move(c));
 }
@@ -392,7 +424,8 @@ std::vector<std::string> atoms_of(const Clause& c) {
 }
 
 /// Reads the postings of a query word (and of its stems when `stems`).
-Result<PreparedWord> prepare_word(Postings& postings, const QueryWord& w, bool stems) {
+Result<PreparedWord> prepare_word(Postings& postings, const QueryWord& w, bool stems,
+                                  bool next = false) {
   PreparedWord p;
   auto get = [&](const std::string& word) { return postings.get(word); };
   auto stem_pair =
@@ -409,7 +442,7 @@ Result<PreparedWord> prepare_word(Postings& postings, const QueryWord& w, bool s
     return std::pair(*marked, plain);
   };
   if (!w.whole.empty()) {
-    auto l = get(w.whole);
+    auto l = postings.get(w.whole, next);
     if (!l) return l.error();
     p.whole = *l;
     if (stems) {
@@ -442,8 +475,8 @@ Result<PreparedWord> prepare_word(Postings& postings, const QueryWord& w, bool s
 
 Result<void> prepare(Postings& postings, Clause& c) {
   const bool stems = c.fields & (bit(Field::description) | bit(Field::display_name));
-  auto add = [&](const QueryWord& w, bool with_stems) -> Result<void> {
-    auto p = prepare_word(postings, w, with_stems);
+  auto add = [&](const QueryWord& w, bool with_stems, bool next = false) -> Result<void> {
+    auto p = prepare_word(postings, w, with_stems, next);
     if (!p) return p.error();
     c.prepared.push_back(std::move(*p));
     return {};
@@ -451,8 +484,9 @@ Result<void> prepare(Postings& postings, Clause& c) {
   switch (c.type) {
   case ClauseType::word: return add(c.word, stems);
   case ClauseType::phrase:
-    for (const auto& w : c.phrase)
-      if (auto r = add(QueryWord{w, {}}, false); !r) return r;
+    // Every word but the last with the words that follow it (fields_with_pairs).
+    for (std::size_t k = 0; k < c.phrase.size(); ++k)
+      if (auto r = add(QueryWord{c.phrase[k], {}}, false, k + 1 < c.phrase.size()); !r) return r;
     return {};
   case ClauseType::prefix:
     for (const auto& w : c.expanded)
@@ -514,8 +548,35 @@ void merge_runs(std::vector<Uuid>& ids, std::vector<std::size_t> runs) {
   }
 }
 
-/// The ids a phrase can match: those in the postings of every one of its words (the rarest
-/// word's, each looked up in the others').
+/// The fields of phrase clause `c` where document `id` holds each of its words followed by the
+/// next (the postings' Term::next): for a phrase of two words, where it stands (but for a
+/// collision of 32-bit hashes among the words that follow one word in one field); for more,
+/// where it can (the text says).
+FieldMask fields_with_pairs(const Clause& c, const Uuid& id) {
+  FieldMask out = 0;
+  std::array<FieldCounts, 8> found_here;
+  std::vector<FieldCounts> found_more;
+  const std::size_t n = c.prepared.size();
+  FieldCounts* found = found_here.data();
+  if (n > found_here.size()) found_more.resize(n), found = found_more.data();
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!c.prepared[k].whole) return 0;
+    found[k] = c.prepared[k].whole->find(id);
+    if (!found[k]) return 0;
+  }
+  for (std::size_t i = 0; i < si::field_count; ++i) {
+    const auto f = static_cast<Field>(i);
+    if (!(c.fields & bit(f))) continue;
+    bool all = true;
+    for (std::size_t k = 0; all && k < n; ++k)
+      all = found[k].in(f) > 0 && (k + 1 == n || found[k].followed(f, c.phrase_hashes[k + 1]));
+    if (all) out |= bit(f);
+  }
+  return out;
+}
+
+/// The ids a phrase can match: those whose postings hold its words one after another in a
+/// field it searches (the rarest word's, each looked up in the others').
 void add_phrase_ids(const Clause& c, std::vector<Uuid>& out) {
   std::vector<const PostingList*> lists;
   for (const auto& p : c.prepared) {
@@ -527,7 +588,8 @@ void add_phrase_ids(const Clause& c, std::vector<Uuid>& out) {
             [](const PostingList* x, const PostingList* y) { return x->df() < y->df(); });
   for (const auto& id : lists.front()->ids)
     if (std::all_of(lists.begin() + 1, lists.end(),
-                    [&](const PostingList* l) { return static_cast<bool>(l->find(id)); }))
+                    [&](const PostingList* l) { return static_cast<bool>(l->find(id)); }) &&
+        fields_with_pairs(c, id))
       out.push_back(id);
 }
 
@@ -1186,8 +1248,8 @@ class Evaluator {
 
   /// The Bound of each of `candidates` (ascending): each field's length taken as the least of
   /// its class (the class each posting holds; a shorter field scores higher), and a phrase
-  /// taken as found in every field that holds all its words (docs/SEARCH_INDEX.md, "The best
-  /// 10,000"). Exclusions are left out: they only take matches away. An FQN compared in full
+  /// taken as found in every field whose postings hold its words one after another
+  /// (docs/SEARCH_INDEX.md, "The best 10,000"). Exclusions are left out: they only take matches away. An FQN compared in full
   /// (a dotted query) is known from the document alone: it bounds as exact.
   Result<std::vector<Bound>> bounds_of(const Query& q, const std::vector<Uuid>& candidates,
                                        const std::vector<Uuid>& exact, bool dotted) {
@@ -1219,7 +1281,7 @@ class Evaluator {
         probe.id = id;
         double s = 0;
         if (c.type == ClauseType::phrase) {
-          if (const FieldMask common = fields_with_all_words(c, id))
+          if (const FieldMask common = fields_with_pairs(c, id))
             for (const auto& w : c.prepared) s += word_score(w, probe, common, c.scoped, true);
         } else {
           auto scored = clause_score(c, probe, true);  // words and prefixes read no document
@@ -1502,21 +1564,6 @@ class Evaluator {
     return weighted > 0 ? bm25(p.idf, weighted) : 0.0;
   }
 
-  /// The fields of a phrase clause where document `id` holds every one of its words: where
-  /// the phrase can stand.
-  static FieldMask fields_with_all_words(const Clause& c, const Uuid& id) {
-    FieldMask out = 0;
-    for (std::size_t i = 0; i < si::field_count; ++i) {
-      const auto f = static_cast<Field>(i);
-      if ((c.fields & bit(f)) &&
-          std::all_of(c.prepared.begin(), c.prepared.end(), [&](const PreparedWord& p) {
-            return p.whole && p.whole->find(id).in(f) > 0;
-          }))
-        out |= bit(f);
-    }
-    return out;
-  }
-
   /// phrase_fields() over `candidates`, fields of the document's own names and description;
   /// nullopt when the stored record is not in the form scan_document_string reads.
   Result<std::optional<FieldMask>> own_phrase_fields(const Clause& c, const si::RankingView& d,
@@ -1538,10 +1585,11 @@ class Evaluator {
     return std::optional<FieldMask>(out);
   }
 
-  /// The fields where the phrase's words stand consecutively.
+  /// The fields where the phrase's words stand consecutively: those of the postings for two
+  /// words; for more, those of the fields' texts where the postings say they can.
   Result<FieldMask> phrase_fields(const Clause& c, const si::RankingView& d) {
-    const FieldMask candidates = fields_with_all_words(c, d.id);
-    if (!candidates) return FieldMask{0};
+    const FieldMask candidates = fields_with_pairs(c, d.id);
+    if (!candidates || c.phrase.size() == 2) return candidates;
     // The common case, a phrase in names or descriptions: the names are in the document, and
     // the description is read from the stored record without decoding the rest of it.
     constexpr FieldMask own = bit(Field::name) | bit(Field::display_name) | bit(Field::fqn) |
