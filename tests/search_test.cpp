@@ -427,6 +427,19 @@ TEST_CASE("a posting's bytes keep the words that follow its word, field by field
       std::vector<si::Term>{si::Term{"apple", si::Field::description, 2, {7, 7}}}, lengths);
   CHECK_FALSE(si::decode_posting(twice, plain));
   CHECK(si::word_hash("pie") == 0x6a40feb5u);  // stored: the same on every platform
+
+  // A T record keeps the same sets.
+  si::Document d;
+  std::vector<std::uint32_t> after_apple{si::word_hash("pie"), 12345u};
+  std::sort(after_apple.begin(), after_apple.end());
+  d.terms = {si::Term{"apple", si::Field::name, 1, {si::word_hash("pie")}},
+             si::Term{"apple", si::Field::description, 2, after_apple},
+             si::Term{"pie", si::Field::name, 1, {}},
+             si::Term{"pie", si::Field::description, 1, {}}};
+  const auto t_bytes = si::encode_terms(d);
+  si::Document back;
+  REQUIRE(si::decode_terms(t_bytes, back).has_value());
+  CHECK(back.terms == d.terms);
 }
 
 TEMPLATE_TEST_CASE("filters, facets, sorting, paging with from and search_after, totals",

@@ -39,34 +39,34 @@ class TermCounter {
       const auto& w = words[i];
       for (const auto& p : w.parts)
         if (p != w.whole) count(p, field);
-      count(w.whole, field);
-      if (i + 1 < words.size() && !w.whole.empty() && !words[i + 1].whole.empty())
-        follows_.push_back(Follow{w.whole, field, word_hash(words[i + 1].whole)});
+      // A whole word followed by another in this text: the occurrence keeps what follows.
+      if (i + 1 < words.size() && !words[i + 1].whole.empty())
+        count(w.whole, field, true, word_hash(words[i + 1].whole));
+      else
+        count(w.whole, field);
     }
   }
   /// The terms sorted by (word, field), one per pair, with the stems of the stemmed fields'
   /// words. A word's stem is taken once per field however often the word occurs, and counts
   /// every occurrence of every word with that stem.
   Document finish(Document d) {
+    // Sorted, a (word, field)'s occurrences stand together, those followed by a word last, in
+    // the order of the hashes of what follows.
     std::sort(seen_.begin(), seen_.end());
     std::vector<Term> terms;
     for (std::size_t i = 0; i < seen_.size();) {
-      std::size_t end = i + 1;
-      while (end < seen_.size() && seen_[end] == seen_[i]) ++end;
-      terms.push_back(Term{std::string(seen_[i].first), seen_[i].second,
-                           static_cast<std::uint32_t>(end - i), {}});
+      const Seen& first = seen_[i];
+      Term t{std::string(first.word), first.field, 0, {}};
+      std::size_t end = i;
+      for (; end < seen_.size() && seen_[end].word == first.word && seen_[end].field == first.field;
+           ++end)
+        if (seen_[end].followed && (t.next.empty() || t.next.back() != seen_[end].next))
+          t.next.push_back(seen_[end].next);
+      t.count = static_cast<std::uint32_t>(end - i);
+      terms.push_back(std::move(t));
       i = end;
     }
     const std::size_t words = terms.size();
-    // The words that follow each (word, field): follows_ sorted the same way as the terms.
-    std::sort(follows_.begin(), follows_.end());
-    follows_.erase(std::unique(follows_.begin(), follows_.end()), follows_.end());
-    auto f = follows_.begin();
-    for (auto& t : terms) {
-      while (f != follows_.end() && std::tie(f->word, f->field) < std::tie(t.word, t.field)) ++f;
-      for (; f != follows_.end() && f->word == t.word && f->field == t.field; ++f)
-        t.next.push_back(f->hash);
-    }
     for (std::size_t i = 0; i < words; ++i) {
       const Term& t = terms[i];
       if (!stemmed(t.field)) continue;
@@ -102,20 +102,21 @@ class TermCounter {
     }
     terms.erase(out, terms.end());
   }
-  void count(const std::string& word, Field field) {
-    if (!word.empty()) seen_.emplace_back(word, field);
-  }
-  /// A whole word followed by another in one text of a field.
-  struct Follow {
+  /// One occurrence of a word in a field, and the word_hash of the whole word after it when
+  /// it is a whole word followed by one in its text.
+  struct Seen {
     std::string_view word;
     Field field;
-    std::uint32_t hash;
-    friend auto operator<=>(const Follow&, const Follow&) = default;
+    bool followed;
+    std::uint32_t next;
+    friend auto operator<=>(const Seen&, const Seen&) = default;
   };
+  void count(const std::string& word, Field field, bool followed = false, std::uint32_t next = 0) {
+    if (!word.empty()) seen_.push_back(Seen{word, field, followed, next});
+  }
   bool analyse_;
   std::deque<std::vector<search::Word>> analysed_;  // a deque: its elements never move
-  std::vector<std::pair<std::string_view, Field>> seen_;  // every occurrence
-  std::vector<Follow> follows_;                           // every occurrence with a next word
+  std::vector<Seen> seen_;  // every occurrence
   std::array<std::uint32_t, field_count> lengths_{};
 };
 
