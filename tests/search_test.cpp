@@ -358,6 +358,8 @@ TEMPLATE_TEST_CASE("a phrase of two words is found from the postings, as writes 
   CHECK(c.names(R"("tart apple")") == Names{"pie"});   // across the comma
   CHECK(c.names(R"("scene scene")") == Names{"pie"});  // a word after itself
   CHECK(c.names(R"("apple sauce")").empty());          // both words, never one after the other
+  // A word read for a plain clause first, then for the phrase with what follows it.
+  CHECK(c.names(R"(red +"red apple")") == Names{"pie"});
   // Each synonym is a text of its own: the field's texts do not run on into each other.
   CHECK(c.names(R"(synonyms:"big data")") == Names{"pie"});
   CHECK(c.names(R"(synonyms:"data cloud")").empty());
@@ -419,13 +421,15 @@ TEST_CASE("a posting's bytes keep the words that follow its word, field by field
     INFO(n);
     CHECK(si::decode_posting(bytes.substr(0, n), plain) == (n == 3));
   }
-  // Hashes out of order, or twice, are refused.
+  // Hashes out of order, or twice, are refused where they are read (a phrase's words; verify
+  // compares a posting's bytes whole).
+  si::PostingNext scratch;
   auto swapped = si::encode_posting(
       std::vector<si::Term>{si::Term{"apple", si::Field::description, 2, {9, 7}}}, lengths);
-  CHECK_FALSE(si::decode_posting(swapped, plain));
+  CHECK_FALSE(si::decode_posting(swapped, plain, &scratch));
   auto twice = si::encode_posting(
       std::vector<si::Term>{si::Term{"apple", si::Field::description, 2, {7, 7}}}, lengths);
-  CHECK_FALSE(si::decode_posting(twice, plain));
+  CHECK_FALSE(si::decode_posting(twice, plain, &scratch));
   CHECK(si::word_hash("pie") == 0x6a40feb5u);  // stored: the same on every platform
 
   // A T record keeps the same sets.

@@ -220,16 +220,21 @@ class Reader {
     in_.remove_prefix(4);
     return true;
   }
-  /// What Writer::hashes wrote, appended to `out` (null: skipped); false unless ascending.
+  /// What Writer::hashes wrote, appended to `out`; false unless ascending. Null `out`: skipped
+  /// (a query that does not need them), their order unchecked.
   bool hashes(std::vector<std::uint32_t>* out) {
     std::uint64_t n = 0;
     if (!number(n) || n > in_.size() / 4) return false;
+    if (!out) {
+      in_.remove_prefix(4 * n);
+      return true;
+    }
     std::uint32_t last = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
       std::uint32_t h = 0;
       if (!u32(h) || (i > 0 && h <= last)) return false;
       last = h;
-      if (out) out->push_back(h);
+      out->push_back(h);
     }
     return true;
   }
