@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 
 using catalog::AggregateRequest;
 using catalog::Errc;
@@ -386,6 +387,64 @@ TEMPLATE_TEST_CASE("a phrase of two words is found from the postings, as writes 
               .has_value());
   CHECK(c.names(R"("red apple")").empty());
   CHECK(c.names(R"("red apple")", true) == Names{"pie"});
+  c.clean();
+}
+
+TEMPLATE_TEST_CASE("a phrase finds what reading the text finds, over random texts",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  // Phrases come from the postings' following words (two words) or from them and the text
+  // (more): against search::has_phrase on each description, over texts made of camelCase,
+  // digits, accents, ligatures, CJK and repeated words between various separators (seeded).
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"g","description":"d"})");
+  const std::vector<std::string> vocabulary{"alpha", "Beta", "gamma", "getHTTPResponse2", "déjà",
+                                            "Straße", "東京都", "x1", "the", "ﬁle", "for", "data"};
+  // Separators as written in JSON: two are escapes.
+  const std::vector<std::string> separators{" ", "  ", ", ", "-", "\\n", "/", ". ", "\\\"", "_"};
+  std::mt19937 rng(20261129);
+  auto pick = [&](const std::vector<std::string>& from) {
+    return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
+  };
+  std::map<std::string, std::string> descriptions;  // name: the description's text
+  for (int i = 0; i < 60; ++i) {
+    std::string text;
+    const int words = std::uniform_int_distribution<int>(1, 12)(rng);
+    for (int w = 0; w < words; ++w) text += (w > 0 ? pick(separators) : "") + pick(vocabulary);
+    const auto name = "t" + std::to_string(i);
+    c.make(Kind::glossary_term,
+           R"({"glossary":"g","name":")" + name + R"(","description":")" + text + "\"}");
+    // The text as stored: the two escapes above read back as a newline and a quote.
+    std::string stored;
+    for (std::size_t k = 0; k < text.size(); ++k) {
+      if (text[k] == '\\' && k + 1 < text.size()) {
+        stored += text[k + 1] == 'n' ? '\n' : text[k + 1];
+        ++k;
+      } else {
+        stored += text[k];
+      }
+    }
+    descriptions[name] = stored;
+  }
+  int answered = 0;  // queries that some description answers
+  for (int q = 0; q < 150; ++q) {
+    const int n = std::uniform_int_distribution<int>(2, 3)(rng);
+    std::string typed;
+    for (int w = 0; w < n; ++w) typed += (w > 0 ? " " : "") + pick(vocabulary);
+    std::vector<std::string> phrase;
+    for (auto& w : catalog::search::words(typed)) phrase.push_back(std::move(w.whole));
+    Names expected;
+    for (const auto& [name, text] : descriptions)
+      if (catalog::search::has_phrase(text, phrase)) expected.push_back(name);
+    auto found = c.names("description:\"" + typed + "\"");
+    std::sort(found.begin(), found.end());
+    INFO(typed);
+    CHECK(found == expected);
+    if (!expected.empty()) ++answered;
+  }
+  // Both kinds of answer are common: the comparison says something.
+  CHECK(answered > 30);
+  CHECK(answered < 120);
   c.clean();
 }
 
