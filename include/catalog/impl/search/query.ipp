@@ -575,6 +575,20 @@ FieldMask fields_with_pairs(const Clause& c, const Uuid& id) {
   return out;
 }
 
+/// Those of `fields` where each inner word of phrase clause `c` (neither the first nor the
+/// last) occurs once in document `id` (its posting's count, parts of other words counted too):
+/// there, fields_with_pairs' pairs chain through the one place of each inner word, so the
+/// phrase stands.
+FieldMask fields_with_single_inner_words(const Clause& c, const Uuid& id, FieldMask fields) {
+  for (std::size_t k = 1; k + 1 < c.prepared.size() && fields; ++k) {
+    const auto found = c.prepared[k].whole ? c.prepared[k].whole->find(id) : FieldCounts{};
+    for (std::size_t i = 0; i < si::field_count; ++i)
+      if ((fields & bit(static_cast<Field>(i))) && found.in(static_cast<Field>(i)) != 1)
+        fields &= ~bit(static_cast<Field>(i));
+  }
+  return fields;
+}
+
 /// The ids a phrase can match: those whose postings hold its words one after another in a
 /// field it searches (the rarest word's, each looked up in the others').
 void add_phrase_ids(const Clause& c, std::vector<Uuid>& out) {
@@ -1588,8 +1602,13 @@ class Evaluator {
   /// The fields where the phrase's words stand consecutively: those of the postings for two
   /// words; for more, those of the fields' texts where the postings say they can.
   Result<FieldMask> phrase_fields(const Clause& c, const si::RankingView& d) {
-    const FieldMask candidates = fields_with_pairs(c, d.id);
-    if (!candidates || c.phrase.size() == 2) return candidates;
+    const FieldMask pairs = fields_with_pairs(c, d.id);
+    if (!pairs || c.phrase.size() == 2) return pairs;
+    // Where each inner word occurs once in the field, the pairs chain: the phrase stands
+    // there. The text is read for the other fields only.
+    const FieldMask chained = fields_with_single_inner_words(c, d.id, pairs);
+    const FieldMask candidates = pairs & ~chained;
+    if (!candidates) return chained;
     // The common case, a phrase in names or descriptions: the names are in the document, and
     // the description is read from the stored record without decoding the rest of it.
     constexpr FieldMask own = bit(Field::name) | bit(Field::display_name) | bit(Field::fqn) |
@@ -1597,13 +1616,13 @@ class Evaluator {
     if (!(candidates & ~own)) {
       auto fields = own_phrase_fields(c, d, candidates);
       if (!fields) return fields.error();
-      if (*fields) return **fields;
+      if (*fields) return **fields | chained;
     }
     constexpr FieldMask related =
         bit(Field::owner) | bit(Field::service) | bit(Field::glossary) | bit(Field::domain);
     auto t = texts(d.id, (candidates & related) != 0);
     if (!t) return t.error();
-    FieldMask out = 0;
+    FieldMask out = chained;
     for (const auto& ft : *t)
       if ((candidates & bit(ft.field)) && !(out & bit(ft.field)) &&
           search::has_phrase(ft.text, c.phrase))
