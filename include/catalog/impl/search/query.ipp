@@ -554,6 +554,7 @@ void merge_runs(std::vector<Uuid>& ids, std::vector<std::size_t> runs) {
 /// where it can (the text says).
 FieldMask fields_with_pairs(const Clause& c, const Uuid& id) {
   FieldMask out = 0;
+  // A phrase's words are few, but one typed token may split into hundreds (a.b.c...).
   std::array<FieldCounts, 8> found_here;
   std::vector<FieldCounts> found_more;
   const std::size_t n = c.prepared.size();
@@ -592,19 +593,15 @@ FieldMask fields_with_single_inner_words(const Clause& c, const Uuid& id, FieldM
 /// The ids a phrase can match: those whose postings hold its words one after another in a
 /// field it searches (the rarest word's, each looked up in the others').
 void add_phrase_ids(const Clause& c, std::vector<Uuid>& out) {
-  std::vector<const PostingList*> lists;
+  const PostingList* rarest = nullptr;
   for (const auto& p : c.prepared) {
     if (!p.whole || p.whole->ids.empty()) return;
-    lists.push_back(p.whole);
+    if (!rarest || p.whole->df() < rarest->df()) rarest = p.whole;
   }
-  if (lists.empty()) return;
-  std::sort(lists.begin(), lists.end(),
-            [](const PostingList* x, const PostingList* y) { return x->df() < y->df(); });
-  for (const auto& id : lists.front()->ids)
-    if (std::all_of(lists.begin() + 1, lists.end(),
-                    [&](const PostingList* l) { return static_cast<bool>(l->find(id)); }) &&
-        fields_with_pairs(c, id))
-      out.push_back(id);
+  if (!rarest) return;
+  // fields_with_pairs looks each id up in every word's postings.
+  for (const auto& id : rarest->ids)
+    if (fields_with_pairs(c, id)) out.push_back(id);
 }
 
 /// The ids a clause can match (every one it matches, perhaps more), ascending and distinct.
@@ -1263,8 +1260,9 @@ class Evaluator {
   /// The Bound of each of `candidates` (ascending): each field's length taken as the least of
   /// its class (the class each posting holds; a shorter field scores higher), and a phrase
   /// taken as found in every field whose postings hold its words one after another
-  /// (docs/SEARCH_INDEX.md, "The best 10,000"). Exclusions are left out: they only take matches away. An FQN compared in full
-  /// (a dotted query) is known from the document alone: it bounds as exact.
+  /// (docs/SEARCH_INDEX.md, "The best 10,000"). Exclusions are left out: they only take
+  /// matches away. An FQN compared in full (a dotted query) is known from the document alone:
+  /// it bounds as exact.
   Result<std::vector<Bound>> bounds_of(const Query& q, const std::vector<Uuid>& candidates,
                                        const std::vector<Uuid>& exact, bool dotted) {
     std::vector<Bound> out(candidates.size());
