@@ -448,6 +448,68 @@ TEMPLATE_TEST_CASE("a phrase finds what reading the text finds, over random text
   c.clean();
 }
 
+namespace {
+
+/// 1,100 terms, each description saying "build 3": the part "3" is frequent. "alpha" stands
+/// in the descriptions of 11 of them, in the names of 11 others (with "3" in the description
+/// only: not a match of `alpha3`, whose parts must share a field), as "alphas" (a stem) in the
+/// descriptions of 11 more, and one says "alpha3" itself.
+void make_parts_catalog(Catalog& c) {
+  c.make(Kind::glossary, R"({"name":"g","description":"d"})");
+  for (int i = 0; i < 1100; ++i) {
+    std::string name = "t" + std::to_string(1000 + i);
+    std::string description = i == 7 ? "alpha3 build 3 of the release" : "build 3 of the release";
+    if (i % 100 == 0) description += " alpha";
+    if (i % 100 == 25) description += " alphas";
+    if (i % 100 == 50) name = "alpha_" + name;
+    c.make(Kind::glossary_term,
+           R"({"glossary":"g","name":")" + name + R"(","description":")" + description + "\"}");
+  }
+}
+
+/// What make_parts_catalog's terms answer to `alpha3`: the descriptions holding both parts (or
+/// the word), those with the word or "alpha" itself before those with "alphas".
+void check_parts_answers(Catalog& c) {
+  Names plain, stemmed;
+  for (int i = 0; i < 1100; ++i) {
+    const auto name = "t" + std::to_string(1000 + i);
+    if (i == 7 || i % 100 == 0) plain.push_back(name);
+    if (i % 100 == 25) stemmed.push_back(name);
+  }
+  for (const auto* q : {"alpha3", "description:alpha3", "+alpha3 +release"}) {
+    INFO(q);
+    auto found = c.names(q);
+    REQUIRE(found.size() == plain.size() + stemmed.size());
+    Names first(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(plain.size()));
+    Names last(found.begin() + static_cast<std::ptrdiff_t>(plain.size()), found.end());
+    std::sort(first.begin(), first.end());
+    std::sort(last.begin(), last.end());
+    CHECK(first == plain);
+    CHECK(last == stemmed);
+  }
+  CHECK(c.names("name:alpha3").empty());
+  CHECK(c.names("alpha3 -t1007").size() == plain.size() + stemmed.size() - 1);
+  // Both parts in every description: each part's postings read whole.
+  SearchRequest every;
+  every.q = "build3";
+  every.size = 5;
+  auto all = c.s.search(c.admin, every);
+  REQUIRE(all.has_value());
+  CHECK(all->total == 1100);
+  CHECK(all->total_exact);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("a word with parts, one of them frequent, matches where its parts share a "
+                   "field, stems ranked below",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  make_parts_catalog(c);
+  check_parts_answers(c);
+}
+
 TEST_CASE("a posting's bytes keep the words that follow its word, field by field, and refuse "
           "what encode_posting does not make",
           "[search]") {
@@ -1476,15 +1538,41 @@ TEST_CASE("verify names each posting, typeahead key and terms record that is mis
 
 namespace {
 
-// Counts the search documents (Y keys) each transaction reads: what a query's candidates cost.
+// Counts the postings (X keys) a cursor passes.
+class PostingSteps final : public catalog::storage::Cursor {
+ public:
+  PostingSteps(std::unique_ptr<catalog::storage::Cursor> inner, std::size_t& postings)
+      : inner_(std::move(inner)), postings_(postings) {
+    note();
+  }
+  bool valid() const noexcept override { return inner_->valid(); }
+  std::string_view key() const noexcept override { return inner_->key(); }
+  std::string_view value() const noexcept override { return inner_->value(); }
+  catalog::Result<void> next() override {
+    auto n = inner_->next();
+    if (n) note();
+    return n;
+  }
+
+ private:
+  void note() {
+    if (inner_->valid() && inner_->key().starts_with('X')) ++postings_;
+  }
+  std::unique_ptr<catalog::storage::Cursor> inner_;
+  std::size_t& postings_;
+};
+
+// Counts the search documents (Y keys) each transaction reads: what a query's candidates cost;
+// and the postings (X keys) it reads, by key or by cursor.
 class DocumentReads final : public catalog::storage::Transaction {
  public:
   DocumentReads(std::unique_ptr<catalog::storage::Transaction> inner, std::size_t& reads,
-                bool dear)
-      : inner_(std::move(inner)), reads_(reads), dear_(dear) {}
+                std::size_t& postings, bool dear)
+      : inner_(std::move(inner)), reads_(reads), postings_(postings), dear_(dear) {}
   bool reads_ahead() const noexcept override { return dear_; }
   catalog::Result<std::optional<std::string>> get(std::string_view key) override {
     if (key.starts_with('Y')) ++reads_;
+    if (key.starts_with('X')) ++postings_;
     return inner_->get(key);
   }
   catalog::Result<void> put(std::string_view key, std::string_view value) override {
@@ -1493,19 +1581,23 @@ class DocumentReads final : public catalog::storage::Transaction {
   catalog::Result<bool> erase(std::string_view key) override { return inner_->erase(key); }
   catalog::Result<std::unique_ptr<catalog::storage::Cursor>> scan(
       const catalog::storage::Range& range, catalog::storage::Direction dir) override {
-    return inner_->scan(range, dir);
+    auto c = inner_->scan(range, dir);
+    if (!c) return c.error();
+    return std::unique_ptr<catalog::storage::Cursor>(new PostingSteps(std::move(*c), postings_));
   }
   catalog::Result<void> commit() override { return inner_->commit(); }
 
  private:
   std::unique_ptr<catalog::storage::Transaction> inner_;
   std::size_t& reads_;
+  std::size_t& postings_;
   bool dear_;
 };
 
 class DocumentCounting final : public catalog::storage::Backend {
  public:
   std::size_t reads = 0;
+  std::size_t postings = 0;
   /// What its transactions' reads_ahead() says: true makes the engine treat each read as dear,
   /// as on PostgreSQL (the memory backend beneath answers prefetch as the default does).
   bool dear = false;
@@ -1514,7 +1606,7 @@ class DocumentCounting final : public catalog::storage::Backend {
     auto t = inner_.begin(mode);
     if (!t) return t.error();
     return std::unique_ptr<catalog::storage::Transaction>(
-        new DocumentReads(std::move(*t), reads, dear));
+        new DocumentReads(std::move(*t), reads, postings, dear));
   }
 
  private:
@@ -1556,6 +1648,23 @@ TEST_CASE("required words read the documents of the rarest clause only, and answ
   CHECK(c.names("+common rare").size() == 40);
   CHECK(c.names("+common rare").front() == "t100");
   CHECK(c.names("+rare +common") == Names{"t100", "t113", "t126", "t139"});
+}
+
+TEST_CASE("a word with parts reads a frequent part's postings only for the documents of the "
+          "rarest part, and answers as before",
+          "[search][cost]") {
+  auto backend = std::make_unique<DocumentCounting>();
+  auto* counting = backend.get();
+  auto store = catalog::Store::open(std::move(backend), test::test_options()).value();
+  Catalog c{store};
+  make_parts_catalog(c);
+  counting->postings = 0;
+  CHECK(c.names("alpha3").size() == 23);
+  // "alpha3" (1 posting), "alpha" (23), its stem (11), then "3" up to four times those
+  // (136) and by key for the 34 documents of the first two: not the 1,100 of "3".
+  INFO(counting->postings << " postings read");
+  CHECK(counting->postings < 250);
+  check_parts_answers(c);
 }
 
 TEST_CASE("past the window, ranked by score: only documents whose bound can reach the best "

@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -157,8 +159,10 @@ class Postings {
  public:
   explicit Postings(Tx& tx) : tx_(tx) {}
   /// The postings of `word`, read once per query (again when the words that follow it are
-  /// asked for and were not read). Errors: storage.
-  Result<const PostingList*> get(const std::string& word, bool next = false) {
+  /// asked for and were not read). With `most`, nullptr when the word has more postings than
+  /// that (they are not kept). Errors: storage.
+  Result<const PostingList*> get(const std::string& word, bool next = false,
+                                 std::size_t most = 0) {
     auto it = lists_.find(word);
     if (it != lists_.end() && (!next || it->second.with_next)) return &it->second;
     PostingList list;
@@ -168,6 +172,7 @@ class Postings {
     if (!cursor) return cursor.error();
     std::vector<si::PostingField> counts;
     for (auto& c = *cursor; c->valid();) {
+      if (most > 0 && list.ids.size() == most) return nullptr;
       auto k = keys::decode_text_id('X', c->key());
       if (!k || !si::decode_posting(c->value(), counts, next ? &list.next : nullptr))
         return fail(Errc::storage, "corrupt search posting " + keys::printable(c->key()));
@@ -185,9 +190,40 @@ class Postings {
     return &lists_.emplace(word, std::move(list)).first->second;
   }
 
+  /// The postings of `word` in the documents of `ids` (ascending, each once) alone, read by
+  /// key: a list whose find() answers those ids and no others. Errors: storage.
+  Result<const PostingList*> get_in(const std::string& word, const std::vector<Uuid>& ids) {
+    PostingList& list = partial_.emplace_back();
+    std::vector<std::string> keys;
+    std::vector<si::PostingField> counts;
+    std::optional<Error> bad;
+    for (std::size_t at = 0; at < ids.size(); at += Tx::read_batch) {
+      const auto count = std::min(Tx::read_batch, ids.size() - at);
+      keys.clear();
+      for (std::size_t i = 0; i < count; ++i) keys.push_back(keys::posting(word, ids[at + i]));
+      std::vector<std::string_view> views(keys.begin(), keys.end());
+      auto read =
+          tx_.raw().get_each(views, [&](std::size_t i, std::optional<std::string_view> v) {
+            if (!v || bad) return;
+            if (!si::decode_posting(*v, counts)) {
+              bad = Error(Errc::storage, "corrupt search posting " + keys::printable(keys[i]));
+              return;
+            }
+            list.ids.push_back(ids[at + i]);
+            list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
+            list.counts.insert(list.counts.end(), counts.begin(), counts.end());
+          });
+      if (!read) return read.error();
+      if (bad) return *bad;
+    }
+    list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
+    return &list;
+  }
+
  private:
   Tx& tx_;
   std::map<std::string, PostingList, std::less<>> lists_;
+  std::deque<PostingList> partial_;  // get_in's: a node stays where it is as more are added
 };
 
 /// A query word with its postings read: the whole word's, its parts', and the stems' of both.
@@ -423,6 +459,101 @@ std::vector<std::string> atoms_of(const Clause& c) {
   return out;
 }
 
+/// Postings of a part read whole at most; a part with more is looked up by key.
+constexpr std::size_t part_list_most = 1024;
+
+/// Reads the postings of the parts of query word `w` into `p` (and of their stems when
+/// `stems`), and `p.df` from them: the rarest part's. A document matches the parts only where
+/// it holds every one, so the rarest part (with its stems) names every document that can:
+/// each part is first read up to part_list_most postings (and up to four times the fewest a
+/// part read whole has), and one with more is then read only for those documents, by key. The
+/// rarest part is put first (add_ids reads its lists for the candidates). When every part has
+/// more, each is read whole. Errors: storage.
+Result<void> prepare_parts(Postings& postings, const QueryWord& w, bool stems, PreparedWord& p) {
+  const std::size_t n = w.parts.size();
+  if (n == 0) return {};
+  // Per part: its postings, those of its stem marked and of its stem as a word; null where
+  // there are none to read (a stem that is the word itself) or too many (with a limit).
+  constexpr auto too_many = std::numeric_limits<std::size_t>::max();
+  struct Forms {
+    std::array<std::string, 3> words;
+    std::array<const PostingList*, 3> lists{};
+    std::array<bool, 3> complete{true, true, true};
+    std::size_t total = 0;
+  };
+  // The longer parts first (a digit or a short word is often frequent): once a part is read
+  // whole, another is read no further than a few times its postings.
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return w.parts[a].size() > w.parts[b].size();
+  });
+  auto read = [&](std::size_t most) -> Result<std::vector<Forms>> {
+    std::vector<Forms> out(n);
+    std::size_t least = too_many;
+    for (const std::size_t i : order) {
+      if (most > 0 && least != too_many)
+        most = std::min(most, std::max<std::size_t>(64, 4 * least));
+      const auto& part = w.parts[i];
+      auto& words = out[i].words;
+      words[0] = part;
+      if (stems) {
+        const auto s = search::stem(part);
+        words[1] = std::string(1, si::stem_marker) + s;
+        if (s != part) words[2] = s;
+      }
+      for (std::size_t k = 0; k < 3; ++k) {
+        if (words[k].empty()) continue;
+        auto l = postings.get(words[k], false, most);
+        if (!l) return l.error();
+        out[i].lists[k] = *l;
+        if (!*l) out[i].complete[k] = false;
+        out[i].total = !*l || out[i].total == too_many ? too_many : out[i].total + (*l)->ids.size();
+      }
+      least = std::min(least, out[i].total);
+    }
+    return out;
+  };
+  auto forms = read(n > 1 ? part_list_most : 0);
+  if (!forms) return forms.error();
+  std::size_t rarest = 0;
+  for (std::size_t i = 1; i < n; ++i)
+    if ((*forms)[i].total < (*forms)[rarest].total) rarest = i;
+  // Every part frequent: each read whole. Else the others' frequent lists read by key.
+  const bool by_key = n > 1 && (*forms)[rarest].total != too_many;
+  if (!by_key && n > 1) {
+    forms = read(0);
+    if (!forms) return forms.error();
+  }
+  // Documents holding the word typed with separators: as many as the part in fewest hold (one
+  // read only in part is in more than the rarest part's lists).
+  std::int64_t least = -1;
+  for (const auto& f : *forms)
+    if (f.complete[0] && f.lists[0])
+      least = least < 0 ? f.lists[0]->df() : std::min(least, f.lists[0]->df());
+  p.df = std::max<std::int64_t>(least, 0);
+  if (by_key) {
+    std::vector<Uuid> ids;
+    for (const auto* l : (*forms)[rarest].lists)
+      if (l) ids.insert(ids.end(), l->ids.begin(), l->ids.end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < 3; ++k) {
+        if ((*forms)[i].complete[k]) continue;
+        auto l = postings.get_in((*forms)[i].words[k], ids);
+        if (!l) return l.error();
+        (*forms)[i].lists[k] = *l;
+      }
+  }
+  std::swap((*forms)[0], (*forms)[rarest]);
+  for (const auto& f : *forms) {
+    p.parts.push_back(f.lists[0]);
+    if (stems) p.part_stems.emplace_back(f.lists[1], f.lists[2]);
+  }
+  return {};
+}
+
 /// Reads the postings of a query word (and of its stems when `stems`).
 Result<PreparedWord> prepare_word(Postings& postings, const QueryWord& w, bool stems,
                                   bool next = false) {
@@ -451,25 +582,8 @@ Result<PreparedWord> prepare_word(Postings& postings, const QueryWord& w, bool s
       std::tie(p.whole_stem, p.whole_stem_word) = *sp;
     }
   }
-  for (const auto& part : w.parts) {
-    auto l = get(part);
-    if (!l) return l.error();
-    p.parts.push_back(*l);
-    if (stems) {
-      auto sp = stem_pair(part);
-      if (!sp) return sp.error();
-      p.part_stems.push_back(*sp);
-    }
-  }
-  // Documents holding the word: the whole's, else (a word typed with separators) the rarest
-  // part's.
-  if (p.whole && (p.whole->df() > 0 || p.parts.empty())) {
-    p.df = p.whole->df();
-  } else {
-    std::int64_t least = -1;
-    for (const auto* l : p.parts) least = least < 0 ? l->df() : std::min(least, l->df());
-    p.df = std::max<std::int64_t>(least, 0);
-  }
+  if (auto r = prepare_parts(postings, w, stems, p); !r) return r.error();
+  if (p.whole && (p.whole->df() > 0 || p.parts.empty())) p.df = p.whole->df();
   return p;
 }
 
