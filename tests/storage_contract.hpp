@@ -113,6 +113,20 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
     auto expected = gets(*txn, mixed);  // PostgreSQL now knows these keys
     CHECK(each(*txn, mixed) == expected);
   }
+  SECTION("ascending keys near each other and far apart, absent ones between") {
+    // LMDB steps from one key to the next when they are close, and searches when they are far:
+    // runs of neighbours, gaps of 1 to 40 keys, absent keys just before and after present ones.
+    std::vector<std::string> ascending;
+    for (int i = 0, gap = 1; i < 2600; i += gap, gap = gap % 40 + 1) {
+      ascending.push_back(numbered_key(i));
+      if (gap % 5 == 0) ascending.push_back(numbered_key(i) + "x");  // between two keys
+    }
+    auto txn = begin(db, Mode::read_only);
+    auto seen = each(*txn, ascending);
+    CHECK(seen == gets(*txn, ascending));
+    REQUIRE(seen.size() == ascending.size());
+    CHECK(seen[1].second == "v1"s);
+  }
   SECTION("keys repeated and unordered within one batch, none read before") {
     // A batched backend asks the server for all of them at once: each key's value goes to
     // every place that asked it.
