@@ -114,8 +114,8 @@ TEMPLATE_TEST_CASE_METHOD(Contract, "get_each reads what get reads, key by key, 
     CHECK(each(*txn, mixed) == expected);
   }
   SECTION("ascending keys near each other and far apart, absent ones between") {
-    // LMDB steps from one key to the next when they are close, and searches when they are far:
-    // runs of neighbours, gaps of 1 to 40 keys, absent keys just before and after present ones.
+    // What a search's candidates ask: runs of neighbours, gaps of 1 to 40 keys, absent keys
+    // just after present ones.
     std::vector<std::string> ascending;
     for (int i = 0, gap = 1; i < 2600; i += gap, gap = gap % 40 + 1) {
       ascending.push_back(numbered_key(i));

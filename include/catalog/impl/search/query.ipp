@@ -516,14 +516,19 @@ Result<void> prepare_parts(Postings& postings, const QueryWord& w, bool stems, P
   };
   auto forms = read(n > 1 ? part_list_most : 0);
   if (!forms) return forms.error();
-  std::size_t rarest = 0;
-  for (std::size_t i = 1; i < n; ++i)
-    if ((*forms)[i].total < (*forms)[rarest].total) rarest = i;
+  auto rarest_of = [&] {
+    std::size_t r = 0;
+    for (std::size_t i = 1; i < n; ++i)
+      if ((*forms)[i].total < (*forms)[r].total) r = i;
+    return r;
+  };
+  std::size_t rarest = rarest_of();
   // Every part frequent: each read whole. Else the others' frequent lists read by key.
   const bool by_key = n > 1 && (*forms)[rarest].total != too_many;
   if (!by_key && n > 1) {
     forms = read(0);
     if (!forms) return forms.error();
+    rarest = rarest_of();
   }
   // Documents holding the word typed with separators: as many as the part in fewest hold (one
   // read only in part is in more than the rarest part's lists).

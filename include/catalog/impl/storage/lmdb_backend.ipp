@@ -621,65 +621,22 @@ class LmdbTransaction final : public Transaction,
     }
     const std::unique_ptr<MDB_cursor, decltype(&mdb_cursor_close)> closer(cursor,
                                                                          &mdb_cursor_close);
-    // The cursor stands on the first entry at or after the key last looked up (`here`), or
-    // nowhere (`placed` false).
-    bool placed = false;
-    MDB_val here{};
-    MDB_val v{};
-    // Moves the cursor by `op` (to `target`, for MDB_SET_RANGE); false past the end.
-    auto move = [&](MDB_cursor_op op, std::string_view target) -> Result<bool> {
-      here = to_val(target);
-      const int rc = mdb_cursor_get(cursor, &here, &v, op);
-      placed = rc == MDB_SUCCESS;
-      if (rc == MDB_NOTFOUND) {
-        return false;
-      }
-      if (rc != MDB_SUCCESS) {
-        return lmdb_error(rc, "get");
-      }
-      if (auto inside = bounds_.check(here, "key"); !inside) {
-        return inside.error();
-      }
-      if (auto inside = bounds_.check(v, "value"); !inside) {
-        return inside.error();
-      }
-      return true;
-    };
-    // The value at keys[i], or nullopt; prefetched. A key after the last one and close to it
-    // is reached by stepping on from there (dense ascending keys: a search's candidates),
-    // which costs less than searching the page again.
+    // The value at keys[i], or nullopt; prefetched.
     auto look_up = [&](std::size_t i) -> Result<std::optional<std::string_view>> {
       if (auto checked = check_key(keys[i]); !checked) {
         return checked.error();
       }
-      const std::string_view key = keys[i];
-      bool there = false;  // the cursor stands on the first entry at or after key
-      if (placed && i > 0 && keys[i - 1] < key) {
-        for (int steps = 0; steps < 8; ++steps) {
-          if (to_view(here) >= key) {
-            there = true;
-            break;
-          }
-          auto moved = move(MDB_NEXT, {});
-          if (!moved) {
-            return moved.error();
-          }
-          if (!*moved) {
-            return std::optional<std::string_view>();
-          }
-        }
-      }
-      if (!there) {
-        auto moved = move(MDB_SET_RANGE, key);
-        if (!moved) {
-          return moved.error();
-        }
-        if (!*moved) {
-          return std::optional<std::string_view>();
-        }
-      }
-      if (to_view(here) != key) {
+      MDB_val k = to_val(keys[i]);
+      MDB_val v;
+      const int rc = mdb_cursor_get(cursor, &k, &v, MDB_SET);
+      if (rc == MDB_NOTFOUND) {
         return std::optional<std::string_view>();
+      }
+      if (rc != MDB_SUCCESS) {
+        return lmdb_error(rc, "get");
+      }
+      if (auto inside = bounds_.check(v, "value"); !inside) {
+        return inside.error();
       }
       for (std::size_t at = 0; at < v.mv_size && at < 1024; at += 64) {
         __builtin_prefetch(static_cast<const char*>(v.mv_data) + at);
