@@ -342,6 +342,15 @@ class CountingBackend final : public storage::Backend {
   explicit CountingBackend(std::unique_ptr<storage::Backend> inner) : inner_(std::move(inner)) {}
 
   Result<std::unique_ptr<storage::Transaction>> begin(storage::Mode mode) override;
+  // The rest as the backend beneath answers: what is timed is the catalog on that backend.
+  Result<std::optional<storage::MapStats>> map_stats() const override {
+    return inner_->map_stats();
+  }
+  Result<bool> copy_to(const std::filesystem::path& dir) const override {
+    return inner_->copy_to(dir);
+  }
+  bool grows_when_full() const noexcept override { return inner_->grows_when_full(); }
+  void make_room(std::uint64_t bytes) override { inner_->make_room(bytes); }
 
   IoStats stats;
   bool record = false;                                             // keep put and erase sizes
@@ -373,6 +382,7 @@ class CountingTransaction final : public storage::Transaction {
     for (auto key : keys) count_get(key);
     return inner_->get_each(keys, visit);
   }
+  bool views_last() const noexcept override { return inner_->views_last(); }
   Result<void> prefetch(std::span<const std::string_view> keys,
                         std::span<const storage::Range> ranges) override {
     return inner_->prefetch(keys, ranges);
@@ -398,6 +408,11 @@ class CountingTransaction final : public storage::Transaction {
         owner_.calls.push_back({StorageCall::erase, std::string(key), {}, false, {}});
     }
     return inner_->erase(key);
+  }
+  Result<std::uint64_t> erase_range(const storage::Range& range, std::uint64_t limit) override {
+    auto erased = inner_->erase_range(range, limit);
+    if (erased) owner_.stats.erases += *erased;
+    return erased;
   }
   Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
                                                 storage::Direction dir) override {
