@@ -409,6 +409,7 @@ class CountingTransaction final : public storage::Transaction {
     }
     return inner_->erase(key);
   }
+  // Counted, not recorded (no measurement that records calls erases a range).
   Result<std::uint64_t> erase_range(const storage::Range& range, std::uint64_t limit) override {
     auto erased = inner_->erase_range(range, limit);
     if (erased) owner_.stats.erases += *erased;

@@ -450,15 +450,17 @@ TEMPLATE_TEST_CASE("a phrase finds what reading the text finds, over random text
 
 namespace {
 
-/// 1,100 terms, each description saying "build 3": the part "3" is frequent. "alpha" stands
-/// in the descriptions of 11 of them, in the names of 11 others (with "3" in the description
-/// only: not a match of `alpha3`, whose parts must share a field), as "alphas" (a stem) in the
-/// descriptions of 11 more, and one says "alpha3" itself.
+/// 1,100 terms, each description saying "build", and 1,050 of them "build 3": both parts of
+/// `build3` are frequent. "alpha" stands in the descriptions of 11 of them, in the names of 11
+/// others (with "3" in the description only: not a match of `alpha3`, whose parts must share a
+/// field), as "alphas" (a stem) in the descriptions of 11 more, and one says "alpha3" itself.
 void make_parts_catalog(Catalog& c) {
   c.make(Kind::glossary, R"({"name":"g","description":"d"})");
   for (int i = 0; i < 1100; ++i) {
     std::string name = "t" + std::to_string(1000 + i);
-    std::string description = i == 7 ? "alpha3 build 3 of the release" : "build 3 of the release";
+    std::string description = i == 7      ? "alpha3 build 3 of the release"
+                              : i < 1050 ? "build 3 of the release"
+                                         : "build of the release";
     if (i % 100 == 0) description += " alpha";
     if (i % 100 == 25) description += " alphas";
     if (i % 100 == 50) name = "alpha_" + name;
@@ -489,14 +491,48 @@ void check_parts_answers(Catalog& c) {
   }
   CHECK(c.names("name:alpha3").empty());
   CHECK(c.names("alpha3 -t1007").size() == plain.size() + stemmed.size() - 1);
-  // Both parts in every description: each part's postings read whole.
+  {
+    // The rarest part typed last; and another clause bringing in every term: the 23 that
+    // match both words come first.
+    auto found = c.names("3alpha");
+    std::sort(found.begin(), found.end());
+    Names all23 = plain;
+    all23.insert(all23.end(), stemmed.begin(), stemmed.end());
+    std::sort(all23.begin(), all23.end());
+    CHECK(found == all23);
+    SearchRequest r;
+    r.q = "alpha3 release";
+    r.size = 23;
+    auto first = c.names(r);
+    std::sort(first.begin(), first.end());
+    CHECK(first == all23);
+  }
+  // Both parts frequent: each part's postings read whole. The word's document frequency is
+  // its rarer part's (1,050), also where another clause read the other part (1,100) first: a
+  // term's score is then the sum of its scores for each word alone.
   SearchRequest every;
   every.q = "build3";
-  every.size = 5;
+  every.size = 1100;
   auto all = c.s.search(c.admin, every);
   REQUIRE(all.has_value());
-  CHECK(all->total == 1100);
+  CHECK(all->total == 1050);
   CHECK(all->total_exact);
+  auto score_of = [&](std::string q, std::string_view name) {
+    SearchRequest r;
+    r.q = std::move(q);
+    r.size = 1100;
+    auto found = c.s.search(c.admin, r);
+    REQUIRE(found.has_value());
+    for (const auto& h : found->hits)
+      if (std::visit([](const auto& e) { return e.name; }, h.entity) == name) return h.score;
+    FAIL("no hit " << name << " for " << r.q);
+    return 0.0;
+  };
+  for (const auto* name : {"t1001", "t1100"}) {
+    INFO(name);
+    CHECK(score_of("build build3", name) ==
+          Approx(score_of("build", name) + score_of("build3", name)));
+  }
 }
 
 }  // namespace

@@ -164,7 +164,8 @@ class Postings {
   Result<const PostingList*> get(const std::string& word, bool next = false,
                                  std::size_t most = 0) {
     auto it = lists_.find(word);
-    if (it != lists_.end() && (!next || it->second.with_next)) return &it->second;
+    if (it != lists_.end() && (!next || it->second.with_next))
+      return most > 0 && it->second.ids.size() > most ? nullptr : &it->second;
     PostingList list;
     list.with_next = next;
     auto cursor = tx_.raw().scan(storage::prefix_range(keys::posting_prefix(word)),
