@@ -96,6 +96,14 @@ struct PostingList {
   si::PostingNext next;
   bool with_next = false;
   std::int64_t df() const { return static_cast<std::int64_t>(ids.size()); }
+  /// Adds the posting of `id` (after every id before it), with its fields' counts.
+  void add(const Uuid& id, const std::vector<si::PostingField>& fields) {
+    ids.push_back(id);
+    starts.push_back(static_cast<std::uint32_t>(counts.size()));
+    counts.insert(counts.end(), fields.begin(), fields.end());
+  }
+  /// Ends the list: starts gets its last entry.
+  void close() { starts.push_back(static_cast<std::uint32_t>(counts.size())); }
   /// The counts of `id`, empty when the word is not in it. Evaluation asks for ids in
   /// ascending order, so the search starts where the last one ended, in steps that double
   /// (any order is answered right, only slower).
@@ -177,12 +185,10 @@ class Postings {
       auto k = keys::decode_text_id('X', c->key());
       if (!k || !si::decode_posting(c->value(), counts, next ? &list.next : nullptr))
         return fail(Errc::storage, "corrupt search posting " + keys::printable(c->key()));
-      list.ids.push_back(k->id);
-      list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
-      list.counts.insert(list.counts.end(), counts.begin(), counts.end());
+      list.add(k->id, counts);
       if (auto n = c->next(); !n) return n.error();
     }
-    list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
+    list.close();
     // Read again with next: the same node, so what was handed out before stays valid.
     if (it != lists_.end()) {
       it->second = std::move(list);
@@ -210,14 +216,12 @@ class Postings {
               bad = Error(Errc::storage, "corrupt search posting " + keys::printable(keys[i]));
               return;
             }
-            list.ids.push_back(ids[at + i]);
-            list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
-            list.counts.insert(list.counts.end(), counts.begin(), counts.end());
+            list.add(ids[at + i], counts);
           });
       if (!read) return read.error();
       if (bad) return *bad;
     }
-    list.starts.push_back(static_cast<std::uint32_t>(list.counts.size()));
+    list.close();
     return &list;
   }
 
