@@ -464,6 +464,15 @@ std::vector<std::string> atoms_of(const Clause& c) {
   return out;
 }
 
+/// The words a query word's stemmed matches are posted under: its stem marked, and the stem as
+/// a word of its own when it is not the word itself (else empty).
+std::pair<std::string, std::string> stem_words(const std::string& word) {
+  auto stem = search::stem(word);
+  std::string marked = std::string(1, si::stem_marker) + stem;
+  if (stem == word) stem.clear();
+  return {std::move(marked), std::move(stem)};
+}
+
 /// Postings of a part read whole at most; a part with more is looked up by key.
 constexpr std::size_t part_list_most = 1024;
 
@@ -502,11 +511,7 @@ Result<void> prepare_parts(Postings& postings, const QueryWord& w, bool stems, P
       const auto& part = w.parts[i];
       auto& words = out[i].words;
       words[0] = part;
-      if (stems) {
-        const auto s = search::stem(part);
-        words[1] = std::string(1, si::stem_marker) + s;
-        if (s != part) words[2] = s;
-      }
+      if (stems) std::tie(words[1], words[2]) = stem_words(part);
       for (std::size_t k = 0; k < 3; ++k) {
         if (words[k].empty()) continue;
         auto l = postings.get(words[k], false, most);
@@ -571,12 +576,12 @@ Result<PreparedWord> prepare_word(Postings& postings, const QueryWord& w, bool s
   auto get = [&](const std::string& word) { return postings.get(word); };
   auto stem_pair =
       [&](const std::string& word) -> Result<std::pair<const PostingList*, const PostingList*>> {
-    const auto s = search::stem(word);
-    auto marked = get(std::string(1, si::stem_marker) + s);
+    const auto [marked_word, plain_word] = stem_words(word);
+    auto marked = get(marked_word);
     if (!marked) return marked.error();
     const PostingList* plain = nullptr;
-    if (s != word) {
-      auto l = get(s);
+    if (!plain_word.empty()) {
+      auto l = get(plain_word);
       if (!l) return l.error();
       plain = *l;
     }
