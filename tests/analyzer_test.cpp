@@ -88,6 +88,73 @@ TEST_CASE("a word is cut at 64 bytes, between characters", "[search][analyzer]")
   CHECK(words(std::string(30, 'x') + "1" + std::string(80, 'y'))[0].parts.back().size() == 64);
 }
 
+TEST_CASE("emoji are not words: they separate the words around them", "[search][analyzer]") {
+  CHECK(indexed("\xf0\x9f\x98\x80").empty());                                    // 😀
+  CHECK(indexed("data\xf0\x9f\x98\x80lake") == Strings{"data", "lake"});           // data😀lake
+  // A joined sequence (👩 ZWJ 💻): the joiner is dropped, both pictures separate.
+  CHECK(indexed("\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb" "dev") == Strings{"dev"});
+  CHECK(indexed("\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd" "ok") == Strings{"ok"});  // 👍🏽: a skin tone
+  CHECK(indexed("\xf0\x9f\x87\xa9\xf0\x9f\x87\xaa" "berlin") == Strings{"berlin"});  // a flag
+  CHECK(indexed("\xe2\x9d\xa4\xef\xb8\x8f" "love") == Strings{"love"});  // ❤ and a variation selector
+  // A keycap (1, a variation selector, the enclosing keycap mark) is its digit.
+  CHECK(indexed("1\xef\xb8\x8f\xe2\x83\xa3 go") == Strings{"1", "go"});
+  std::string many;
+  for (int i = 0; i < 2560; ++i) many += "\xf0\x9f\x98\x80";  // 10 KB of them
+  CHECK(indexed(many).empty());
+  CHECK(fold("\xf0\x9f\x98\x80 Go") == "\xf0\x9f\x98\x80 go");  // typeahead keeps them
+}
+
+TEST_CASE("10 KB words: the whole cut at 64 bytes between characters, each part cut alike",
+          "[search][analyzer]") {
+  const auto one = [](const std::string& text) {
+    auto w = words(text);
+    REQUIRE(w.size() == 1);
+    return w[0];
+  };
+  // One letter 10,240 times: one word of 64 letters, no parts.
+  const auto plain = one(std::string(10240, 'a'));
+  CHECK(plain.whole == std::string(64, 'a'));
+  CHECK(plain.parts.empty());
+  // Letters and digits in turn: 10,240 parts of one character, the whole cut.
+  std::string mixed;
+  for (int i = 0; i < 5120; ++i) mixed += "a1";
+  const auto m = one(mixed);
+  CHECK(m.whole.size() == 64);
+  REQUIRE(m.parts.size() == 10240);
+  CHECK(m.parts.front() == "a");
+  CHECK(m.parts.back() == "1");
+  // camelCase 10 KB long: a part per capital, the first "a", then "ba".
+  std::string camel;
+  for (int i = 0; i < 5120; ++i) camel += "aB";
+  const auto c = one(camel);
+  REQUIRE(c.parts.size() == 5121);
+  CHECK(c.parts[0] == "a");
+  CHECK(c.parts[1] == "ba");
+  CHECK(c.parts.back() == "b");
+  // A part longer than 64 bytes is cut too: a digit, then 10 KB of letters.
+  const auto long_part = one("1" + std::string(10240, 'y'));
+  REQUIRE(long_part.parts.size() == 2);
+  CHECK(long_part.parts[1] == std::string(64, 'y'));
+  // Accented: the marks go first, then the cut (64 letters, not 32 two-byte ones).
+  std::string accented;
+  for (int i = 0; i < 5120; ++i) accented += "\xc3\xa9";  // é
+  CHECK(one(accented).whole == std::string(64, 'e'));
+  // Han: the run cut between characters (21 of 3 bytes), and every pair of the run.
+  std::string han;
+  for (int i = 0; i < 3413; ++i) han += "\xe6\x9d\xb1";  // 東, 10,239 bytes
+  const auto h = one(han);
+  CHECK(h.whole.size() == 63);
+  REQUIRE(h.parts.size() == 3412);
+  CHECK(h.parts.front() == "\xe6\x9d\xb1\xe6\x9d\xb1");
+  // 10 KB of short dotted parts is 2,048 words, not one.
+  std::string dotted;
+  for (int i = 0; i < 2048; ++i) dotted += "abcd.";
+  const auto d = words(dotted);
+  REQUIRE(d.size() == 2048);
+  CHECK(d.back().whole == "abcd");
+  CHECK(d.back().position == 2047);
+}
+
 TEST_CASE("bytes that are not UTF-8 separate words", "[search][analyzer]") {
   CHECK(indexed("abc\xff" "def") == Strings{"abc", "def"});
   CHECK(indexed("\xc3") == Strings{});

@@ -116,6 +116,25 @@ TEMPLATE_TEST_CASE("every write is searched by the next query: create, patch, de
   CHECK(c.names("revenue") == Names{"churnPredictor"});
   c.clean();
 
+  // Changed in C++ (Store::update): the same, through the typed search too.
+  REQUIRE(c.s.update<catalog::MlModel>(c.admin, catalog::EntityKey::by_id(id),
+                                       [](catalog::MlModel& m) {
+                                         m.description = "Forecasts revenue per warehouse";
+                                         m.display_name = "Stock Forecaster";
+                                       })
+              .has_value());
+  CHECK(c.names("warehouse") == Names{"churnPredictor"});
+  CHECK(c.names("region").empty());
+  {
+    SearchRequest r;
+    r.q = "forecaster";
+    auto typed = c.s.search<catalog::MlModel>(c.admin, r);
+    REQUIRE(typed.has_value());
+    REQUIRE(typed->hits.size() == 1);
+    CHECK(typed->hits[0].entity.display_name == "Stock Forecaster");
+  }
+  c.clean();
+
   // Soft-deleted: only with deleted=true; restored: back.
   REQUIRE(c.s.remove_json(c.admin, Kind::mlmodel, catalog::EntityKey::by_id(id), {}).has_value());
   CHECK(c.names("revenue").empty());
@@ -161,6 +180,196 @@ TEMPLATE_TEST_CASE("a recursive delete takes a glossary's terms out of search, a
               .has_value());
   CHECK(c.names("ledger", true).empty());
   CHECK(c.names("finance").empty());
+  c.clean();
+}
+
+TEMPLATE_TEST_CASE("a recursive delete of a tree of 2,000 terms: out of search, back on restore, "
+                   "gone when hard",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  auto g = c.make(Kind::glossary, R"({"name":"big","description":"A large tree"})");
+  // A word of each child's own, of letters alone (a word of letters and digits has parts, which
+  // other children's words would hold too).
+  const auto own = [](int p, int k) {
+    std::string w = "w";
+    for (int n = p * 49 + k + 1; n > 0; n /= 26) w += static_cast<char>('a' + n % 26);
+    return w;
+  };
+  // 40 terms with 49 children each.
+  for (int p = 0; p < 40; ++p) {
+    const auto parent = "p" + std::to_string(p);
+    auto made = c.make(Kind::glossary_term, R"({"glossary":"big","name":")" + parent +
+                                                R"(","description":"ledger parent"})");
+    for (int k = 0; k < 49; ++k)
+      c.make(Kind::glossary_term, R"({"glossary":"big","parent":"big.)" + parent +
+                                      R"(","name":"c)" + std::to_string(k) +
+                                      R"(","description":"ledger child )" + own(p, k) + "\"}");
+  }
+  const auto total = [&](std::string q, bool deleted) {
+    SearchRequest r;
+    r.q = std::move(q);
+    r.deleted = deleted;
+    r.size = 1;
+    auto found = c.s.search(c.admin, r);
+    REQUIRE(found.has_value());
+    CHECK(found->total_exact);
+    return found->total;
+  };
+  CHECK(total("ledger", false) == 2000);
+  CHECK(total("child", false) == 1960);
+  CHECK(c.names(own(39, 48)) == Names{"c48"});
+  c.clean();
+
+  catalog::DeleteOptions recursive;
+  recursive.recursive = true;
+  const auto term_id = [&](std::string_view fqn) {
+    return test::uuid_of(
+        c.s.get_json(c.admin, Kind::glossary_term, catalog::EntityKey::by_fqn(std::string(fqn)), {})
+            .value());
+  };
+  // One parent and its 49 children.
+  const auto p7 = term_id("big.p7");
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary_term, catalog::EntityKey::by_id(p7), recursive)
+              .has_value());
+  CHECK(total("ledger", false) == 1950);
+  CHECK(total("ledger", true) == 50);
+  CHECK(c.names(own(7, 3)).empty());
+  CHECK(c.names(own(7, 3), true) == Names{"c3"});
+  c.clean();
+  REQUIRE(c.s.restore_json(c.admin, Kind::glossary_term, p7).has_value());
+  CHECK(total("ledger", false) == 2000);
+  CHECK(total("ledger", true) == 0);
+
+  // The glossary and all 2,000.
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
+                          recursive)
+              .has_value());
+  CHECK(total("ledger", false) == 0);
+  CHECK(total("ledger", true) == 2000);
+  CHECK(c.names(own(39, 48)).empty());
+  CHECK(c.names(own(39, 48), true) == Names{"c48"});
+  c.clean();
+  REQUIRE(c.s.restore_json(c.admin, Kind::glossary, test::uuid_of(g)).has_value());
+  CHECK(total("ledger", false) == 2000);
+  CHECK(total("ledger", true) == 0);
+  CHECK(c.names(own(0, 0)) == Names{"c0"});
+  c.clean();
+
+  recursive.hard_delete = true;
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
+                          recursive)
+              .has_value());
+  CHECK(total("ledger", false) == 0);
+  CHECK(total("ledger", true) == 0);
+  CHECK(c.names("big").empty());
+  c.clean();
+}
+
+TEMPLATE_TEST_CASE("names, displayNames and FQNs longer than a key holds: every key under "
+                   "LMDB's 511 bytes, each entity found by search, typeahead and filters",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  TestType f;
+  Catalog c{f.store};
+  const auto repeat = [](std::string_view s, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += s;
+    return out;
+  };
+  const std::string han = "\xe6\x9d\xb1";  // 東
+  // Names at their limit (400 bytes), domains three deep (an FQN of 1,202 bytes), owners'
+  // displayNames of 2 KB that differ only at their end.
+  const std::string a = "a" + repeat(han, 133), b = "b" + repeat(han, 133),
+                    d = "d" + repeat(han, 133);
+  c.make(Kind::domain, R"({"name":")" + a + R"(","domainType":"Aggregate","description":"d"})");
+  c.make(Kind::domain, R"({"name":")" + b + R"(","domainType":"Aggregate","description":"d",)"
+                       R"("parent":")" + a + "\"}");
+  c.make(Kind::domain, R"({"name":")" + d + R"(","domainType":"Aggregate","description":"d",)"
+                       R"("parent":")" + a + "." + b + "\"}");
+  const std::string ab = a + "." + b, abd = ab + "." + d;
+  const std::string owner_text = "Owner " + repeat(han, 700);
+  auto one = c.make(Kind::user, R"({"name":"one","email":"one@example.com","displayName":")" +
+                                    owner_text + R"( one"})");
+  auto two = c.make(Kind::user, R"({"name":"two","email":"two@example.com","displayName":")" +
+                                    owner_text + R"( two"})");
+  c.make(Kind::search_service, R"({"name":"es","serviceType":"ElasticSearch"})");
+  const std::string shown = "Index " + repeat("\xe7\x95\x8c", 1000);  // 界
+  const std::string first = "i" + repeat(han, 133), second = "j" + repeat(han, 133);
+  c.make(Kind::search_index, R"({"service":"es","name":")" + first + R"(","displayName":")" +
+                                 shown + R"( first","description":"needle","fields":[],)"
+                                 R"("domains":[")" + abd + R"("],"owners":[{"id":")" +
+                                 test::id_of(one) + R"(","type":"user"}]})");
+  c.make(Kind::search_index, R"({"service":"es","name":")" + second + R"(","displayName":")" +
+                                 shown + R"( second","description":"needle","fields":[],)"
+                                 R"("domains":[")" + ab + R"("],"owners":[{"id":")" +
+                                 test::id_of(two) + R"(","type":"user"}]})");
+  c.clean();
+
+  // Every key of the store, the index's too, fits LMDB's limit.
+  {
+    auto txn = c.s.backend().begin(catalog::storage::Mode::read_only).value();
+    auto all = txn->scan(catalog::storage::Range{}, catalog::storage::Direction::forward);
+    REQUIRE(all.has_value());
+    std::size_t longest = 0, keys = 0;
+    for (auto& cursor = *all; cursor->valid();) {
+      longest = std::max(longest, cursor->key().size());
+      ++keys;
+      REQUIRE(cursor->next());
+    }
+    CHECK(keys > 50);
+    CHECK(longest <= 511);
+  }
+
+  CHECK(c.names("needle") == Names{first, second});
+  CHECK(c.names(repeat("\xe7\x95\x8c", 2) + " first") == Names{first, second});
+  CHECK(c.names("name:" + first) == Names{first});
+  // Typeahead by a displayName's first 300 bytes, and by a whole name.
+  {
+    auto s = c.s.suggest(c.admin, "index " + repeat("\xe7\x95\x8c", 98), "all", 10);
+    REQUIRE(s.has_value());
+    REQUIRE(s->size() == 2);
+    CHECK((*s)[0].text == first);
+    auto n = c.s.suggest(c.admin, second, "all", 10);
+    REQUIRE(n.has_value());
+    REQUIRE_FALSE(n->empty());
+    CHECK(n->front().text == second);
+  }
+  // Filters by values whose keys are cut alike: each finds its own entity only.
+  const auto filtered = [&](std::string_view field, const std::string& value) {
+    SearchRequest r;
+    r.q = "needle";
+    r.filter = catalog::parse_search_filter(R"({"query":{"bool":{"filter":[{"term":{")" +
+                                            std::string(field) + R"(":")" + value + R"("}}]}}})")
+                   .value();
+    return c.names(r);
+  };
+  CHECK(filtered("owners.displayName", owner_text + " one") == Names{first});
+  CHECK(filtered("owners.displayName", owner_text + " two") == Names{second});
+  CHECK(filtered("owners.displayName", owner_text).empty());
+  CHECK(filtered("domains.fullyQualifiedName", abd) == Names{first});
+  CHECK(filtered("domains.fullyQualifiedName", ab) == Names{second});
+  CHECK(filtered("domains.fullyQualifiedName", a).empty());
+  // Facets count the whole values.
+  {
+    SearchRequest r;
+    r.q = "needle";
+    auto found = c.s.search(c.admin, r);
+    REQUIRE(found.has_value());
+    for (const auto& facet : found->aggregations) {
+      if (facet.field == "owners.displayName")
+        CHECK(facet.buckets == std::vector<catalog::FacetBucket>{{owner_text + " one", 1},
+                                                                 {owner_text + " two", 1}});
+      if (facet.field == "domains.fullyQualifiedName")
+        CHECK(facet.buckets ==
+              std::vector<catalog::FacetBucket>{{ab, 1}, {abd, 1}});
+    }
+  }
+  // A new owner displayName, longer still, reaches the facets and filters of what it owns.
+  REQUIRE(c.s.patch_json(c.admin, Kind::user, catalog::EntityKey::by_id(test::uuid_of(one)),
+                         parse(R"({"displayName":")" + owner_text + owner_text + "\"}"))
+              .has_value());
+  CHECK(filtered("owners.displayName", owner_text + owner_text) == Names{first});
+  CHECK(filtered("owners.displayName", owner_text + " one").empty());
   c.clean();
 }
 

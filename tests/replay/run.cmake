@@ -165,16 +165,20 @@ foreach(pair "bob_id;1" "model_id;3" "glossary_id;4" "term_id;5")
   set_property(GLOBAL PROPERTY replay_value_${name} "${id}")
 endforeach()
 
-# 2. followup: the same LMDB store, addressing what setup created by id.
+# 2. search: the three search routes over what setup left (a model; a glossary and its term
+# soft-deleted), their answers' shapes and every kind of refusal.
+replay(search ${store} ${common})
+
+# 3. followup: the same LMDB store, addressing what setup created by id.
 replay(followup ${store} ${common})
 
-# 3. No key configured: every request is 401 (memory store, the default).
+# 4. No key configured: every request is 401 (memory store, the default).
 replay(nokey --admin admin --now 1767225600)
 
-# 4. --jwt-principal-claim replaces the default claim list (sub no longer names anyone).
+# 5. --jwt-principal-claim replaces the default claim list (sub no longer names anyone).
 replay(claims ${secret} --jwt-principal-claim name --admin admin --now 1767225600)
 
-# 5. Bad options: a message on stderr and exit status 2.
+# 6. Bad options: a message on stderr and exit status 2.
 file(WRITE "${WORK_DIR}/short.secret" "too short")
 foreach(args
     "--bogus"
