@@ -1,7 +1,8 @@
 # Runs catalog-bench with --json and checks the file it wrote (ctest catalog_bench_smoke and
 # catalog_bench_smoke_postgres):
 #
-#   cmake -DBENCH=<catalog-bench> -DJSON=<file> "-DARGS=<arg>;<arg>..." -P bench_json_check.cmake
+#   cmake -DBENCH=<catalog-bench> -DJSON=<file> "-DARGS=<arg>;<arg>..." [-DSEARCH=ON]
+#         -P bench_json_check.cmake
 #
 # The run must exit 0 (every measured operation worked) and the file must parse, with one object
 # per measurement holding name, mode, median_us, baseline_median_us and ratio (the last two null
@@ -74,6 +75,32 @@ foreach(i RANGE ${last})
   endif()
   math(EXPR compared "${compared} + 1")
 endforeach()
+
+# With -DSEARCH=ON, section 9 (search against SQLite FTS5 on the corpus) must have run, with each
+# of its measurements: a corpus that could not be read would otherwise leave it out unnoticed.
+if(SEARCH)
+  set(names "")
+  foreach(i RANGE ${last})
+    string(JSON name GET "${doc}" measurements ${i} name)
+    list(APPEND names "${name}")
+  endforeach()
+  set(search_names
+      "load: create terms with search (no_sync)" "load: FTS5 insert in one transaction"
+      "index size: bytes of index keys and values" "query 1 word" "query 2 words"
+      "query 3 words" "query prefix" "query phrase" "query field-scoped" "query filtered"
+      "query * with facets" "suggest" "relevance: known-item MRR@10" "reindex")
+  # Writes with and without the index are compared on LMDB only (a store option of its own).
+  if(store MATCHES "^lmdb")
+    list(APPEND search_names "create term with search (sync)" "patch term with search (sync)"
+         "create term with search (no_sync)" "patch term with search (no_sync)")
+  endif()
+  foreach(wanted IN LISTS search_names)
+    list(FIND names "${wanted}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${JSON}: section 9 did not measure \"${wanted}\"")
+    endif()
+  endforeach()
+endif()
 
 # Measurement 1 (when it ran) compares create, patch and follow, sync and no_sync, with raw work.
 string(JSON first GET "${doc}" measurements 0 section)

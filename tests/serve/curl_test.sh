@@ -11,7 +11,7 @@
 # service and a model; follow and vote; a glossary with a term, soft delete and restore; list
 # pages; a domain patched with ETag / If-Match; versions; 403 for a non-admin create; 404, 405,
 # 204; a body over 8 MiB and one over 1 MiB (Expect: 100-continue); keep-alive (also after a
-# HEAD, answered as GET without the body); the operator's routes (GET /healthz for anyone, GET
+# HEAD, answered as GET without the body); search, typeahead and facets; the operator's routes (GET /healthz for anyone, GET
 # /metrics for admins, in the Prometheus text format) and the access log, one line per request;
 # a bad --bind; and SIGTERM while an upload is in flight and an idle connection is open: the upload
 # gets its 201 and the server exits 0. Every step checks the HTTP status; the first mismatch
@@ -217,6 +217,33 @@ expect_body '"version":0.2'
 expect_body '"deleted":true'
 call 404 "$ALICE" GET "/v1/glossaries/$GLOSSARY_ID/versions/0.9"
 call 400 "$ALICE" GET "/v1/glossaries/$GLOSSARY_ID/versions/abc"
+
+step "search: each write found by the next query; typeahead; facets; a bad parameter"
+call 200 "$ALICE" GET '/v1/search/query?q=churn&index=mlmodel'
+expect_body '"total":{"value":1,"relation":"eq"}'
+expect_body '"_index":"mlmodel_search_index"'
+expect_body '"highlight":{"name":["<span class=\"text-highlighter\">churn</span>"]}'
+post 201 "$ADMIN" /v1/glossaryTerms '{"glossary":"Finance","name":"Margin","description":"Profit share"}'
+MARGIN_ID=$(entity_id)
+call 200 "$ALICE" GET '/v1/search/query?q=profit'
+expect_body '"total":{"value":1,"relation":"eq"}'
+expect_body '"name":"Margin"'
+expect_body '{"key":"glossaryTerm","doc_count":1}'
+call 200 "$ADMIN" DELETE "/v1/glossaryTerms/$MARGIN_ID"
+call 200 "$ALICE" GET '/v1/search/query?q=profit'
+expect_body '"total":{"value":0,"relation":"eq"}'
+call 200 "$ALICE" GET '/v1/search/query?q=profit&deleted=true'
+expect_body '"name":"Margin"'
+call 200 "$ALICE" GET '/v1/search/suggest?q=Mar'  # domains are not in "all"; Margin is deleted
+expect_body '"options":[]'
+call 200 "$ALICE" GET '/v1/search/suggest?q=Mar&index=domain'
+expect_body '"options":[{"text":"Marketing","_index":"domain_search_index"'
+call 200 "$ALICE" GET '/v1/search/aggregate?field=service.name&q=churn'
+expect_body '{"aggregations":{"service.name":{"buckets":[{"key":"mlflow_prod","doc_count":1}]}}}'
+call 200 "$ALICE" GET '/v1/search/query?q=%22churn%20%2B%26%5B%5D%20-'
+call 400 "$ALICE" GET '/v1/search/query?q=churn&size=10001'
+expect_body '"errorType":"BAD_REQUEST"'
+call 401 - GET '/v1/search/query?q=churn'
 
 step "404 unknown path, 405 with Allow, 204 for a hard delete"
 call 404 "$ALICE" GET /v1/nothing
