@@ -798,18 +798,6 @@ TEST_CASE("a posting's bytes keep the words that follow its word, field by field
   CHECK_FALSE(si::decode_posting(twice, plain, &scratch));
   CHECK(si::word_hash("pie") == 0x6a40feb5u);  // stored: the same on every platform
 
-  // A T record keeps the same sets.
-  si::Document d;
-  std::vector<std::uint32_t> after_apple{si::word_hash("pie"), 12345u};
-  std::sort(after_apple.begin(), after_apple.end());
-  d.terms = {si::Term{"apple", si::Field::name, 1, {si::word_hash("pie")}},
-             si::Term{"apple", si::Field::description, 2, after_apple},
-             si::Term{"pie", si::Field::name, 1, {}},
-             si::Term{"pie", si::Field::description, 1, {}}};
-  const auto t_bytes = si::encode_terms(d);
-  si::Document back;
-  REQUIRE(si::decode_terms(t_bytes, back).has_value());
-  CHECK(back.terms == d.terms);
 }
 
 TEMPLATE_TEST_CASE("filters, facets, sorting, paging with from and search_after, totals",
@@ -1157,9 +1145,8 @@ TEMPLATE_TEST_CASE("a reindex and a hard delete that write more index keys than 
                    "[search]", test::MemoryFixture, test::LmdbFixture) {
   // The index writes of one update are buffered and written in key order, in parts of 8 MiB
   // (docs/SEARCH_INDEX.md, "Writing"); a reindex makes them in parts of at most 2 MiB of records.
-  // 100 terms of 1,500 words of 48 letters make 150,000 postings of about 70 bytes (and terms
-  // records of 75 KB each): one reindex step writes them in four parts, one recursive hard delete
-  // erases them in two.
+  // 100 terms of 1,500 words of 48 letters make 150,000 postings of about 70 bytes: one reindex
+  // step writes them in four parts, one recursive hard delete erases them in two.
   TestType f;
   Catalog c{f.store};
   const auto word = [](int term, int at) {
@@ -1193,7 +1180,7 @@ TEMPLATE_TEST_CASE("a reindex and a hard delete that write more index keys than 
   CHECK(c.names(word(0, 7), true).empty());
   CHECK(c.names(word(terms - 1, 1499), true).empty());
   c.clean();
-  // Nothing of the terms is left in the index's key space: postings, documents, terms records.
+  // Nothing of the terms is left in the index's key space: postings, documents.
   auto txn = c.s.backend().begin(catalog::storage::Mode::read_only).value();
   auto left = txn->scan(catalog::storage::prefix_range("X"), catalog::storage::Direction::forward);
   REQUIRE(left.has_value());
@@ -1205,12 +1192,14 @@ TEMPLATE_TEST_CASE("a reindex and a hard delete that write more index keys than 
   CHECK(postings < 100);  // the admin user's words
 }
 
-TEST_CASE("an index of version 1 (terms inside the documents) is rebuilt when the store opens",
+TEST_CASE("an index of version 1 (terms inside the documents) or 5 (terms under T) is rebuilt "
+          "when the store opens",
           "[search]") {
-  // Version 1's reindex, interrupted, left its progress (the last id, 16 bytes) as well, or
-  // not: either way the store is indexed again from the start.
+  // Its reindex, interrupted, left its progress (the last id, 16 bytes) as well, or not: either
+  // way the store is indexed again from the start.
   const bool interrupted = GENERATE(false, true);
-  CAPTURE(interrupted);
+  const char older = GENERATE(char{1}, char{5});
+  CAPTURE(interrupted, int{older});
   test::TempDir dir;
   auto count = [](catalog::Store& s, char tag) {
     auto txn = s.backend().begin(catalog::storage::Mode::read_only).value();
@@ -1225,23 +1214,28 @@ TEST_CASE("an index of version 1 (terms inside the documents) is rebuilt when th
     auto store = catalog::Store::open_lmdb(dir.path(), test::test_options()).value();
     Catalog c{store};
     c.make(Kind::glossary, R"({"name":"older","description":"indexed by version one"})");
-    REQUIRE(count(store, 'T') == count(store, 'Y'));
-    // What version 1 left: its version under M search_analyzer and no T keys.
+    REQUIRE(count(store, 'T') == 0);
+    // What the older version left: its version under M search_analyzer, and for version 5 a T
+    // record per document (version 1 had none).
     auto txn = store.backend().begin(catalog::storage::Mode::read_write).value();
     auto version = txn->get("Msearch_analyzer").value().value();
     REQUIRE(version.size() == 8);
     REQUIRE(version.back() == catalog::engine::search_index::index_version);
-    version.back() = 1;
+    version.back() = older;
     REQUIRE(txn->put("Msearch_analyzer", version));
-    std::vector<std::string> terms;
-    auto cursor =
-        txn->scan(catalog::storage::prefix_range("T"), catalog::storage::Direction::forward).value();
-    while (cursor->valid()) {
-      terms.emplace_back(cursor->key());
-      REQUIRE(cursor->next().has_value());
+    if (older == 5) {
+      std::vector<std::string> documents;
+      auto cursor = txn->scan(catalog::storage::prefix_range("Y"),
+                              catalog::storage::Direction::forward)
+                        .value();
+      while (cursor->valid()) {
+        documents.emplace_back(cursor->key());
+        REQUIRE(cursor->next().has_value());
+      }
+      cursor.reset();
+      for (const auto& k : documents) REQUIRE(txn->put("T" + k.substr(1), std::string(1, '\x03')));
+      REQUIRE(documents.size() >= 2);
     }
-    cursor.reset();
-    for (const auto& k : terms) REQUIRE(txn->erase(k).value());
     if (interrupted) {
       // The largest id: resumed after it, nothing would be indexed again.
       auto last = txn->scan(catalog::storage::prefix_range("Y"),
@@ -1262,8 +1256,8 @@ TEST_CASE("an index of version 1 (terms inside the documents) is rebuilt when th
   CHECK(logged.front().starts_with(
         "building the search index (version " +
         std::to_string(catalog::engine::search_index::index_version) + ")"));
-  CHECK(count(store, 'T') == count(store, 'Y'));
-  CHECK(count(store, 'T') >= 2);  // the admin user and the glossary
+  CHECK(count(store, 'T') == 0);
+  CHECK(count(store, 'Y') >= 2);  // the admin user and the glossary
   Catalog c{store};
   CHECK(c.names("one") == Names{"older"});
   c.clean();
@@ -1342,8 +1336,8 @@ TEMPLATE_TEST_CASE("soft delete, restore, follow and vote write a constant numbe
               .has_value());
   after = index_keys(c.s);
   // The postings of yankee, of its stem (yanke) and of zulu (its own stem), of word399 (the
-  // word before: what follows it changed), the document (its updatedAt) and its terms.
-  CHECK(changed(before, after) == 6);
+  // word before: what follows it changed), and the document (its updatedAt).
+  CHECK(changed(before, after) == 5);
   CHECK(c.names("zulu") == Names{"long"});
   CHECK(c.names("yankee").empty());
   c.clean();
@@ -1630,8 +1624,8 @@ TEMPLATE_TEST_CASE("`*` by name answers as the scan of every document: kinds, de
   CHECK(found == Names{"B", "Z", "a", "b", "b", "b0", "c", "mlflow", "zz"});
 }
 
-TEST_CASE("verify names each posting, typeahead key and terms record that is missing or "
-          "different",
+TEST_CASE("verify names each posting, typeahead and facet key that is missing or different, and "
+          "counts what no document makes",
           "[search]") {
   test::MemoryFixture f;
   Catalog c{f.store};
@@ -1725,44 +1719,12 @@ TEST_CASE("verify names each posting, typeahead key and terms record that is mis
     CHECK(has(found, std::to_string(postings + 1) + " search postings stored, but the documents " +
                          "hold " + std::to_string(postings)));
   }
-  SECTION("a document's terms (T): changed, missing, malformed") {
+  SECTION("a terms record (T) of an index before version 6: counted") {
     const std::string terms_key = "T" + posting.substr(posting.size() - 16);
-    const auto terms = first(terms_key);
-    REQUIRE(terms.first == terms_key);
-    const auto documents = count("T");
-    SECTION("changed: the last term's count, one more") {
-      catalog::engine::search_index::Document d;
-      REQUIRE(catalog::engine::search_index::decode_terms(terms.second, d).has_value());
-      REQUIRE(!d.terms.empty());
-      ++d.terms.back().count;
-      const auto changed = catalog::engine::search_index::encode_terms(d);
-      REQUIRE(changed != terms.second);
-      edit([&](st::Transaction& t) { REQUIRE(t.put(terms_key, changed)); });
-      const auto found = problems();
-      CHECK(found.size() == 1);
-      CHECK(has(found, "search terms differ from the document of atlas"));
-    }
-    SECTION("missing") {
-      edit([&](st::Transaction& t) { REQUIRE(t.erase(terms_key)); });
-      const auto found = problems();
-      CHECK(found.size() == 2);
-      CHECK(has(found, "missing: the search terms of the document of atlas"));
-      CHECK(has(found, std::to_string(documents - 1) + " search term records stored, but there " +
-                           "are " + std::to_string(documents) + " documents"));
-      // The next write of atlas puts its terms back, and its document still gives the
-      // statistics and names it had: nothing is counted twice.
-      REQUIRE(c.s.patch_json(c.admin, Kind::glossary, catalog::EntityKey::by_fqn("atlas"),
-                             parse(R"({"description":"maps of distant lands and seas"})"))
-                  .has_value());
-      CHECK(problems().empty());
-    }
-    SECTION("malformed") {
-      edit([&](st::Transaction& t) { REQUIRE(t.put(terms_key, std::string("\x02\x05", 2))); });
-      const auto found = problems();
-      CHECK(found.size() == 2);
-      CHECK(has(found, "malformed search terms"));
-      CHECK(has(found, "search terms differ from the document of atlas"));
-    }
+    edit([&](st::Transaction& t) { REQUIRE(t.put(terms_key, std::string("\x03\x00", 2))); });
+    const auto found = problems();
+    CHECK(found.size() == 1);
+    CHECK(has(found, "1 search term records of an index version before 6 stored"));
   }
   SECTION("typeahead keys: a name missing, a word no document makes") {
     const auto name = first("Katlas").first;

@@ -24,6 +24,7 @@
 #include <functional>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -95,6 +96,14 @@ class Tx {
   /// theirs; a write through raw() notes its own.
   void touch(const Uuid& id) { touched_.push_back(id); }
   std::vector<Uuid> take_touched() { return std::move(touched_); }
+  /// The stored bytes of an entity's record before this transaction first wrote it (nullopt
+  /// inside: it had none), or null when this transaction has not written it: the record the
+  /// search index was written from, whose terms an update replaces (docs/SEARCH_INDEX.md, "How
+  /// a write keeps it"). put and erase keep it.
+  const std::optional<std::string>* before(const Uuid& id) const {
+    auto it = before_.find(id);
+    return it == before_.end() ? nullptr : &it->second;
+  }
   /// touch() of the ends of an edge whose search documents show it: both, but for a follow
   /// (followers are not searched).
   void touch_edge(const Uuid& from, Rel rel, const Uuid& to) {
@@ -143,11 +152,14 @@ class Tx {
  private:
   Result<void> add_count(Kind kind, bool deleted, const Uuid& scope, const Uuid& id,
                          std::int64_t delta);
+  /// Keeps the stored record of `id` as before(id) returns it, the first time it is written.
+  Result<void> keep_before(const Uuid& id);
   storage::Transaction& txn_;
   const Env& env_;
   std::uint64_t first_event_ = 1;
   std::uint64_t last_event_ = 0;
   std::vector<Uuid> touched_;
+  std::map<Uuid, std::optional<std::string>> before_;
 };
 
 // ---- rendering ----

@@ -26,8 +26,7 @@
 //   G field(u8) shard(u8)                  -> documents with the field and their total length
 //   Y id                                   -> the entity's search document: what ranks, filters
 //                                             and facets read (search_index.hpp)
-//   T id                                   -> the document's terms: what the next write diffs
-//                                             (apart from Y, so that queries read dense pages)
+//   (T id held a document's terms up to index version 5; a reindex clears them)
 //   K folded-name 0x00 id                  -> "" (exact names and typeahead by name)
 //   J word 0x00 id                         -> "" (typeahead by a word of a name)
 //   F field(u8) value 0x00 id              -> "" (filters by a facet value: owners, tags,
@@ -113,7 +112,6 @@ std::string posting(std::string_view word, const Uuid& id);
 std::string posting_prefix(std::string_view word);
 std::string field_stats(unsigned field, unsigned shard);
 std::string search_doc(const Uuid& id);
-std::string search_terms(const Uuid& id);
 std::string name_entry(std::string_view folded_name, const Uuid& id);
 std::string name_entry_prefix(std::string_view folded_prefix);
 std::string name_word(std::string_view word, const Uuid& id);
@@ -137,8 +135,6 @@ struct FieldStatsKey {
 std::optional<FieldStatsKey> decode_field_stats(std::string_view key);
 /// `Y id`.
 std::optional<Uuid> decode_search_doc(std::string_view key);
-/// `T id`.
-std::optional<Uuid> decode_search_terms(std::string_view key);
 
 /// Stored bytes (a key, or edge data) for a message: printable ASCII as is, every other byte and
 /// the backslash as \xNN.

@@ -2,7 +2,7 @@
 #define CATALOG_DETAIL_SEARCH_INDEX_HPP
 
 // The search index (docs/SEARCH_INDEX.md): each searched entity's search document, what it
-// writes under the X, G, Y, T, K and J keys (keys.hpp), and the one function every write
+// writes under the X, G, Y, K, J and F keys (keys.hpp), and the one function every write
 // transaction calls before it commits to bring the index up to date with what it changed.
 //
 // A search document is derived from the entity's record and edges only; so is everything the
@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -86,8 +87,8 @@ struct Owner {
 };
 
 /// What the index keeps of an entity: what filters, facets, sorts and ranking read without the
-/// entity (its Y record), and the terms it was indexed with (its T record: what the next write
-/// diffs).
+/// entity (its Y record), and its terms (its postings, X; the next write finds the terms it
+/// replaces by analysing the record it replaces, with what its Y record holds of other entities).
 struct Document {
   std::uint32_t analyzer = 0;
   Kind kind = Kind::user;
@@ -132,26 +133,31 @@ struct Related {
 };
 /// What other entities give a record's document. Errors: storage.
 Result<Related> read_related(Tx& tx, const Record& r);
+/// Texts analysed, with their words: what the documents of an entity before and after a write
+/// share, so that a text both hold is analysed once.
+using Analysed = std::map<std::string, std::vector<search::Word>, std::less<>>;
 /// The document of a searched record, from its values alone, taking what `related` holds (null:
-/// nothing of other entities). Touches no transaction: a reindex makes documents on another
-/// thread. build() is read_related, then this.
+/// nothing of other entities). With `analysed`, a text found there is not analysed again, and one
+/// analysed is added to it (its words must outlive the document's making only). Touches no
+/// transaction: a reindex makes documents on another thread. build() is read_related, then this.
 Document make_document(const Record& r, Related* related, std::vector<FieldText>* texts,
-                       bool analyse);
+                       bool analyse, Analysed* analysed = nullptr);
+/// What a document holds of other entities (its owners, domains, votes, service, glossary): the
+/// Related it was made with.
+Related related_of(const Document& d);
 
 /// The version of the index's layout and analysis, recorded under `M search_analyzer`: a store
 /// indexed by another is indexed again when it opens. 1: analyzer 1, a document's terms in its
 /// Y record; 2: analyzer 1, the terms under T; 3: as 2, with the facet keys (F); 4: as 3, each
 /// posting with the length class of its fields; 5: as 4, each posting and term with the words
-/// that follow it (Term::next).
-inline constexpr std::uint32_t index_version = 5;
+/// that follow it (Term::next); 6: as 5, without T (a write analyses the record it replaces).
+inline constexpr std::uint32_t index_version = 6;
 // A new analyzer makes other words: it needs a new index_version too, so that stores are
 // indexed again with it.
 static_assert(search::analyzer_version == 1, "a new analyzer_version needs a new index_version");
 
-/// The bytes of a document's Y record (everything but its terms) and of its T record (its
-/// terms).
+/// The bytes of a document's Y record: everything but its terms.
 std::string encode(const Document& d);
-std::string encode_terms(const Document& d);
 /// How much of a Y record decode_document reads.
 enum class Part {
   /// All of it.
@@ -160,8 +166,8 @@ enum class Part {
   /// domains, status, service, glossary) stay empty, their bytes checked but not copied.
   ranking,
 };
-/// A document from its Y record; its terms stay empty (decode_terms reads them). Errors:
-/// storage (bytes that are not a search document).
+/// A document from its Y record; its terms stay empty. Errors: storage (bytes that are not a
+/// search document).
 Result<Document> decode_document(std::string_view bytes, Part part = Part::all);
 
 /// What ranks a candidate, read from its Y record as views into the record's bytes (valid
@@ -197,11 +203,8 @@ struct FacetView {
 /// a query's filters and facets read of thousands of documents, without a copy of each value.
 /// False for bytes decode_document did not check.
 bool decode_facets(std::string_view bytes, FacetView& out);
-/// Reads a T record into `d.terms`. Errors: storage (bytes that are not the terms of a document,
-/// sorted by word, then field, each pair once).
-Result<void> decode_terms(std::string_view bytes, Document& d);
 /// The terms of a document grouped by word: each span is one word's terms, by field (a
-/// document's terms are sorted by word, then field, each pair once; decode_terms checks).
+/// document's terms are sorted by word, then field, each pair once).
 std::vector<std::span<const Term>> postings(const Document& d);
 /// A field's length in words as one byte: exact below 16, then the power of two below it and
 /// three bits more (a class spans at most an eighth of its least length). A posting holds it
@@ -270,7 +273,8 @@ std::string facet_entry(FacetKey field, std::string_view value);
 /// sorted, each once.
 std::vector<std::string> facet_entries(const Document& d);
 
-/// The tags of the index's key families (keys.hpp): what a reindex clears.
+/// The tags of the index's key families (keys.hpp): what a reindex clears. T held each
+/// document's terms up to index_version 5.
 inline constexpr std::string_view families = "FGJKTXY";
 
 /// Brings the index up to date for the entities `tx` wrote (Tx::touched), in that transaction.

@@ -229,7 +229,6 @@ std::string field_stats(unsigned field, unsigned shard) {
   return key;
 }
 std::string search_doc(const Uuid& id) { return tagged_id('Y', id); }
-std::string search_terms(const Uuid& id) { return tagged_id('T', id); }
 std::string name_entry(std::string_view folded_name, const Uuid& id) {
   return text_id('K', folded_name, id);
 }
@@ -265,11 +264,6 @@ std::optional<FieldStatsKey> decode_field_stats(std::string_view key) {
 
 std::optional<Uuid> decode_search_doc(std::string_view key) {
   if (key.size() != 1 + id_size || key[0] != 'Y') return std::nullopt;
-  return id_from_bytes(key.substr(1));
-}
-
-std::optional<Uuid> decode_search_terms(std::string_view key) {
-  if (key.size() != 1 + id_size || key[0] != 'T') return std::nullopt;
   return id_from_bytes(key.substr(1));
 }
 

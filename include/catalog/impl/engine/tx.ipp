@@ -82,12 +82,22 @@ Result<Record> Tx::live_by_id(Kind kind, const Uuid& id) {
   return load(kind, EntityKey::by_id(id), Include::non_deleted);
 }
 
+Result<void> Tx::keep_before(const Uuid& id) {
+  if (before_.count(id)) return {};
+  auto stored = txn_.get(keys::entity(id));
+  if (!stored) return stored.error();
+  before_.emplace(id, std::move(*stored));
+  return {};
+}
+
 Result<void> Tx::put(const Record& r) {
+  if (auto k = keep_before(r.id); !k) return k;
   touch(r.id);
   return txn_.put(keys::entity(r.id), encode(r));
 }
 
 Result<void> Tx::erase(const Record& r) {
+  if (auto k = keep_before(r.id); !k) return k;
   touch(r.id);
   auto e = txn_.erase(keys::entity(r.id));
   if (!e) return e.error();

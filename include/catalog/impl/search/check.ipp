@@ -10,10 +10,9 @@ namespace {
 constexpr std::string_view repair = " (catalog-admin reindex rebuilds the index)";
 
 /// Calls f(key, value) for each posting (X), typeahead name (K) and word (J) and facet (F) key
-/// `d` makes, and its terms (T).
+/// `d` makes.
 template <class F>
 void each_key(const Document& d, F&& f) {
-  f(keys::search_terms(d.id), encode_terms(d));
   for (const auto& terms : postings(d))
     f(keys::posting(terms.front().word, d.id), encode_posting(terms, d.lengths));
   for (const auto& n : name_entries(d)) f(keys::name_entry(n, d.id), std::string());
@@ -56,9 +55,8 @@ Checker::Digest& Checker::expected(char tag) {
   case 'X': return expected_postings_;
   case 'K': return expected_names_;
   case 'J': return expected_name_words_;
-  case 'F': return expected_facets_;
-  case 'T':
-  default: return expected_terms_;  // each_key makes only these five families
+  case 'F':
+  default: return expected_facets_;  // each_key makes only these four families
   }
 }
 
@@ -92,13 +90,10 @@ Result<void> Checker::key(std::string_view key, std::string_view value) {
       problem_(key, "malformed search posting");
     return {};
   }
-  case 'T': {
-    terms_.add(key, value);
-    Document d;
-    if (!keys::decode_search_terms(key) || !decode_terms(value, d))
-      problem_(key, "malformed search terms");
+  case 'T':
+    // The terms of a document as index versions 2 to 5 kept them: a reindex clears them.
+    ++stale_terms_;
     return {};
-  }
   case 'Y': return document(key, value);
   }
   return {};
@@ -164,12 +159,7 @@ Result<void> Checker::name_differences() {
         read = v.error();
         return;
       }
-      if (k[0] == 'T' && (!*v || **v != expected))
-        problem_(k, std::string(*v ? "search terms differ from" : "missing: the search terms of") +
-                        " the document of " + d.fqn + std::string(repair));
-      else if (k[0] == 'T')
-        return;
-      else if (k[0] == 'X' && !*v)
+      if (k[0] == 'X' && !*v)
         problem_(k, "missing: the posting of a word of " + d.fqn + std::string(repair));
       else if (k[0] == 'X' && **v != expected)
         problem_(k, "posting differs from the document of " + d.fqn + std::string(repair));
@@ -192,8 +182,7 @@ Result<void> Checker::name_differences() {
 
 Result<void> Checker::finish() {
   if (postings_ != expected_postings_ || names_ != expected_names_ ||
-      name_words_ != expected_name_words_ || facets_ != expected_facets_ ||
-      terms_ != expected_terms_)
+      name_words_ != expected_name_words_ || facets_ != expected_facets_)
     if (auto n = name_differences(); !n) return n.error();
   // Counts that differ mean keys no document makes (not named: nothing says whose they were).
   // With equal counts, different digests mean a key missing or different, named above.
@@ -210,9 +199,9 @@ Result<void> Checker::finish() {
   if (facets_.count != expected_facets_.count)
     problem_("F", std::to_string(facets_.count) + " facet keys stored, but the documents make " +
                       std::to_string(expected_facets_.count) + std::string(repair));
-  if (terms_.count != expected_terms_.count)
-    problem_("T", std::to_string(terms_.count) + " search term records stored, but there are " +
-                      std::to_string(expected_terms_.count) + " documents" + std::string(repair));
+  if (stale_terms_ != 0)
+    problem_("T", std::to_string(stale_terms_) + " search term records of an index version " +
+                      "before 6 stored" + std::string(repair));
   for (std::size_t f = 0; f <= field_count; ++f) {
     const auto& s = stored_stats_[f];
     const auto& e = expected_stats_[f];

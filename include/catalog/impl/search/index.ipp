@@ -26,14 +26,14 @@ namespace {
 /// Counts the words of a document's fields into its terms and lengths.
 class TermCounter {
  public:
-  explicit TermCounter(bool analyse) : analyse_(analyse) {}
+  TermCounter(bool analyse, Analysed* analysed) : analyse_(analyse), shared_(analysed) {}
   void add(Field field, std::string_view text, std::vector<FieldText>* texts) {
     if (text.empty()) return;
     if (texts) texts->push_back(FieldText{field, std::string(text)});
     if (!analyse_) return;
-    // The words stay here until finish(): occurrences are views of them, so a word that occurs
-    // again costs a view, not a string.
-    auto& words = analysed_.emplace_back(search::words(text));
+    // The words stay here (or in shared_) until finish(): occurrences are views of them, so a
+    // word that occurs again costs a view, not a string.
+    const auto& words = analyse(text);
     lengths_[static_cast<std::size_t>(field)] += static_cast<std::uint32_t>(words.size());
     for (std::size_t i = 0; i < words.size(); ++i) {
       const auto& w = words[i];
@@ -114,7 +114,16 @@ class TermCounter {
   void count(const std::string& word, Field field, bool followed = false, std::uint32_t next = 0) {
     if (!word.empty()) seen_.push_back(Seen{word, field, followed, next});
   }
+  /// The words of `text`: from shared_ when it has them (analysed there the first time), else
+  /// analysed into analysed_.
+  const std::vector<search::Word>& analyse(std::string_view text) {
+    if (!shared_) return analysed_.emplace_back(search::words(text));
+    auto it = shared_->find(text);
+    if (it == shared_->end()) it = shared_->emplace(std::string(text), search::words(text)).first;
+    return it->second;
+  }
   bool analyse_;
+  Analysed* shared_;
   std::deque<std::vector<search::Word>> analysed_;  // a deque: its elements never move
   std::vector<Seen> seen_;  // every occurrence
   std::array<std::uint32_t, field_count> lengths_{};
@@ -259,7 +268,7 @@ class Reader {
 constexpr std::uint64_t has_next = 0x40;
 static_assert(field_count <= has_next);
 
-constexpr std::uint64_t format = 3;  // the layout of encode()'s and encode_terms()'s bytes
+constexpr std::uint64_t format = 3;  // the layout of encode()'s bytes
 
 }  // namespace
 
@@ -292,7 +301,7 @@ Result<Related> read_related(Tx& tx, const Record& r) {
 }
 
 Document make_document(const Record& r, Related* related, std::vector<FieldText>* texts,
-                       bool analyse) {
+                       bool analyse, Analysed* analysed) {
   Document d;
   d.analyzer = search::analyzer_version;
   d.kind = r.kind;
@@ -303,7 +312,7 @@ Document make_document(const Record& r, Related* related, std::vector<FieldText>
   d.display_name = base.display_name.value_or("");
   d.fqn = base.fully_qualified_name;
   d.updated_at = base.updated_at;
-  TermCounter c(analyse);
+  TermCounter c(analyse, analysed);
   c.add(Field::name, d.name, texts);
   c.add(Field::display_name, d.display_name, texts);
   c.add(Field::fqn, d.fqn, texts);
@@ -361,6 +370,10 @@ Document make_document(const Record& r, Related* related, std::vector<FieldText>
   return c.finish(std::move(d));
 }
 
+Related related_of(const Document& d) {
+  return Related{d.owners, d.domains, d.up_votes, d.service, d.glossary};
+}
+
 Result<std::optional<Document>> build(Tx& tx, const Record& r, std::vector<FieldText>* texts,
                                       bool analyse, bool related) {
   if (!searched(r.kind)) return std::optional<Document>();
@@ -399,19 +412,6 @@ std::string encode(const Document& d) {
     w.text(fqn);
   }
   for (auto l : d.lengths) w.number(l);
-  return std::move(w.out);
-}
-
-std::string encode_terms(const Document& d) {
-  Writer w;
-  w.number(format);
-  w.number(d.terms.size());
-  for (const auto& t : d.terms) {
-    w.text(t.word);
-    w.number(static_cast<std::uint64_t>(t.field));
-    w.number(t.count);
-    w.hashes(t.next);
-  }
   return std::move(w.out);
 }
 
@@ -527,26 +527,6 @@ Result<Document> decode_document(std::string_view bytes, Part part) {
       return fail(Errc::storage, "corrupt search document");
   }
   return d;
-}
-
-Result<void> decode_terms(std::string_view bytes, Document& d) {
-  Reader r(bytes);
-  std::uint64_t f = 0, n = 0;
-  auto bad = [] { return fail(Errc::storage, "corrupt search terms"); };
-  if (!r.number(f) || f != format || !r.small(n, bytes.size())) return bad();
-  d.terms.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    auto& t = d.terms[i];
-    t.next.clear();
-    if (!r.text(t.word) || !r.small(t.field, field_count - 1) || !r.small(t.count, 0xffffffff) ||
-        !r.hashes(&t.next))
-      return bad();
-    // Sorted by (word, field), each pair once: what build makes and postings() groups.
-    if (i > 0 && !(std::tie(d.terms[i - 1].word, d.terms[i - 1].field) < std::tie(t.word, t.field)))
-      return bad();
-  }
-  if (!r.done()) return bad();
-  return {};
 }
 
 bool decode_facets(std::string_view bytes, FacetView& out) {

@@ -187,12 +187,15 @@ Result<void> write_set_difference(Out& out, const std::vector<std::string>& befo
   return {};
 }
 
-/// What update_document reads of one entity in the transaction: its stored document and terms,
-/// its record, and what other entities give its document.
+/// What update_document reads of one entity in the transaction: its stored document, its record
+/// and the record the index was written from, and what other entities give its document.
 struct Indexed {
   Uuid id{};
-  std::optional<std::string> stored, stored_terms;  // Y, T
-  std::optional<Record> record;                     // nullopt: none (hard-deleted)
+  std::optional<std::string> stored;  // Y
+  std::optional<Record> record;       // nullopt: none (hard-deleted)
+  /// The record the index was written from, when the transaction wrote the record (Tx::before;
+  /// nullopt inside: it had none); when it did not, `record` is that one too.
+  std::optional<std::optional<Record>> before;
   Related related;
 };
 
@@ -204,12 +207,17 @@ Result<Indexed> read_indexed(Tx& tx, const Uuid& id, std::size_t& bytes) {
   auto stored = txn.get(keys::search_doc(id));
   if (!stored) return stored.error();
   in.stored = std::move(*stored);
-  auto stored_terms = txn.get(keys::search_terms(id));
-  if (!stored_terms) return stored_terms.error();
-  in.stored_terms = std::move(*stored_terms);
   auto r = tx.find(id, bytes);
   if (!r) return r.error();
   in.record = std::move(*r);
+  if (const auto* before = tx.before(id)) {
+    in.before.emplace();
+    if (*before) {
+      auto old = decode(**before);
+      if (!old) return old.error();
+      in.before->emplace(std::move(*old));
+    }
+  }
   if (in.record && searched(in.record->kind)) {
     auto rel = read_related(tx, *in.record);
     if (!rel) return rel.error();
@@ -219,7 +227,7 @@ Result<Indexed> read_indexed(Tx& tx, const Uuid& id, std::size_t& bytes) {
 }
 
 /// Asks a backend that pays a round trip per read (PostgreSQL) for all that read_indexed reads of
-/// `ids`, in two round trips instead of about seven an entity: their documents, terms, records
+/// `ids`, in two round trips instead of about six an entity: their documents, records
 /// and the edges of their owners, domains and votes; then the records those edges and the
 /// records' containers name. Does nothing on the others.
 Result<void> prefetch_indexed(Tx& tx, std::span<const Uuid> ids) {
@@ -228,7 +236,6 @@ Result<void> prefetch_indexed(Tx& tx, std::span<const Uuid> ids) {
   std::vector<storage::Range> ranges;
   for (const auto& id : ids) {
     keys.push_back(keys::search_doc(id));
-    keys.push_back(keys::search_terms(id));
     keys.push_back(keys::entity(id));
     ranges.push_back(storage::prefix_range(keys::reverse_edge_prefix(id, Rel::owns)));
     ranges.push_back(storage::prefix_range(keys::edge_prefix(id, Rel::domain)));
@@ -260,29 +267,33 @@ template <class Out>
 Result<bool> write_document(Out& out, Indexed& in) {
   const Uuid& id = in.id;
   const auto& stored = in.stored;
-  const auto& stored_terms = in.stored_terms;
+  // The document the index holds: its Y record, with the terms of the record it was written
+  // from, made again with what the Y record holds of other entities (a text the record still
+  // has is analysed once, for both documents). A Y record that does not decode is replaced
+  // whole: its postings, statistics and typeahead keys cannot be known, and verify reports what
+  // it left behind.
+  Analysed analysed;
   std::optional<Document> old;
-  // A document that does not decode is replaced whole: its postings, statistics and typeahead
-  // keys cannot be known, and verify reports what it left behind. One whose terms are missing or
-  // do not decode gives its statistics and names; only its postings are unknown.
-  bool old_terms = false;
   if (stored) {
     auto d = decode_document(*stored);
     if (d) {
-      old_terms = stored_terms && decode_terms(*stored_terms, *d);
-      if (!old_terms) d->terms.clear();
+      const std::optional<Record>& was = in.before ? *in.before : in.record;
+      if (was && searched(was->kind)) {
+        auto related = related_of(*d);
+        d->terms = make_document(*was, &related, nullptr, true, &analysed).terms;
+      }
       old = std::move(*d);
     }
   }
   std::optional<Document> now;
   if (in.record && searched(in.record->kind))
-    now = make_document(*in.record, &in.related, nullptr, true);
-  if (old == now && (old ? old_terms : !stored && !stored_terms)) return false;
+    now = make_document(*in.record, &in.related, nullptr, true, &analysed);
+  if (old == now && (old || !stored)) return false;
   const auto shard = keys::search_shard(id);
   // Postings: only the words whose (field, count) pairs differ. A word's document frequency is
   // the length of its postings, which a query reads whole: no shared count to keep.
   using Words = std::vector<std::span<const Term>>;
-  const Words before = old && old_terms ? postings(*old) : Words();
+  const Words before = old ? postings(*old) : Words();
   const Words after = now ? postings(*now) : Words();
   const auto word = [](std::span<const Term> t) -> const std::string& { return t.front().word; };
   // A word's posting holds the length class of each of its fields: where a field's class
@@ -346,17 +357,12 @@ Result<bool> write_document(Out& out, Indexed& in) {
         !f)
       return f.error();
   }
-  // The document and its terms, each where its bytes changed.
+  // The document, where its bytes changed.
   if (now) {
     if (auto y = encode(*now); !stored || *stored != y)
       if (auto p = out.put(keys::search_doc(id), std::move(y)); !p) return p.error();
-    if (!old_terms || old->terms != now->terms)
-      if (auto p = out.put(keys::search_terms(id), encode_terms(*now)); !p) return p.error();
-  } else {
-    if (stored)
-      if (auto e = out.erase(keys::search_doc(id)); !e) return e.error();
-    if (stored_terms)
-      if (auto e = out.erase(keys::search_terms(id)); !e) return e.error();
+  } else if (stored) {
+    if (auto e = out.erase(keys::search_doc(id)); !e) return e.error();
   }
   const bool owner_kind = (old   ? old->kind
                            : now ? now->kind
