@@ -1423,6 +1423,17 @@ TEMPLATE_TEST_CASE("an owner's new displayName reaches the facets of what it own
   owner.q = "owner:platform";
   CHECK(c.names(owner) == Names{"g"});
   c.clean();
+  // Again: the words of the displayName it had go from what it owns (the owned entity's record
+  // did not change; its old words come from what its search document holds of its owner).
+  REQUIRE(c.s.patch_json(c.admin, Kind::team, catalog::EntityKey::by_id(test::uuid_of(team)),
+                         parse(R"({"displayName":"Analytics"})"))
+              .has_value());
+  CHECK(c.names(owner).empty());
+  owner.q = "owner:analytics";
+  CHECK(c.names(owner) == Names{"g"});
+  owner.q = "owner:data";  // the team's name
+  CHECK(c.names(owner) == Names{"g"});
+  c.clean();
 }
 
 TEMPLATE_TEST_CASE("a filter finds what it keeps through facet keys, which every write keeps: "

@@ -112,6 +112,7 @@ struct Document {
 struct FieldText {
   Field field;
   std::string text;
+  friend bool operator==(const FieldText&, const FieldText&) = default;
 };
 
 /// The entity's search document and field texts, or nullopt when it has none (a kind not

@@ -267,27 +267,42 @@ template <class Out>
 Result<bool> write_document(Out& out, Indexed& in) {
   const Uuid& id = in.id;
   const auto& stored = in.stored;
-  // The document the index holds: its Y record, with the terms of the record it was written
-  // from, made again with what the Y record holds of other entities (a text the record still
-  // has is analysed once, for both documents). A Y record that does not decode is replaced
-  // whole: its postings, statistics and typeahead keys cannot be known, and verify reports what
-  // it left behind.
-  Analysed analysed;
+  // The document the index holds: its Y record, and the terms of the record it was written
+  // from, made again with what the Y record holds of other entities. A Y record that does not
+  // decode is replaced whole: its postings, statistics and typeahead keys cannot be known, and
+  // verify reports what it left behind.
   std::optional<Document> old;
-  if (stored) {
-    auto d = decode_document(*stored);
-    if (d) {
-      const std::optional<Record>& was = in.before ? *in.before : in.record;
-      if (was && searched(was->kind)) {
-        auto related = related_of(*d);
-        d->terms = make_document(*was, &related, nullptr, true, &analysed).terms;
-      }
-      old = std::move(*d);
-    }
-  }
+  if (stored)
+    if (auto d = decode_document(*stored)) old = std::move(*d);
+  const std::optional<Record>& was = in.before ? *in.before : in.record;
+  const bool old_terms = old && was && searched(was->kind);
   std::optional<Document> now;
-  if (in.record && searched(in.record->kind))
-    now = make_document(*in.record, &in.related, nullptr, true, &analysed);
+  if (in.record && searched(in.record->kind)) {
+    if (old_terms) {
+      // The texts alone first (no analysis): where both documents have the same, in the same
+      // fields, they have the same terms and lengths, and no posting changes (a soft delete, a
+      // restore, a vote, a change of what is not searched). Else both are analysed, a text
+      // they share once.
+      std::vector<FieldText> before_texts, now_texts;
+      auto related_before = related_of(*old);
+      (void)make_document(*was, &related_before, &before_texts, false);
+      auto related_now = in.related;
+      now = make_document(*in.record, &related_now, &now_texts, false);
+      if (before_texts == now_texts) {
+        now->lengths = old->lengths;
+      } else {
+        Analysed analysed;
+        related_before = related_of(*old);
+        old->terms = make_document(*was, &related_before, nullptr, true, &analysed).terms;
+        now = make_document(*in.record, &in.related, nullptr, true, &analysed);
+      }
+    } else {
+      now = make_document(*in.record, &in.related, nullptr, true);
+    }
+  } else if (old_terms) {
+    auto related_before = related_of(*old);
+    old->terms = make_document(*was, &related_before, nullptr, true).terms;
+  }
   if (old == now && (old || !stored)) return false;
   const auto shard = keys::search_shard(id);
   // Postings: only the words whose (field, count) pairs differ. A word's document frequency is
