@@ -1171,8 +1171,22 @@ TEMPLATE_TEST_CASE("a reindex and a hard delete that write more index keys than 
   CHECK(c.names(word(terms - 1, 1499)) == Names{"term99"});
   CHECK(c.names(word(50, 0) + " " + word(50, 750)) == Names{"term50"});
 
+  // A recursive soft delete and a restore of 7.5 MB of records: past Tx::keep_limit, the
+  // transaction brings the index up to date with what it wrote so far and keeps anew.
   catalog::DeleteOptions recursive;
   recursive.recursive = true;
+  static_assert(catalog::engine::Tx::keep_limit < 7'000'000);
+  REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
+                          recursive)
+              .has_value());
+  CHECK(c.names(word(0, 7)).empty());
+  CHECK(c.names(word(terms - 1, 1499), true) == Names{"term99"});
+  c.clean();
+  REQUIRE(c.s.restore_json(c.admin, Kind::glossary, test::uuid_of(g)).has_value());
+  CHECK(c.names(word(0, 7)) == Names{"term0"});
+  CHECK(c.names(word(50, 3), true).empty());
+  c.clean();
+
   recursive.hard_delete = true;
   REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
                           recursive)

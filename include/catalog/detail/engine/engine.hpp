@@ -96,10 +96,17 @@ class Tx {
   /// theirs; a write through raw() notes its own.
   void touch(const Uuid& id) { touched_.push_back(id); }
   std::vector<Uuid> take_touched() { return std::move(touched_); }
+  /// Has put and erase keep the stored bytes of each record before this transaction first
+  /// writes it, for before() and `update` (search_index::update, which brings the search index
+  /// up to date with what the transaction wrote). Past keep_limit bytes kept, they call `update`
+  /// and keep anew, so that a transaction writing many records (a recursive delete) holds
+  /// bounded memory. Without it (a store without the search index, an import), nothing is kept.
+  void keep_records_for(Result<void> (*update)(Tx&)) { update_ = update; }
+  static constexpr std::size_t keep_limit = std::size_t{2} << 20;
   /// The stored bytes of an entity's record before this transaction first wrote it (nullopt
-  /// inside: it had none), or null when this transaction has not written it: the record the
-  /// search index was written from, whose terms an update replaces (docs/SEARCH_INDEX.md, "How
-  /// a write keeps it"). put and erase keep it.
+  /// inside: it had none), or null when this transaction has not written it since `update` last
+  /// ran: the record the search index was written from, whose terms an update replaces
+  /// (docs/SEARCH_INDEX.md, "How a write keeps it").
   const std::optional<std::string>* before(const Uuid& id) const {
     auto it = before_.find(id);
     return it == before_.end() ? nullptr : &it->second;
@@ -159,7 +166,9 @@ class Tx {
   std::uint64_t first_event_ = 1;
   std::uint64_t last_event_ = 0;
   std::vector<Uuid> touched_;
+  Result<void> (*update_)(Tx&) = nullptr;
   std::map<Uuid, std::optional<std::string>> before_;
+  std::size_t before_bytes_ = 0;  // what before_ holds, about
 };
 
 // ---- rendering ----

@@ -83,9 +83,18 @@ Result<Record> Tx::live_by_id(Kind kind, const Uuid& id) {
 }
 
 Result<void> Tx::keep_before(const Uuid& id) {
-  if (before_.count(id)) return {};
+  if (!update_ || before_.count(id)) return {};
+  if (before_bytes_ >= keep_limit) {
+    // The index brought up to date with what was written so far (it reads this transaction's
+    // records as they now are): what was kept is no longer needed, and a record written again
+    // keeps its bytes of now, which the index now holds.
+    if (auto u = update_(*this); !u) return u;
+    before_.clear();
+    before_bytes_ = 0;
+  }
   auto stored = txn_.get(keys::entity(id));
   if (!stored) return stored.error();
+  before_bytes_ += (*stored ? (*stored)->size() : 0) + 96;  // and a map node
   before_.emplace(id, std::move(*stored));
   return {};
 }

@@ -69,9 +69,11 @@ std::optional<Error> Store::Impl::run(StoreOperation op, storage::Mode mode, voi
     }
     engine::Env env{options, now()};
     engine::Tx tx(**txn, env);
+    const bool indexed = mode == storage::Mode::read_write && options.search_index;
+    if (indexed) tx.keep_records_for(&engine::search_index::update);
     const Error* error = attempt(context, tx);
     Error index_error;
-    if (!error && mode == storage::Mode::read_write && options.search_index)
+    if (!error && indexed)
       if (auto s = engine::search_index::update(tx); !s) {
         index_error = std::move(s).error();
         error = &index_error;
