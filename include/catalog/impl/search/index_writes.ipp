@@ -275,33 +275,33 @@ Result<bool> write_document(Out& out, Indexed& in) {
   if (stored)
     if (auto d = decode_document(*stored)) old = std::move(*d);
   const std::optional<Record>& was = in.before ? *in.before : in.record;
-  const bool old_terms = old && was && searched(was->kind);
+  const bool replaced = old && was && searched(was->kind);
+  // The replaced record's document (its terms, or without `analyse` its texts).
+  const auto made_before = [&](std::vector<FieldText>* texts, bool analyse, Analysed* analysed) {
+    auto related = related_of(*old);
+    return make_document(*was, &related, texts, analyse, analysed);
+  };
   std::optional<Document> now;
-  if (in.record && searched(in.record->kind)) {
-    if (old_terms) {
-      // The texts alone first (no analysis): where both documents have the same, in the same
-      // fields, they have the same terms and lengths, and no posting changes (a soft delete, a
-      // restore, a vote, a change of what is not searched). Else both are analysed, a text
-      // they share once.
-      std::vector<FieldText> before_texts, now_texts;
-      auto related_before = related_of(*old);
-      (void)make_document(*was, &related_before, &before_texts, false);
-      auto related_now = in.related;
-      now = make_document(*in.record, &related_now, &now_texts, false);
-      if (before_texts == now_texts) {
-        now->lengths = old->lengths;
-      } else {
-        Analysed analysed;
-        related_before = related_of(*old);
-        old->terms = make_document(*was, &related_before, nullptr, true, &analysed).terms;
-        now = make_document(*in.record, &in.related, nullptr, true, &analysed);
-      }
+  if (in.record && searched(in.record->kind) && replaced) {
+    // The texts alone first (no analysis): where both documents have the same, in the same
+    // fields, they have the same terms and lengths, and no posting changes (a soft delete, a
+    // restore, a vote, a change of what is not searched). Else both are analysed, a text they
+    // share once.
+    std::vector<FieldText> before_texts, now_texts;
+    (void)made_before(&before_texts, false, nullptr);
+    auto related = in.related;
+    now = make_document(*in.record, &related, &now_texts, false);
+    if (before_texts == now_texts) {
+      now->lengths = old->lengths;
     } else {
-      now = make_document(*in.record, &in.related, nullptr, true);
+      Analysed analysed;
+      old->terms = made_before(nullptr, true, &analysed).terms;
+      now = make_document(*in.record, &in.related, nullptr, true, &analysed);
     }
-  } else if (old_terms) {
-    auto related_before = related_of(*old);
-    old->terms = make_document(*was, &related_before, nullptr, true).terms;
+  } else if (in.record && searched(in.record->kind)) {
+    now = make_document(*in.record, &in.related, nullptr, true);
+  } else if (replaced) {
+    old->terms = made_before(nullptr, true, nullptr).terms;
   }
   if (old == now && (old || !stored)) return false;
   const auto shard = keys::search_shard(id);
