@@ -1143,16 +1143,23 @@ Result<LmdbStats> LmdbBackend::stats() const {
   out.leaf_pages = stat.ms_leaf_pages;
   out.overflow_pages = stat.ms_overflow_pages;
   // The free list is database 0: each value is a list of page numbers led by its length, as
-  // mdb_stat -f counts it.
+  // mdb_stat -f counts it. The length is taken from the value's size, which LMDB writes as
+  // exactly that many numbers and one more: a damaged page can give a node data outside the
+  // map, and its size is all that is read of it.
   MDB_cursor* cursor = nullptr;
   if (int rc = mdb_cursor_open(*txn, 0, &cursor); rc != MDB_SUCCESS)
     return lmdb_error(rc, "open the free list");
   MDB_val key, value;
   int rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST);
   for (; rc == MDB_SUCCESS; rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)) {
-    std::size_t pages = 0;
-    if (value.mv_size >= sizeof pages) std::memcpy(&pages, value.mv_data, sizeof pages);
-    out.free_pages += pages;
+    constexpr std::size_t number = sizeof(std::size_t);  // LMDB's page number, pgno_t
+    if (value.mv_size < number || value.mv_size % number != 0 ||
+        value.mv_size > out.pages_in_use * number + number) {
+      mdb_cursor_close(cursor);
+      return fail(Errc::storage, "the store is corrupt: a free list entry of " +
+                                     std::to_string(value.mv_size) + " bytes");
+    }
+    out.free_pages += value.mv_size / number - 1;
   }
   mdb_cursor_close(cursor);
   if (rc != MDB_NOTFOUND) return lmdb_error(rc, "read the free list");
