@@ -228,31 +228,23 @@ TEMPLATE_TEST_CASE("a recursive delete of a tree of 2,000 terms: out of search, 
         c.s.get_json(c.admin, Kind::glossary_term, catalog::EntityKey::by_fqn(std::string(fqn)), {})
             .value());
   };
-  // One parent and its 49 children.
-  const auto p7 = term_id("big.p7");
-  REQUIRE(c.s.remove_json(c.admin, Kind::glossary_term, catalog::EntityKey::by_id(p7), recursive)
-              .has_value());
-  CHECK(total("ledger", false) == 1950);
-  CHECK(total("ledger", true) == 50);
-  CHECK(c.names(own(7, 3)).empty());
-  CHECK(c.names(own(7, 3), true) == Names{"c3"});
-  c.clean();
-  REQUIRE(c.s.restore_json(c.admin, Kind::glossary_term, p7).has_value());
-  CHECK(total("ledger", false) == 2000);
-  CHECK(total("ledger", true) == 0);
-
-  // The glossary and all 2,000.
-  REQUIRE(c.s.remove_json(c.admin, Kind::glossary, catalog::EntityKey::by_id(test::uuid_of(g)),
-                          recursive)
-              .has_value());
-  CHECK(total("ledger", false) == 0);
-  CHECK(total("ledger", true) == 2000);
-  CHECK(c.names(own(39, 48)).empty());
-  CHECK(c.names(own(39, 48), true) == Names{"c48"});
-  c.clean();
-  REQUIRE(c.s.restore_json(c.admin, Kind::glossary, test::uuid_of(g)).has_value());
-  CHECK(total("ledger", false) == 2000);
-  CHECK(total("ledger", true) == 0);
+  // A recursive soft delete of `id` takes `taken` terms out of search (`word`, of one of them,
+  // named `name`, only with deleted=true); its restore brings all 2,000 back.
+  const auto delete_and_restore = [&](Kind kind, const catalog::Uuid& id, std::int64_t taken,
+                                      const std::string& word, const std::string& name) {
+    REQUIRE(c.s.remove_json(c.admin, kind, catalog::EntityKey::by_id(id), recursive).has_value());
+    CHECK(total("ledger", false) == 2000 - taken);
+    CHECK(total("ledger", true) == taken);
+    CHECK(c.names(word).empty());
+    CHECK(c.names(word, true) == Names{name});
+    c.clean();
+    REQUIRE(c.s.restore_json(c.admin, kind, id).has_value());
+    CHECK(total("ledger", false) == 2000);
+    CHECK(total("ledger", true) == 0);
+  };
+  // One parent and its 49 children, then the glossary and all 2,000.
+  delete_and_restore(Kind::glossary_term, term_id("big.p7"), 50, own(7, 3), "c3");
+  delete_and_restore(Kind::glossary, test::uuid_of(g), 2000, own(39, 48), "c48");
   CHECK(c.names(own(0, 0)) == Names{"c0"});
   c.clean();
 
