@@ -32,10 +32,17 @@
 #include <catalog/impl/engine/values.ipp>
 #include <catalog/impl/engine/verify.ipp>
 #include <catalog/impl/search/analyzer.ipp>
+#include <catalog/impl/search/candidates.ipp>
 #include <catalog/impl/search/check.ipp>
+#include <catalog/impl/search/facets.ipp>
+#include <catalog/impl/search/filter.ipp>
+#include <catalog/impl/search/highlight.ipp>
 #include <catalog/impl/search/index.ipp>
 #include <catalog/impl/search/index_writes.ipp>
+#include <catalog/impl/search/order.ipp>
 #include <catalog/impl/search/query.ipp>
+#include <catalog/impl/search/query_parse.ipp>
+#include <catalog/impl/search/suggest.ipp>
 #include <catalog/impl/fqn.ipp>
 #include <catalog/impl/json.ipp>
 #include <catalog/impl/json_mapping.ipp>

@@ -1,0 +1,153 @@
+#ifndef CATALOG_IMPL_SEARCH_HIGHLIGHT_IPP
+#define CATALOG_IMPL_SEARCH_HIGHLIGHT_IPP
+
+// Highlights (docs/SEMANTICS.md §16 "Highlights"): the runs of a hit's own texts that hold a
+// query word or, where the field is stemmed, a word of its stem, wrapped; a description's
+// fragment around its first.
+
+#include <catalog/detail/search/query_parts.hpp>
+
+#include <catalog/detail/search/analyzer.hpp>
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace catalog::engine::search_query {
+
+namespace {
+
+// A byte of a word: a letter or digit of ASCII (whatever locale the host set), or any byte of a
+// multi-byte character.
+bool word_byte(unsigned char c) {
+  return c >= 0x80 || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/// Whether a run of letters and digits holds a highlighted word (or, with `stems`, a word whose
+/// stem is one).
+bool run_lit(std::string_view run, const std::set<std::string>& words, bool stems) {
+  // An ASCII run none of whose lowered text holds a word (or a stem) is not lit: most runs.
+  if (std::all_of(run.begin(), run.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    std::string lower(run);
+    for (auto& c : lower)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const bool may = std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+      std::string_view plain = w;
+      if (!plain.empty() && plain[0] == si::stem_marker) {
+        // A stem is mostly a prefix of its words, but not always (city: citi): its start.
+        plain.remove_prefix(1);
+        if (plain.size() > 3) plain.remove_suffix(1);
+      }
+      return !plain.empty() && lower.find(plain) != std::string::npos;
+    });
+    if (!may) return false;
+  }
+  auto is_lit = [&](const std::string& s) {
+    if (words.count(s)) return true;
+    if (!stems) return false;
+    std::string stem(1, si::stem_marker);
+    stem += search::stem(s);
+    return words.count(stem) > 0;
+  };
+  for (const auto& w : search::words(run))
+    if (is_lit(w.whole) || std::any_of(w.parts.begin(), w.parts.end(), is_lit)) return true;
+  return false;
+}
+
+/// Calls `f(start, run, lit)` for each run of `text`: the runs of letters and digits and the
+/// runs of other bytes between them (never lit), in order; stops where `f` returns false.
+template <class F>
+void each_run(std::string_view text, const std::set<std::string>& words, bool stems, F&& f) {
+  for (std::size_t i = 0; i < text.size();) {
+    const bool word = word_byte(static_cast<unsigned char>(text[i]));
+    std::size_t e = i + 1;
+    while (e < text.size() && word_byte(static_cast<unsigned char>(text[e])) == word) ++e;
+    const auto run = text.substr(i, e - i);
+    if (!f(i, run, word && run_lit(run, words, stems))) return;
+    i = e;
+  }
+}
+
+/// `text` with each run of letters and digits that holds a highlighted word wrapped; empty
+/// when none does.
+std::string light(std::string_view text, const std::set<std::string>& words, bool stems) {
+  std::string out;
+  bool any = false;
+  each_run(text, words, stems, [&](std::size_t, std::string_view run, bool lit) {
+    if (lit) {
+      any = true;
+      out += "<span class=\"text-highlighter\">";
+      out += run;
+      out += "</span>";
+    } else {
+      out += run;
+    }
+    return true;
+  });
+  return any ? out : std::string();
+}
+
+/// Where the first run of `text` that light() would wrap starts.
+std::optional<std::size_t> first_lit(std::string_view text, const std::set<std::string>& words,
+                                     bool stems) {
+  std::optional<std::size_t> first;
+  each_run(text, words, stems, [&](std::size_t at, std::string_view, bool lit) {
+    if (lit) first = at;
+    return !lit;
+  });
+  return first;
+}
+
+/// About 150 characters of a description around its first match.
+std::string fragment(std::string_view text, const std::set<std::string>& words) {
+  constexpr std::size_t width = 150;
+  const auto lit = first_lit(text, words, true);
+  if (!lit) return {};
+  const std::size_t first = *lit;
+  std::size_t start = first > width / 3 ? first - width / 3 : 0;
+  while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+  std::size_t end = std::min(text.size(), start + width);
+  while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+  // Whole words at both ends.
+  while (start > 0 && word_byte(static_cast<unsigned char>(text[start - 1])) &&
+         word_byte(static_cast<unsigned char>(text[start])))
+    ++start;
+  while (end < text.size() && word_byte(static_cast<unsigned char>(text[end])) && end > start &&
+         word_byte(static_cast<unsigned char>(text[end - 1])))
+    ++end;
+  return light(text.substr(start, end - start), words, true);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::vector<std::string>>> highlights(
+    const std::vector<si::FieldText>& texts, const std::set<std::string>& words) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  if (words.empty()) return out;
+  auto add = [&](std::string_view field, std::string lit) {
+    if (lit.empty()) return;
+    for (auto& [f, list] : out)
+      if (f == field) {
+        list.push_back(std::move(lit));
+        return;
+      }
+    out.emplace_back(std::string(field), std::vector<std::string>{std::move(lit)});
+  };
+  for (const auto& ft : texts) {
+    switch (ft.field) {
+    case Field::name: add("name", light(ft.text, words, false)); break;
+    case Field::display_name: add("displayName", light(ft.text, words, true)); break;
+    case Field::description: add("description", fragment(ft.text, words)); break;
+    case Field::synonyms: add("synonyms", light(ft.text, words, false)); break;
+    case Field::tags: add("tags", light(ft.text, words, false)); break;
+    default: break;
+    }
+  }
+  return out;
+}
+
+}  // namespace catalog::engine::search_query
+
+#endif  // CATALOG_IMPL_SEARCH_HIGHLIGHT_IPP

@@ -1,0 +1,229 @@
+#ifndef CATALOG_IMPL_SEARCH_QUERY_PARSE_IPP
+#define CATALOG_IMPL_SEARCH_QUERY_PARSE_IPP
+
+// A query's text read into clauses (docs/SEMANTICS.md §16 "Query `q`"): words, phrases, prefixes,
+// fields, required and excluded clauses.
+
+#include <catalog/detail/search/query_parts.hpp>
+
+#include <catalog/detail/search/analyzer.hpp>
+#include <cctype>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace catalog::engine::search_query {
+
+namespace {
+
+struct ScopedField {
+  std::string_view name;
+  Field field;
+};
+constexpr ScopedField scoped_fields[] = {
+    {"name", Field::name},
+    {"displayName", Field::display_name},
+    {"description", Field::description},
+    {"fullyQualifiedName", Field::fqn},
+    {"tags", Field::tags},
+    {"synonyms", Field::synonyms},
+    {"owner", Field::owner},
+    {"service", Field::service},
+    {"glossary", Field::glossary},
+    {"domain", Field::domain},
+};
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+std::size_t count_words(std::string_view q) {
+  std::size_t n = 0;
+  bool in = false;
+  for (char c : q) {
+    if (is_space(c))
+      in = false;
+    else if (!in)
+      in = true, ++n;
+  }
+  return n;
+}
+
+std::optional<Field> scoped_field(std::string_view name) {
+  for (const auto& s : scoped_fields)
+    if (s.name == name) return s.field;
+  return std::nullopt;
+}
+
+/// Adds the clauses of one typed word (not an operator, not a phrase).
+void add_word(Query& query, std::string_view text, Occur occur) {
+  std::optional<Field> field;
+  if (auto colon = text.find(':'); colon != std::string_view::npos && colon > 0) {
+    field = scoped_field(text.substr(0, colon));
+    if (field) {
+      text.remove_prefix(colon + 1);
+    } else {
+      // An unknown field: its words are plain words, each its own clause.
+      for (auto& w : search::words(text)) {
+        Clause c;
+        c.occur = occur;
+        c.word = QueryWord{std::move(w.whole), std::move(w.parts)};
+        query.clauses.push_back(std::move(c));
+      }
+      return;
+    }
+  }
+  auto set_field = [&](Clause& c) {
+    if (field) c.fields = bit(*field), c.scoped = true;
+  };
+  bool prefix = false;
+  while (text.size() > 1 && text.back() == '*') text.remove_suffix(1), prefix = true;
+  auto words = search::words(text);
+  if (words.empty()) return;
+  if (prefix) {
+    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+      Clause c;
+      c.occur = occur;
+      set_field(c);
+      c.word = QueryWord{std::move(words[i].whole), std::move(words[i].parts)};
+      query.clauses.push_back(std::move(c));
+    }
+    Clause c;
+    c.occur = occur;
+    c.type = ClauseType::prefix;
+    set_field(c);
+    c.prefix = std::move(words.back().whole);
+    query.clauses.push_back(std::move(c));
+    return;
+  }
+  Clause c;
+  c.occur = occur;
+  set_field(c);
+  if (words.size() == 1) {
+    c.word = QueryWord{std::move(words[0].whole), std::move(words[0].parts)};
+  } else {
+    for (auto& w : words) c.word.parts.push_back(std::move(w.whole));
+  }
+  query.clauses.push_back(std::move(c));
+}
+
+void add_phrase(Query& query, std::string_view text, std::optional<Field> field, Occur occur) {
+  auto words = search::words(text);
+  if (words.empty()) return;
+  Clause c;
+  c.occur = occur;
+  if (field) c.fields = bit(*field), c.scoped = true;
+  if (words.size() == 1) {
+    c.word = QueryWord{std::move(words[0].whole), std::move(words[0].parts)};
+  } else {
+    c.type = ClauseType::phrase;
+    for (auto& w : words) {
+      c.phrase_hashes.push_back(si::word_hash(w.whole));
+      c.phrase.push_back(std::move(w.whole));
+    }
+  }
+  query.clauses.push_back(std::move(c));
+}
+
+}  // namespace
+
+/// docs/SEMANTICS.md §16 "Query `q`": never fails for its syntax, only for its size.
+Result<Query> parse(std::string_view q) {
+  if (q.size() > max_query_bytes)
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter q: longer than " + std::to_string(max_query_bytes) + " bytes");
+  if (count_words(q) > max_query_words)
+    return fail(Errc::invalid_parameter,
+                "Invalid parameter q: more than " + std::to_string(max_query_words) + " words");
+  Query query;
+  std::size_t i = 0;
+  const std::size_t n = q.size();
+  while (i < n && is_space(q[i])) ++i;
+  std::size_t e = n;
+  while (e > i && is_space(q[e - 1])) --e;
+  const auto trimmed = q.substr(i, e - i);
+  if (trimmed.empty() || trimmed == "*") {
+    query.match_all = true;
+    return query;
+  }
+  query.folded = search::fold(trimmed);
+  bool next_must = false, next_not = false;
+  while (i < n) {
+    while (i < n && is_space(q[i])) ++i;
+    if (i >= n) break;
+    // A phrase: [+-][field:]"..." with its closing quote.
+    std::size_t j = i;
+    Occur occur = Occur::should;
+    if (q[j] == '+' || q[j] == '-') occur = q[j] == '+' ? Occur::must : Occur::must_not, ++j;
+    std::size_t k = j;
+    while (k < n && std::isalpha(static_cast<unsigned char>(q[k]))) ++k;
+    std::optional<Field> field;
+    if (k < n && q[k] == ':' && k > j && (field = scoped_field(q.substr(j, k - j))))
+      ++k;
+    else
+      k = j;
+    if (k < n && q[k] == '"') {
+      if (auto close = q.find('"', k + 1); close != std::string_view::npos) {
+        if (next_not) occur = Occur::must_not;
+        if (next_must && occur == Occur::should) occur = Occur::must;
+        next_must = next_not = false;
+        add_phrase(query, q.substr(k + 1, close - k - 1), field, occur);
+        i = close + 1;
+        continue;
+      }
+    }
+    std::size_t end = i;
+    while (end < n && !is_space(q[end])) ++end;
+    auto token = q.substr(i, end - i);
+    i = end;
+    if (token == "AND") {
+      if (!query.clauses.empty() && query.clauses.back().occur == Occur::should)
+        query.clauses.back().occur = Occur::must;
+      next_must = true;
+      continue;
+    }
+    if (token == "OR") continue;
+    if (token == "NOT") {
+      next_not = true;
+      continue;
+    }
+    if (token.size() > 1 && (token[0] == '+' || token[0] == '-'))
+      token.remove_prefix(1);
+    else
+      occur = Occur::should;
+    if (next_not) occur = Occur::must_not;
+    if (next_must && occur == Occur::should) occur = Occur::must;
+    next_must = next_not = false;
+    add_word(query, token, occur);
+  }
+  return query;
+}
+
+/// The words of a clause whose postings evaluation reads.
+std::vector<std::string> atoms_of(const Clause& c) {
+  std::vector<std::string> out;
+  const bool stems = c.fields & (bit(Field::description) | bit(Field::display_name));
+  auto add = [&](const std::string& w) {
+    if (w.empty()) return;
+    out.push_back(w);
+    if (stems) out.push_back(std::string(1, si::stem_marker) + search::stem(w));
+  };
+  switch (c.type) {
+  case ClauseType::word:
+    add(c.word.whole);
+    for (const auto& p : c.word.parts) add(p);
+    break;
+  case ClauseType::phrase:
+    for (const auto& w : c.phrase) out.push_back(w);
+    break;
+  case ClauseType::prefix:
+    for (const auto& w : c.expanded) out.push_back(w);
+    break;
+  }
+  return out;
+}
+
+}  // namespace catalog::engine::search_query
+
+#endif  // CATALOG_IMPL_SEARCH_QUERY_PARSE_IPP

@@ -1,0 +1,3 @@
+// catalog::catalog compiles <catalog/impl/search/suggest.ipp> here; a header-only host compiles
+// it through <catalog/src.hpp> instead.
+#include <catalog/impl/search/suggest.ipp>
