@@ -114,6 +114,12 @@ Global global;
 // search index of a store written before search or by another analyzer version: docs/
 // SEARCH_INDEX.md).
 catalog::Store open_store(std::string_view spec, bool create = false) {
+  // What the store says of its own work (a conversion from an older key schema, the search
+  // index built on open, a storage map grown) goes to standard error.
+  catalog::StoreOptions options;
+  options.log = [](catalog::LogLevel level, std::string_view message) {
+    if (level >= catalog::LogLevel::info) std::cerr << "catalog-admin: " << message << '\n';
+  };
   if (spec == "memory")
     throw Refusal{"memory: an in-memory store starts empty; name a store as lmdb:DIR or "
                   "postgresql:CONNINFO"};
@@ -121,7 +127,7 @@ catalog::Store open_store(std::string_view spec, bool create = false) {
 #ifdef CATALOG_EXAMPLES_POSTGRES
     catalog::storage::PostgresOptions postgres;
     postgres.schema = global.postgres_schema;
-    auto store = catalog::open_postgres(std::string(spec.substr(11)), {}, postgres);
+    auto store = catalog::open_postgres(std::string(spec.substr(11)), options, postgres);
     if (!store)
       throw Refusal{"cannot open PostgreSQL schema " + global.postgres_schema + ": " +
                     store.error().message()};
@@ -138,7 +144,7 @@ catalog::Store open_store(std::string_view spec, bool create = false) {
   std::error_code ec;
   if (!create && !fs::is_regular_file(dir / "data.mdb", ec))
     throw Refusal{"no LMDB store in " + dir.string() + " (no data.mdb)"};
-  auto store = catalog::Store::open_lmdb(dir, catalog::StoreOptions{});
+  auto store = catalog::Store::open_lmdb(dir, options);
   if (!store) throw Refusal{"cannot open " + dir.string() + ": " + store.error().message()};
   return std::move(*store);
 }
@@ -662,16 +668,24 @@ int main(int argc, char** argv) {
     std::cerr << app.help();
     return exit_usage;
   }
-  // The first operand names the command; CLI11 alone would say only that one is required.
+  // The first operand names the command, and an option that neither the program nor that
+  // command has is named as such: CLI11 alone would first say that the command or STORE is
+  // missing.
+  const CLI::App* command = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "--postgres-schema") {
-      ++i;
-    } else if (!a.starts_with("-")) {
-      if (std::none_of(std::begin(commands), std::end(commands),
-                       [&](const Command& c) { return a == c.name; }))
+    if (a == "--") break;
+    if (a.size() > 1 && a.starts_with("-")) {
+      const std::string name(a.substr(0, a.find('=')));
+      if (!app.get_option_no_throw(name) && !(command && command->get_option_no_throw(name)))
+        return catalog_examples::bad_usage(app.get_name(), "unknown option " + name);
+      if (name == "--postgres-schema" && name.size() == a.size()) ++i;  // its value
+    } else if (!command) {
+      const auto c = std::find_if(subcommands.begin(), subcommands.end(),
+                                  [&](const auto& s) { return a == s.second->name; });
+      if (c == subcommands.end())
         return catalog_examples::bad_usage(app.get_name(), "unknown command " + std::string(a));
-      break;
+      command = c->first;
     }
   }
   const auto status = catalog_examples::parse(app, argc, argv, [&] {

@@ -582,12 +582,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (slow_ms > 0) {
-    options.store.slow_operation = std::chrono::milliseconds(slow_ms);
-    options.store.log = [](catalog::LogLevel level, std::string_view message) {
-      if (level >= catalog::LogLevel::info) std::cerr << "catalog-serve: " << message << '\n';
-    };
-  }
+  // What the store says of its own work (a store converted or indexed on open, a map grown,
+  // retries; slow operations with --slow-ms) goes to standard error.
+  options.store.log = [](catalog::LogLevel level, std::string_view message) {
+    if (level >= catalog::LogLevel::info) std::cerr << "catalog-serve: " << message << '\n';
+  };
+  if (slow_ms > 0) options.store.slow_operation = std::chrono::milliseconds(slow_ms);
   auto store = catalog_examples::open_store(std::move(options));
   if (!store) {
     // Keys, leeway or admin names the store refuses are bad options too.

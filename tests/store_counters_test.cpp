@@ -126,8 +126,8 @@ TEST_CASE("each operation is counted once, with its outcome by error kind", "[st
         failed(before, StoreOperation::authenticate, ErrorKind::unauthorized) + 1);
   CHECK(failed(after, StoreOperation::events, ErrorKind::bad_request) ==
         failed(before, StoreOperation::events, ErrorKind::bad_request) + 1);
-  // Opening the store wrote (the admin user): those are counted as maintenance.
-  CHECK(of(before, StoreOperation::maintain).ok > 0);
+  // Opening the store (its transactions wrote the admin user) is one maintenance operation.
+  CHECK(of(before, StoreOperation::maintain).ok == 1);
   // One write committed here; nothing retried, nothing slow (no threshold set).
   CHECK(after.commits == before.commits + 1);
   CHECK(after.map_full_retries == 0);
@@ -166,6 +166,70 @@ TEST_CASE("an operation slower than slow_operation is logged and counted", "[sto
   // A read commits nothing and is fast.
   REQUIRE(store.get_json(admin, Kind::glossary, EntityKey::by_fqn("Slow")).has_value());
   CHECK(store.counters().slow_operations == after.slow_operations);
+}
+
+TEST_CASE("opening a store, a reindex and a search, suggest or aggregate are each counted once",
+          "[store_counters]") {
+  // Every commit takes 20 ms, so that an operation of several transactions would be counted and
+  // logged as slow once for each if its transactions were counted.
+  Log log;
+  auto options = test::test_options();
+  options.log = log.sink();
+  options.slow_operation = std::chrono::milliseconds(5);
+  auto store =
+      Store::open(std::make_unique<SlowCommitBackend>(std::chrono::milliseconds(20)), options)
+          .value();
+  // Opening read the key schema, found the store new, built the search index and made the admin:
+  // one maintenance operation, slow once.
+  const auto opened = store.counters();
+  CHECK(of(opened, StoreOperation::maintain).ok == 1);
+  CHECK(opened.commits >= 2);
+  CHECK(opened.slow_operations == 1);
+  CHECK(log.count(LogLevel::warning, "slow operation: maintain took ") == 1);
+
+  auto admin = store.principal("admin").value();
+  for (int i = 0; i < 5; ++i)
+    REQUIRE(store
+                .create_json(admin, Kind::glossary,
+                             parse(R"({"name":"Terms)" + std::to_string(i) +
+                                   R"(","description":"Business terms"})"))
+                .has_value());
+  const auto before = store.counters();
+  const auto slow_logged = log.count(LogLevel::warning, "slow operation: maintain took ");
+
+  // A reindex in batches of two entities: a transaction to mark it, clearing, one a batch, one to
+  // finish; one operation.
+  auto indexed = store.reindex(admin, 2);
+  REQUIRE(indexed.has_value());
+  CHECK(*indexed == 6);  // the admin user and the five glossaries
+  const auto reindexed = store.counters();
+  CHECK(reindexed.commits >= before.commits + 5);
+  CHECK(of(reindexed, StoreOperation::maintain).ok == of(before, StoreOperation::maintain).ok + 1);
+  CHECK(reindexed.slow_operations == before.slow_operations + 1);
+  CHECK(log.count(LogLevel::warning, "slow operation: maintain took ") == slow_logged + 1);
+  // A reindex by a non-admin: refused before it starts, counted once.
+  auto user = store.create_json(admin, Kind::user, parse(R"({"name":"bob","email":"bob@x.org"})"));
+  REQUIRE(user.has_value());
+  auto bob = store.principal("bob").value();
+  REQUIRE(store.reindex(bob).error().kind() == ErrorKind::forbidden);
+  CHECK(failed(store.counters(), StoreOperation::maintain, ErrorKind::forbidden) == 1);
+
+  // search, suggest and aggregate: one search operation each.
+  const auto searched_before = of(store.counters(), StoreOperation::search).ok;
+  SearchRequest request;
+  request.q = "business";
+  auto found = store.search(admin, request);
+  REQUIRE(found.has_value());
+  CHECK(found->total == 5);
+  REQUIRE(store.suggest(admin, "Terms", "all", 3).has_value());
+  AggregateRequest facet;
+  facet.field = "entityType";
+  REQUIRE(store.aggregate(admin, facet).has_value());
+  request.size = -1;
+  REQUIRE(store.search(admin, request).error().kind() == ErrorKind::bad_request);
+  const auto searched = store.counters();
+  CHECK(of(searched, StoreOperation::search).ok == searched_before + 3);
+  CHECK(failed(searched, StoreOperation::search, ErrorKind::bad_request) == 1);
 }
 
 TEST_CASE("a full LMDB map is grown, logged and counted, and the write goes through",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # catalog-admin as its users run it (ctest: catalog_admin_cli), on LMDB stores written by
-# admin_test's hidden cases: the exit status and output of every subcommand. verify; reindex; stats (text
+# admin_test's hidden cases: the exit status and output of every subcommand. verify; reindex; a
+# store written before search indexed on open and said on stderr; stats (text
 # and --json); export to stdout and to a file; import from a file, a pipe and redirected stdin,
 # byte for byte the same export afterwards; import refused (a store not empty, truncated and bad
 # input, by line) leaving the store empty; backup while another process writes, then verified;
@@ -130,6 +131,18 @@ run 2 reindex
 has err "STORE is required"
 run 2 reindex "lmdb:$TMP/missing"
 has err "no LMDB store in"
+
+step "a store written before search: indexed on open, and catalog-admin says so on stderr"
+FIXTURES=$(cd "$(dirname "$0")/../fixtures" && pwd)
+"$FIXTURES/lmdb_store.sh" "$FIXTURES/store_schema2.pairs" "$TMP/old" ||
+  fail "mdb_load could not write the fixture's store"
+run 0 verify "lmdb:$TMP/old"
+has out ok
+has err "catalog-admin: building the search index (version "
+has err "catalog-admin: built the search index: "
+run 0 verify "lmdb:$TMP/old"  # once indexed, nothing more to say
+has out ok
+nothing_on err
 
 step "stats"
 run 0 stats "lmdb:$TMP/src"
@@ -286,6 +299,15 @@ run 0 --version
   fail "catalog-admin --version printed: $(cat "$TMP/out")"
 run 2 frobnicate
 has err "unknown command frobnicate"
+run 2 --bogus
+has err "catalog-admin: unknown option --bogus"
+has err "Run catalog-admin --help for the usage."
+run 2 verify --bogus
+has err "unknown option --bogus"
+run 2 verify "lmdb:$TMP/a" --follow  # an option of another command
+has err "unknown option --follow"
+run 2 stats "lmdb:$TMP/a" --json=no --bogus=1
+has err "unknown option --bogus"
 run 2 export
 has err "STORE is required"
 has err "Run catalog-admin --help for the usage."

@@ -78,6 +78,24 @@ token_of() { jwt "{\"email\":\"$1@example.com\",\"exp\":$EXP}"; }
 ADMIN=$(token_of admin)
 ALICE=$(token_of alice)
 
+# ---- a store written before search: indexed on open, and said on stderr ----
+
+FIXTURES=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)
+"$FIXTURES/lmdb_store.sh" "$FIXTURES/store_schema2.pairs" "$TMP/old" ||
+  fail "mdb_load could not write the fixture's store"
+"$SERVE" --port 0 --bind 127.0.0.1 --jwt-hs256-secret-file "$TMP/secret" --store "lmdb:$TMP/old" \
+  >"$TMP/stdout" 2>"$TMP/stderr" &
+SERVER_PID=$!
+wait_for_port
+grep -qF "catalog-serve: building the search index (version " "$TMP/stderr" ||
+  fail "catalog-serve did not say that it built the search index"
+grep -qF "catalog-serve: built the search index: " "$TMP/stderr" ||
+  fail "catalog-serve did not say that the search index was built"
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID" || true
+SERVER_PID=
+rm -f "$TMP/stdout" "$TMP/stderr"
+
 # ---- the server ----
 
 "$SERVE" --port 0 --bind 127.0.0.1 --threads 3 --admin admin --jwt-hs256-secret-file "$TMP/secret" \

@@ -105,7 +105,6 @@ struct PostingList {
   mutable std::size_t hint_ = 0;
 };
 
-
 /// A posting list read beside ids that ascend: the counts of each, found by stepping on from
 /// where the last one was.
 struct ListWalk {
@@ -126,8 +125,7 @@ class Postings {
   /// The postings of `word`, read once per query (again when the words that follow it are
   /// asked for and were not read). With `most`, nullptr when the word has more postings than
   /// that (they are not kept). Errors: storage.
-  Result<const PostingList*> get(const std::string& word, bool next = false,
-                                 std::size_t most = 0);
+  Result<const PostingList*> get(const std::string& word, bool next = false, std::size_t most = 0);
   /// The postings of `word` in the documents of `ids` (ascending, each once) alone, read by
   /// key: a list whose find() answers those ids and no others. Errors: storage.
   Result<const PostingList*> get_in(const std::string& word, const std::vector<Uuid>& ids);
@@ -165,10 +163,10 @@ struct Clause {
   ClauseType type = ClauseType::word;
   FieldMask fields = weighted_fields;
   bool scoped = false;
-  QueryWord word;                     // word
-  std::vector<std::string> phrase;    // phrase: consecutive words
+  QueryWord word;                            // word
+  std::vector<std::string> phrase;           // phrase: consecutive words
   std::vector<std::uint32_t> phrase_hashes;  // phrase: the word_hash of each
-  std::vector<std::string> expanded;  // prefix: the words it stands for
+  std::vector<std::string> expanded;         // prefix: the words it stands for
   std::string prefix;
   /// What evaluation reads: the word (word), each phrase word, each expansion (prefix).
   std::vector<PreparedWord> prepared;
@@ -333,8 +331,8 @@ Result<std::vector<Facet>> count_facets(std::span<const Match> best,
 
 /// The highlights of a hit whose own fields' texts are `texts`: per field, its texts with each
 /// run holding one of `words` (analysed words and stems) wrapped (highlight.ipp).
-std::vector<std::pair<std::string, std::vector<std::string>>> highlights(
-    const std::vector<si::FieldText>& texts, const std::set<std::string>& words);
+std::vector<std::pair<std::string, std::vector<std::string>>>
+highlights(const std::vector<si::FieldText>& texts, const std::set<std::string>& words);
 
 }  // namespace catalog::engine::search_query
 

@@ -71,7 +71,9 @@ struct Store::Impl {
   /// the last transaction is still open, so its end is not in the time). Returns the error
   /// that ends the operation, or nothing when it succeeded (the result the attempt kept is then
   /// its answer).
-  std::optional<Error> run(StoreOperation op, storage::Mode mode, void* context, Attempt attempt);
+  /// A step of a longer operation (`op` nullopt: write_step, read_step) is not counted.
+  std::optional<Error> run(std::optional<StoreOperation> op, storage::Mode mode, void* context,
+                           Attempt attempt);
 
   /// Runs `fn` in one write transaction and commits. A full map aborts the transaction; the
   /// backend grows it and the whole operation runs again, so nothing is lost. A transaction the
@@ -84,9 +86,27 @@ struct Store::Impl {
     return run_typed(op, storage::Mode::read_write, fn);
   }
 
+  /// write() and read() for one transaction of an operation that takes several (opening a
+  /// store, a reindex): not counted on its own. The operation is counted once, as a whole, by
+  /// `finished`.
+  template <class F>
+  auto write_step(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
+    return run_typed(std::nullopt, storage::Mode::read_write, fn);
+  }
+  /// \copydoc write_step
+  template <class F>
+  auto read_step(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
+    return run_typed(std::nullopt, storage::Mode::read_only, fn);
+  }
+
+  /// The work of opening a store (Store::open), in steps: converts an older key schema,
+  /// builds the search index where it is missing or of another version, and makes the
+  /// configured admins. Logs each conversion. Errors: storage, and the admins' own.
+  Result<void> prepare();
+
   /// Builds the search index from the entities in transactions of `batch` entities; goes on
   /// with a reindex under way unless `from_scratch`. Returns the entities indexed. Errors:
-  /// storage.
+  /// storage. Its transactions are steps: the caller counts the operation.
   Result<std::uint64_t> reindex(std::size_t batch, bool from_scratch);
 
   /// Calls every listener with each event of offsets [first, last], in order, reading them back
@@ -102,7 +122,7 @@ struct Store::Impl {
 
   /// run() for `fn`, whose result is the operation's answer.
   template <class F>
-  auto run_typed(StoreOperation op, storage::Mode mode, F& fn)
+  auto run_typed(std::optional<StoreOperation> op, storage::Mode mode, F& fn)
       -> decltype(fn(std::declval<engine::Tx&>())) {
     using R = decltype(fn(std::declval<engine::Tx&>()));
     R result{Error()};  // each attempt's result replaces it

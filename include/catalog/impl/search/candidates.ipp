@@ -6,10 +6,10 @@
 
 #include <catalog/detail/search/query_parts.hpp>
 
-#include <catalog/detail/search/analyzer.hpp>
-#include <catalog/detail/engine/wire.hpp>
 #include <algorithm>
 #include <array>
+#include <catalog/detail/engine/wire.hpp>
+#include <catalog/detail/search/analyzer.hpp>
 #include <limits>
 #include <tuple>
 
@@ -36,8 +36,7 @@ bool FieldCounts::followed(Field f, std::uint32_t hash) const {
   return false;
 }
 
-Result<const PostingList*> Postings::get(const std::string& word, bool next,
-                                         std::size_t most) {
+Result<const PostingList*> Postings::get(const std::string& word, bool next, std::size_t most) {
   auto it = lists_.find(word);
   if (it != lists_.end() && (!next || it->second.with_next))
     return most > 0 && it->second.ids.size() > most ? nullptr : &it->second;
@@ -64,8 +63,7 @@ Result<const PostingList*> Postings::get(const std::string& word, bool next,
   return &lists_.emplace(word, std::move(list)).first->second;
 }
 
-Result<const PostingList*> Postings::get_in(const std::string& word,
-                                            const std::vector<Uuid>& ids) {
+Result<const PostingList*> Postings::get_in(const std::string& word, const std::vector<Uuid>& ids) {
   PostingList& list = partial_.emplace_back();
   std::vector<std::string> keys;
   std::vector<si::PostingField> counts;
@@ -75,15 +73,14 @@ Result<const PostingList*> Postings::get_in(const std::string& word,
     keys.clear();
     for (std::size_t i = 0; i < count; ++i) keys.push_back(keys::posting(word, ids[at + i]));
     std::vector<std::string_view> views(keys.begin(), keys.end());
-    auto read =
-        tx_.raw().get_each(views, [&](std::size_t i, std::optional<std::string_view> v) {
-          if (!v || bad) return;
-          if (!si::decode_posting(*v, counts)) {
-            bad = Error(Errc::storage, "corrupt search posting " + keys::printable(keys[i]));
-            return;
-          }
-          list.add(ids[at + i], counts);
-        });
+    auto read = tx_.raw().get_each(views, [&](std::size_t i, std::optional<std::string_view> v) {
+      if (!v || bad) return;
+      if (!si::decode_posting(*v, counts)) {
+        bad = Error(Errc::storage, "corrupt search posting " + keys::printable(keys[i]));
+        return;
+      }
+      list.add(ids[at + i], counts);
+    });
     if (!read) return read.error();
     if (bad) return *bad;
   }
@@ -403,9 +400,8 @@ std::vector<Uuid> candidates_of(const Query& q) {
     std::vector<Uuid> out = std::move(required.front());
     for (std::size_t i = 1; i < required.size() && !out.empty(); ++i) {
       const auto& other = required[i];
-      std::erase_if(out, [&](const Uuid& id) {
-        return !std::binary_search(other.begin(), other.end(), id);
-      });
+      std::erase_if(
+          out, [&](const Uuid& id) { return !std::binary_search(other.begin(), other.end(), id); });
     }
     return out;
   }

@@ -5,8 +5,8 @@
 
 #include <catalog/detail/search/query_parts.hpp>
 
-#include <catalog/detail/search/analyzer.hpp>
 #include <algorithm>
+#include <catalog/detail/search/analyzer.hpp>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -102,8 +102,7 @@ Result<std::vector<Facet>> count_facets(std::span<const Match> best,
     if (i + 8 < window) __builtin_prefetch(matches[i + 8].doc);
     if (i + 4 < window) __builtin_prefetch(matches[i + 4].doc->facets.data());
     const si::RankingView& d = *matches[i].doc;
-    if (!si::decode_facets(d.facets, view))
-      return fail(Errc::storage, "corrupt search document");
+    if (!si::decode_facets(d.facets, view)) return fail(Errc::storage, "corrupt search document");
     for (std::size_t f = 0; f < value_fields.size(); ++f) {
       seen.clear();
       for_each_value(d, view, value_fields[f], [&](std::string_view v) {

@@ -7,8 +7,8 @@
 
 #include <catalog/detail/search/query_parts.hpp>
 
-#include <catalog/detail/search/analyzer.hpp>
 #include <algorithm>
+#include <catalog/detail/search/analyzer.hpp>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -122,8 +122,8 @@ std::string fragment(std::string_view text, const std::set<std::string>& words) 
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::vector<std::string>>> highlights(
-    const std::vector<si::FieldText>& texts, const std::set<std::string>& words) {
+std::vector<std::pair<std::string, std::vector<std::string>>>
+highlights(const std::vector<si::FieldText>& texts, const std::set<std::string>& words) {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   if (words.empty()) return out;
   auto add = [&](std::string_view field, std::string lit) {

@@ -114,8 +114,7 @@ bool before(const std::vector<SortValue>& a, const std::vector<SortValue>& b, co
 /// Puts the best `n` matches in the order first (as a set, in no particular order).
 void select_best(std::vector<Match>& matches, std::size_t n, const Order& o) {
   if (matches.size() <= n) return;
-  std::nth_element(matches.begin(), matches.begin() + static_cast<std::ptrdiff_t>(n),
-                   matches.end(),
+  std::nth_element(matches.begin(), matches.begin() + static_cast<std::ptrdiff_t>(n), matches.end(),
                    [&](const Match& x, const Match& y) { return ranked_before(x, y, o); });
 }
 

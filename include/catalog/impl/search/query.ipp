@@ -8,9 +8,9 @@
 
 #include <catalog/detail/search/query_parts.hpp>
 
-#include <catalog/detail/search/analyzer.hpp>
 #include <catalog/detail/engine/references.hpp>
 #include <catalog/detail/engine/wire.hpp>
+#include <catalog/detail/search/analyzer.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -416,8 +416,9 @@ class Evaluator {
     std::vector<std::unique_ptr<storage::Cursor>> lists;
     for (Kind k : all_kinds) {
       if (!kinds.contains(k) || !si::searched(k)) continue;
-      auto c = tx_.raw().scan(storage::prefix_range(keys::list_prefix(k, deleted, keys::all_scope)),
-                              descending ? storage::Direction::reverse : storage::Direction::forward);
+      auto c =
+          tx_.raw().scan(storage::prefix_range(keys::list_prefix(k, deleted, keys::all_scope)),
+                         descending ? storage::Direction::reverse : storage::Direction::forward);
       if (!c) return c.error();
       if ((*c)->valid()) lists.push_back(std::move(*c));
     }
@@ -432,7 +433,8 @@ class Evaluator {
                        : position(*lists[i]) < position(*lists[best]))
           best = i;
       auto at = keys::decode_list_position(position(*lists[best]));
-      if (!at) return fail(Errc::storage, "corrupt list key " + keys::printable(lists[best]->key()));
+      if (!at)
+        return fail(Errc::storage, "corrupt list key " + keys::printable(lists[best]->key()));
       return std::pair(best, *at);
     };
     const auto enough = static_cast<std::size_t>(max_window) + 1;
@@ -554,8 +556,8 @@ class Evaluator {
   }
 
   /// A query word's BM25F score in a document, 0 when it does not match.
-  double word_score(const PreparedWord& p, const si::RankingView& d, FieldMask fields,
-                    bool scoped, bool bounded = false) const {
+  double word_score(const PreparedWord& p, const si::RankingView& d, FieldMask fields, bool scoped,
+                    bool bounded = false) const {
     return score_found(p, find_in(p, d.id), bounded ? nullptr : d.lengths.data(), fields, scoped);
   }
 
@@ -619,8 +621,7 @@ class Evaluator {
     std::optional<std::string_view> description;
     if (!scan_document_string(**bytes, wire::description(), description, text_buffer_))
       return std::optional<FieldMask>();
-    if (description && search::has_phrase(*description, c.phrase))
-      out |= bit(Field::description);
+    if (description && search::has_phrase(*description, c.phrase)) out |= bit(Field::description);
     return std::optional<FieldMask>(out);
   }
 
@@ -636,8 +637,8 @@ class Evaluator {
     if (!candidates) return chained;
     // The common case, a phrase in names or descriptions: the names are in the document, and
     // the description is read from the stored record without decoding the rest of it.
-    constexpr FieldMask own = bit(Field::name) | bit(Field::display_name) | bit(Field::fqn) |
-                              bit(Field::description);
+    constexpr FieldMask own =
+        bit(Field::name) | bit(Field::display_name) | bit(Field::fqn) | bit(Field::description);
     if (!(candidates & ~own)) {
       auto fields = own_phrase_fields(c, d, candidates);
       if (!fields) return fields.error();
@@ -812,7 +813,8 @@ Result<Ranked> search(Tx& tx, const Principal& who, const SearchRequest& request
     // The page's records, which highlighting and rendering read, fetched together: one round
     // trip on PostgreSQL instead of one a hit.
     std::vector<Uuid> page;
-    for (std::size_t i = from; i < static_cast<std::size_t>(last - first) && page.size() < size; ++i)
+    for (std::size_t i = from; i < static_cast<std::size_t>(last - first) && page.size() < size;
+         ++i)
       page.push_back(first[static_cast<std::ptrdiff_t>(i)].doc->id);
     if (auto p = prefetch_records(tx, page); !p) return p.error();
   }

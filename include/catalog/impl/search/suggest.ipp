@@ -6,9 +6,9 @@
 
 #include <catalog/detail/search/query_parts.hpp>
 
-#include <catalog/detail/search/analyzer.hpp>
-#include <catalog/detail/engine/references.hpp>
 #include <algorithm>
+#include <catalog/detail/engine/references.hpp>
+#include <catalog/detail/search/analyzer.hpp>
 #include <set>
 #include <string>
 #include <tuple>

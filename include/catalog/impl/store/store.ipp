@@ -51,20 +51,23 @@ void Store::Impl::finished(StoreOperation op, std::chrono::steady_clock::time_po
           " ms" + (error ? " and failed: " + error->message() : ""));
 }
 
-std::optional<Error> Store::Impl::run(StoreOperation op, storage::Mode mode, void* context,
-                                      Attempt attempt) {
+std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage::Mode mode,
+                                      void* context, Attempt attempt) {
   const auto start = std::chrono::steady_clock::now();
   Attempts attempts(*this);
+  const auto count = [&](const Error* e) {
+    if (op) finished(*op, start, e);
+  };
   // The error that ends the operation, counted as its outcome.
   const auto give_up = [&](const Error& e) -> std::optional<Error> {
     Error last = attempts.final(e);
-    finished(op, start, &last);
+    count(&last);
     return last;
   };
   for (;;) {
     auto txn = backend->begin(mode);
     if (!txn) {
-      finished(op, start, &txn.error());
+      count(&txn.error());
       return txn.error();
     }
     engine::Env env{options, now()};
@@ -92,7 +95,7 @@ std::optional<Error> Store::Impl::run(StoreOperation op, storage::Mode mode, voi
       counting.commit(std::chrono::steady_clock::now() - commit_start);
       notify(tx.first_event(), tx.last_event());
     }
-    finished(op, start, nullptr);
+    count(nullptr);
     return std::nullopt;
   }
 }
@@ -188,27 +191,34 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
     if (!verifier) return verifier.error();
     o.authenticator = std::make_shared<JwtAuthenticator>(std::move(*verifier));
   }
+  // The work of opening is one maintain operation, counted once, with its outcome.
+  const auto start = std::chrono::steady_clock::now();
+  auto prepared = impl->prepare();
+  impl->finished(StoreOperation::maintain, start, prepared ? nullptr : &prepared.error());
+  if (!prepared) return prepared.error();
+  return Store(std::move(impl));
+}
+
+Result<void> Store::Impl::prepare() {
   // A store written with an older key schema is converted once, by the first host to open it.
-  auto schema = impl->read(StoreOperation::maintain,
-                           [](engine::Tx& tx) { return engine::stored_key_schema(tx); });
+  auto schema = read_step([](engine::Tx& tx) { return engine::stored_key_schema(tx); });
   if (!schema) return schema.error();
   // A store without a key is new: it is set up, not converted, and that is not logged.
-  auto fresh = impl->read(StoreOperation::maintain, [](engine::Tx& tx) -> Result<bool> {
+  auto fresh = read_step([](engine::Tx& tx) -> Result<bool> {
     auto first = tx.raw().scan(storage::Range{}, storage::Direction::forward);
     if (!first) return first.error();
     return !(*first)->valid();
   });
   if (!fresh) return fresh.error();
   auto log = [&](LogLevel level, const std::string& message) {
-    if (!*fresh) impl->log(level, message);
+    if (!*fresh) this->log(level, message);
   };
   if (*schema != engine::keys::key_schema) {
     const bool older = *schema < engine::keys::key_schema;
     const auto versions =
         std::to_string(*schema) + " to " + std::to_string(engine::keys::key_schema);
     if (older) log(LogLevel::info, "converting the store from key schema " + versions);
-    auto upgraded = impl->write(StoreOperation::maintain,
-                                [](engine::Tx& tx) { return engine::upgrade_key_schema(tx); });
+    auto upgraded = write_step([](engine::Tx& tx) { return engine::upgrade_key_schema(tx); });
     if (!upgraded) {
       log(LogLevel::error, (older ? "converting the store from key schema " + versions + " failed: "
                                   : std::string()) +
@@ -218,17 +228,16 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
     log(LogLevel::info, *upgraded ? "converted the store from key schema " + versions
                                   : "another host converted the store from key schema " + versions);
   }
-  // A store indexed by another analyzer or layout, or by none (written before search), or whose reindex
-  // was interrupted, is indexed now, in batches (docs/SEARCH_INDEX.md).
-  if (impl->options.search_index) {
-    auto current = impl->read(StoreOperation::maintain,
-                              [](engine::Tx& tx) { return engine::search_index::current(tx); });
+  // A store indexed by another analyzer or layout, or by none (written before search), or whose
+  // reindex was interrupted, is indexed now, in batches (docs/SEARCH_INDEX.md).
+  if (options.search_index) {
+    auto current = read_step([](engine::Tx& tx) { return engine::search_index::current(tx); });
     if (!current) return current.error();
     if (!*current) {
       log(LogLevel::info, "building the search index (version " +
                               std::to_string(engine::search_index::index_version) +
                               "): the store has none, one of another version, or one half built");
-      auto r = impl->reindex(0, false);
+      auto r = reindex(0, false);
       if (!r) {
         log(LogLevel::error, "building the search index failed: " + r.error().message());
         return r.error();
@@ -236,14 +245,14 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
       log(LogLevel::info, "built the search index: " + std::to_string(*r) + " entities");
     }
   }
-  for (const auto& admin : impl->options.admins) {
-    auto made = impl->write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<bool> {
+  for (const auto& admin : options.admins) {
+    auto made = write_step([&](engine::Tx& tx) -> Result<bool> {
       if (auto r = engine::ensure_admin(tx, admin); !r) return r.error();
       return true;
     });
     if (!made) return made.error();
   }
-  return Store(std::move(impl));
+  return {};
 }
 
 Result<Store> Store::in_memory(StoreOptions options) {

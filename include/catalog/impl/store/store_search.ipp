@@ -361,7 +361,10 @@ Result<std::uint64_t> Store::reindex(const Principal& who, std::size_t batch) {
   if (!who.is_admin)
     return impl_->failed(StoreOperation::maintain,
                          Error(Errc::forbidden, "Only an admin may rebuild the search index"));
-  return impl_->reindex(batch, true);
+  const auto start = std::chrono::steady_clock::now();
+  auto indexed = impl_->reindex(batch, true);
+  impl_->finished(StoreOperation::maintain, start, indexed ? nullptr : &indexed.error());
+  return indexed;
 }
 
 Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch) {
@@ -369,11 +372,10 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
   // Where a reindex under way stands: nullopt (none), empty (clearing), or the last id indexed.
   // And the batch, when the caller left it to the store: smaller where reads cost round trips.
   bool round_trips = false;
-  auto state =
-      read(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<std::optional<std::string>> {
-        round_trips = tx.raw().reads_ahead();
-        return tx.raw().get(engine::keys::meta(si::reindex_meta));
-      });
+  auto state = read_step([&](engine::Tx& tx) -> Result<std::optional<std::string>> {
+    round_trips = tx.raw().reads_ahead();
+    return tx.raw().get(engine::keys::meta(si::reindex_meta));
+  });
   if (!state) return state.error();
   if (batch == 0) batch = round_trips ? si::reindex_batch_round_trips : si::reindex_batch;
   // A reindex is resumed only where this version left it (si::reindex_progress); one left by
@@ -382,14 +384,13 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
   if (!from_scratch && *state) after = si::decode_reindex_progress(**state);
   const bool clear = !after;
   if (clear) {
-    auto marked = write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<bool> {
+    auto marked = write_step([&](engine::Tx& tx) -> Result<bool> {
       if (auto p = tx.raw().put(engine::keys::meta(si::reindex_meta), ""); !p) return p.error();
       return true;
     });
     if (!marked) return marked.error();
     for (;;) {
-      auto more = write(StoreOperation::maintain,
-                        [&](engine::Tx& tx) { return si::clear_step(tx, 10 * batch); });
+      auto more = write_step([&](engine::Tx& tx) { return si::clear_step(tx, 10 * batch); });
       if (!more) return more.error();
       if (!*more) break;
     }
@@ -397,7 +398,7 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
   std::uint64_t indexed = 0;
   for (;;) {
     std::uint64_t step = 0;
-    auto last = write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<std::optional<Uuid>> {
+    auto last = write_step([&](engine::Tx& tx) -> Result<std::optional<Uuid>> {
       step = 0;
       auto l = si::index_step(tx, after, batch, step);
       if (!l) return l.error();
@@ -411,7 +412,7 @@ Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch)
     if (!*last) break;
     after = *last;
   }
-  auto done = write(StoreOperation::maintain, [&](engine::Tx& tx) -> Result<bool> {
+  auto done = write_step([&](engine::Tx& tx) -> Result<bool> {
     if (auto p = tx.raw().put(engine::keys::meta(si::analyzer_meta),
                               engine::keys::encode_u64(si::index_version));
         !p)
