@@ -12,8 +12,10 @@ set -eu
 # lld links the project's programs (CATALOG_USE_LLD).
 # libcli11-dev parses the command lines of the tools (header-only, build time only).
 # lmdb-utils (mdb_dump, mdb_load) is the baseline catalog-bench measures catalog-admin's export and
-# import against; the ctest smoke run of the bench runs it too.
-packages="libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev liblmdb-dev catch2 libssl-dev ninja-build cmake g++ curl pkg-config libpq-dev postgresql-15 clang libclang-rt-14-dev llvm lmdb-utils libutf8proc-dev libstemmer-dev libsqlite3-dev doxygen libcli11-dev lld"
+# import against; the ctest smoke run of the bench runs it too, and the tools' tests load a store
+# an older version wrote with mdb_load.
+# groff-base renders the man pages (ctest man_pages).
+packages="libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev liblmdb-dev catch2 libssl-dev ninja-build cmake g++ curl pkg-config libpq-dev postgresql-15 clang libclang-rt-14-dev llvm lmdb-utils libutf8proc-dev libstemmer-dev libsqlite3-dev doxygen libcli11-dev lld groff-base"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

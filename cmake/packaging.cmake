@@ -22,7 +22,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 
-set(catalog_deb_runtime libcatalog${PROJECT_VERSION_MAJOR})
+# The package names are CMakeLists.txt's (catalog_deb_<component>): each installs its licence
+# under its name.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME ${catalog_deb_runtime})
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
 set(catalog_runtime_depends "libboost-json1.81.0, liblmdb0, libssl3, libutf8proc2, libstemmer0d")
@@ -39,14 +40,14 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "${catalog_runtime_depends}")
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
   "Embeddable metadata catalog: shared libraries\n The catalog library over LMDB, its REST surface as a function and its PostgreSQL backend.")
 
-set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libcatalog-dev)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME ${catalog_deb_development})
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
   "${catalog_deb_runtime} (= ${PROJECT_VERSION}), ${catalog_dev_depends}")
 set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION
   "Embeddable metadata catalog: development files\n Headers, CMake package, pkg-config files and the behaviour reference of the catalog library.")
 
-set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME catalog-tools)
+set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME ${catalog_deb_tools})
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION database)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${catalog_deb_runtime} (= ${PROJECT_VERSION})")
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION

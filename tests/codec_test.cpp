@@ -15,6 +15,17 @@
 
 using namespace catalog;
 
+TEST_CASE("the library's version is the headers' CATALOG_VERSION", "[version]") {
+  const auto v = library_version();
+  CHECK(v == LibraryVersion{CATALOG_VERSION_MAJOR, CATALOG_VERSION_MINOR, CATALOG_VERSION_PATCH});
+  CHECK(CATALOG_VERSION ==
+        CATALOG_VERSION_MAJOR * 10000 + CATALOG_VERSION_MINOR * 100 + CATALOG_VERSION_PATCH);
+  CHECK(library_version_string() == std::to_string(v.major) + "." + std::to_string(v.minor) +
+                                        "." + std::to_string(v.patch));
+  CHECK(LibraryVersion{0, 9, 9} < LibraryVersion{1, 0, 0});
+  CHECK(LibraryVersion{1, 2, 0} < LibraryVersion{1, 2, 1});
+}
+
 TEST_CASE("Version: integer tenths, plain decimals, strict parsing", "[version]") {
   CHECK(Version::initial().to_string() == "0.1");
   CHECK(Version::from_tenths(13).to_string() == "1.3");

@@ -1,5 +1,7 @@
 # ctest `man_pages`, run with `cmake -P`: for each TOOLS entry `name=path`, docs/man/<name>.1
-# renders with groff without a warning, and every `--flag` the tool's --help prints appears in it.
+# renders with groff without a warning, and every `--flag` the tool's --help prints appears in it;
+# for a tool with subcommands (catalog-admin), every subcommand too, with every flag of its own
+# --help.
 cmake_minimum_required(VERSION 3.25)
 foreach(entry ${TOOLS})
   string(REGEX MATCH "^([^=]+)=(.*)$" _ "${entry}")
@@ -18,6 +20,25 @@ foreach(entry ${TOOLS})
   file(READ ${page} text)
   string(REPLACE "\\-" "-" text "${text}")
   string(REGEX MATCHALL "--[a-z0-9-]+" flags "${help}")
+  # The subcommands CLI11 lists after "Subcommands:", each with the flags of its own --help.
+  set(subcommands)
+  string(FIND "${help}" "\nSubcommands:\n" at)
+  if(NOT at EQUAL -1)
+    string(SUBSTRING "${help}" ${at} -1 listed)
+    string(REGEX MATCHALL "\n  [a-z]+ " lines "${listed}")
+    foreach(line ${lines})
+      string(STRIP "${line}" sub)
+      list(APPEND subcommands ${sub})
+      string(FIND "${text}" ".BI ${sub} " described)
+      if(described EQUAL -1)
+        message(FATAL_ERROR "${page} does not describe the command ${sub}, which `${name} --help` lists")
+      endif()
+      execute_process(COMMAND ${path} ${sub} --help RESULT_VARIABLE rc OUTPUT_VARIABLE sub_help
+                      ERROR_VARIABLE sub_help)
+      string(REGEX MATCHALL "--[a-z0-9-]+" sub_flags "${sub_help}")
+      list(APPEND flags ${sub_flags})
+    endforeach()
+  endif()
   list(REMOVE_DUPLICATES flags)
   foreach(flag ${flags})
     string(FIND "${text}" "${flag}" at)
@@ -26,5 +47,6 @@ foreach(entry ${TOOLS})
     endif()
   endforeach()
   list(LENGTH flags n)
-  message(STATUS "${name}: man page ok, ${n} flags")
+  list(LENGTH subcommands s)
+  message(STATUS "${name}: man page ok, ${n} flags, ${s} subcommands")
 endforeach()

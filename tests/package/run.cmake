@@ -15,7 +15,8 @@
 # other builds.
 #
 # Inputs (-D): CATALOG_SOURCE_DIR, CATALOG_BINARY_DIR, CATALOG_CONFIG, CATALOG_VERSION,
-# CATALOG_LIBDIR, CATALOG_EXPECT_REST, CATALOG_EXPECT_POSTGRES, CONSUMER_DIR, WORK_DIR,
+# CATALOG_LIBDIR, CATALOG_EXPECT_REST, CATALOG_EXPECT_POSTGRES, CATALOG_EXPECT_TOOLS (the tools
+# installed, | between them), CONSUMER_DIR, WORK_DIR,
 # GENERATOR, MAKE_PROGRAM, CXX_COMPILER, CXX_FLAGS (the sanitizer flags the library was built
 # with, if any), PKG_CONFIG.
 cmake_minimum_required(VERSION 3.25)
@@ -61,6 +62,18 @@ if(CATALOG_EXPECT_POSTGRES)
   list(APPEND installed ${CATALOG_LIBDIR}/pkgconfig/catalog-postgres.pc)
   list(APPEND pc_modules catalog-postgres)
   list(APPEND programs consumer_postgres)
+endif()
+# The licence (also where Debian looks for it, per package), the changelog and the behaviour
+# reference the headers cite; each tool with its man page.
+list(APPEND installed share/doc/catalog/LICENSE share/doc/catalog/README.md
+     share/doc/catalog/CHANGELOG.md share/doc/catalog/docs/SEMANTICS.md
+     share/doc/catalog/docs/COMPATIBILITY.md share/doc/libcatalog-dev/copyright)
+string(REPLACE "|" ";" tools "${CATALOG_EXPECT_TOOLS}")
+foreach(tool ${tools})
+  list(APPEND installed bin/${tool} share/man/man1/${tool}.1)
+endforeach()
+if(tools)
+  list(APPEND installed share/doc/catalog-tools/copyright)
 endif()
 foreach(file ${installed})
   if(NOT EXISTS ${prefix}/${file})

@@ -9,8 +9,11 @@
 // library and header-only use (<catalog/src.hpp>), where the mark changes nothing.
 #if defined(__GNUC__) || defined(__clang__)
 #define CATALOG_DECL __attribute__((visibility("default")))
+/// Marks a class nested in an exported one as the library's own: not exported either.
+#define CATALOG_LOCAL __attribute__((visibility("hidden")))
 #else
 #define CATALOG_DECL
+#define CATALOG_LOCAL
 #endif
 
 #endif  // CATALOG_DETAIL_EXPORT_HPP

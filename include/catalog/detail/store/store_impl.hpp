@@ -19,7 +19,8 @@
 
 namespace catalog {
 
-struct Store::Impl {
+// The library's own, though nested in the exported Store: a shared libcatalog does not export it.
+struct CATALOG_LOCAL Store::Impl {
   std::unique_ptr<storage::Backend> backend;
   StoreOptions options;
 
