@@ -84,6 +84,16 @@ class SlowCommitBackend final : public storage::Backend {
   std::chrono::milliseconds pause_;
 };
 
+// A store whose commits take at least 20 ms (SlowCommitBackend), which logs to `log` and counts
+// operations of 5 ms or more as slow.
+Store slow_store(Log& log) {
+  auto options = test::test_options();
+  options.log = log.sink();
+  options.slow_operation = std::chrono::milliseconds(5);
+  return Store::open(std::make_unique<SlowCommitBackend>(std::chrono::milliseconds(20)), options)
+      .value();
+}
+
 }  // namespace
 
 TEST_CASE("each operation is counted once, with its outcome by error kind", "[store_counters]") {
@@ -142,12 +152,7 @@ TEST_CASE("each operation is counted once, with its outcome by error kind", "[st
 
 TEST_CASE("an operation slower than slow_operation is logged and counted", "[store_counters]") {
   Log log;
-  auto options = test::test_options();
-  options.log = log.sink();
-  options.slow_operation = std::chrono::milliseconds(5);
-  auto store =
-      Store::open(std::make_unique<SlowCommitBackend>(std::chrono::milliseconds(20)), options)
-          .value();
+  auto store = slow_store(log);
   auto admin = store.principal("admin").value();
   const auto before = store.counters();
   const auto logged = log.count(LogLevel::warning, "slow operation: create took ");
@@ -173,12 +178,7 @@ TEST_CASE("opening a store, a reindex and a search, suggest or aggregate are eac
   // Every commit takes 20 ms, so that an operation of several transactions would be counted and
   // logged as slow once for each if its transactions were counted.
   Log log;
-  auto options = test::test_options();
-  options.log = log.sink();
-  options.slow_operation = std::chrono::milliseconds(5);
-  auto store =
-      Store::open(std::make_unique<SlowCommitBackend>(std::chrono::milliseconds(20)), options)
-          .value();
+  auto store = slow_store(log);
   // Opening read the key schema, found the store new, built the search index and made the admin:
   // one maintenance operation, slow once.
   const auto opened = store.counters();
