@@ -29,9 +29,14 @@ enum class StoreOperation {
   vote,          ///< vote
   history,       ///< version history and one version
   events,        ///< change events
-  search,        ///< search, suggest and aggregate
+  search,        ///< search
+  suggest,       ///< suggest (typeahead)
+  aggregate,     ///< aggregate (one facet)
   authenticate,  ///< authenticate and principal
-  maintain,      ///< verify, reindex, and the work of opening a store
+  verify,        ///< verify
+  reindex,       ///< reindex, however many transactions it takes
+  maintain,      ///< the work of opening a store: converting an older key schema, building a
+                 ///< missing search index, making the configured admins
 };
 
 /// How many StoreOperation values there are.

@@ -322,6 +322,11 @@ grep -Eq '^catalog_operations_total\{operation="create",outcome="ok"\} [1-9][0-9
   fail "the metrics count no successful create"
 grep -Eq '^catalog_operations_total\{operation="create",outcome="conflict"\} [1-9][0-9]*$' "$TMP/body" ||
   fail "the metrics count no create refused as a conflict (bob, twice)"
+# The search routes ran above: each its own operation.
+for op in search suggest aggregate; do
+  grep -Eq "^catalog_operations_total\\{operation=\"$op\",outcome=\"ok\"\\} [1-9][0-9]*\$" "$TMP/body" ||
+    fail "the metrics count no successful $op"
+done
 grep -Eq '^catalog_http_requests_total\{status="401"\} [1-9][0-9]*$' "$TMP/body" ||
   fail "the metrics count no 401"
 grep -Eq '^catalog_commit_seconds_count [1-9][0-9]*$' "$TMP/body" || fail "the metrics count no commit"

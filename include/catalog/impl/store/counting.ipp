@@ -21,7 +21,11 @@ std::string_view store_operation_name(StoreOperation op) noexcept {
   case StoreOperation::history: return "history";
   case StoreOperation::events: return "events";
   case StoreOperation::search: return "search";
+  case StoreOperation::suggest: return "suggest";
+  case StoreOperation::aggregate: return "aggregate";
   case StoreOperation::authenticate: return "authenticate";
+  case StoreOperation::verify: return "verify";
+  case StoreOperation::reindex: return "reindex";
   case StoreOperation::maintain: return "maintain";
   }
   return "maintain";

@@ -290,11 +290,11 @@ Result<bjson::object> Store::search_json(const Principal& who, const SearchReque
 Result<std::vector<Suggestion>> Store::suggest(const Principal& who, std::string_view q,
                                                std::string_view index, std::int64_t size) {
   return impl_->read(
-      StoreOperation::search, [&](engine::Tx& tx) -> Result<std::vector<Suggestion>> {
+      StoreOperation::suggest, [&](engine::Tx& tx) -> Result<std::vector<Suggestion>> {
         auto found = sq::suggest(tx, who, q, index, size);
         if (!found) return found.error();
-        auto records = page_records(
-            tx, *found, [&](const sq::Suggested& s) { return hit_record(tx, s.id); });
+        auto records =
+            page_records(tx, *found, [&](const sq::Suggested& s) { return hit_record(tx, s.id); });
         if (!records) return records.error();
         engine::ContainerCache containers;
         std::vector<Suggestion> out;
@@ -312,7 +312,7 @@ Result<std::vector<Suggestion>> Store::suggest(const Principal& who, std::string
 
 Result<bjson::object> Store::suggest_json(const Principal& who, std::string_view q,
                                           std::string_view index, std::int64_t size) {
-  return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<bjson::object> {
+  return impl_->read(StoreOperation::suggest, [&](engine::Tx& tx) -> Result<bjson::object> {
     auto found = sq::suggest(tx, who, q, index, size);
     if (!found) return found.error();
     auto records =
@@ -341,7 +341,7 @@ Result<bjson::object> Store::suggest_json(const Principal& who, std::string_view
 }
 
 Result<Facet> Store::aggregate(const Principal& who, const AggregateRequest& request) {
-  return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<Facet> {
+  return impl_->read(StoreOperation::aggregate, [&](engine::Tx& tx) -> Result<Facet> {
     return sq::aggregate(tx, who, request);
   });
 }
@@ -359,11 +359,11 @@ static_assert(engine::search_index::reindex_batch == 16000 &&
 
 Result<std::uint64_t> Store::reindex(const Principal& who, std::size_t batch) {
   if (!who.is_admin)
-    return impl_->failed(StoreOperation::maintain,
+    return impl_->failed(StoreOperation::reindex,
                          Error(Errc::forbidden, "Only an admin may rebuild the search index"));
   const auto start = std::chrono::steady_clock::now();
   auto indexed = impl_->reindex(batch, true);
-  impl_->finished(StoreOperation::maintain, start, indexed ? nullptr : &indexed.error());
+  impl_->finished(StoreOperation::reindex, start, indexed ? nullptr : &indexed.error());
   return indexed;
 }
 

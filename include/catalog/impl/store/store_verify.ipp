@@ -9,7 +9,7 @@
 namespace catalog {
 
 Result<std::vector<IntegrityProblem>> Store::verify() const {
-  return impl_->read(StoreOperation::maintain,
+  return impl_->read(StoreOperation::verify,
                      [](engine::Tx& tx) { return engine::check_integrity(tx); });
 }
 
