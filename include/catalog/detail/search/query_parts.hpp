@@ -27,8 +27,11 @@ namespace catalog::engine::search_query {
 namespace si = search_index;
 using si::Field;
 
+/// A set of fields, one bit each.
 using FieldMask = std::uint32_t;
+/// The bit of field `f`.
 constexpr FieldMask bit(Field f) { return FieldMask{1} << static_cast<unsigned>(f); }
+/// The fields a word is looked for in when the query names none: those with a weight.
 inline constexpr FieldMask weighted_fields = [] {
   FieldMask m = 0;
   for (std::size_t f = 0; f < si::field_count; ++f)
@@ -225,6 +228,8 @@ enum class ValueField {
   status,
   deleted,
 };
+/// The fields every search answers facets of (docs/SEMANTICS.md §16 "Facets"), and the only ones
+/// aggregate takes.
 inline constexpr std::string_view facet_fields[] = {
     "entityType",   "owners.displayName", "tags.tagFQN", "domains.fullyQualifiedName",
     "service.name", "glossary.name",      "status"};
@@ -287,6 +292,8 @@ Result<void> check_filter(const SearchFilter& f, std::size_t depth);
 
 // ---- the order of matches (order.ipp) ----
 
+/// A document a query matched: its ranking part, whether the query is its exact name, the
+/// clauses it matched and its score.
 struct Match {
   const si::RankingView* doc = nullptr;
   bool exact = false;
@@ -294,8 +301,9 @@ struct Match {
   double score = 0;
 };
 
+/// What a search is sorted by (`sort_field`), and in which direction (`sort_order`).
 enum class SortField { score, name, display_name, updated_at, up_votes };
-
+/// \copydoc SortField
 struct Order {
   SortField field = SortField::score;
   bool descending = true;
