@@ -117,9 +117,7 @@ catalog::Store open_store(std::string_view spec, bool create = false) {
   // What the store says of its own work (a conversion from an older key schema, the search
   // index built on open, a storage map grown) goes to standard error.
   catalog::StoreOptions options;
-  options.log = [](catalog::LogLevel level, std::string_view message) {
-    if (level >= catalog::LogLevel::info) std::cerr << "catalog-admin: " << message << '\n';
-  };
+  options.log = catalog_examples::stderr_log("catalog-admin");
   if (spec == "memory")
     throw Refusal{"memory: an in-memory store starts empty; name a store as lmdb:DIR or "
                   "postgresql:CONNINFO"};

@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
   if (auto status = catalog_examples::parse(app, argc, argv, [&] { options = flags.options(); }))
     return *status;
 
+  options.store.log = catalog_examples::stderr_log("catalog-replay");  // stdout is the answers'
   auto store = catalog_examples::open_store(std::move(options));
   if (!store) {
     // Keys, leeway or admin names the store refuses are bad options too.

@@ -584,9 +584,7 @@ int main(int argc, char** argv) {
   }
   // What the store says of its own work (a store converted or indexed on open, a map grown,
   // retries; slow operations with --slow-ms) goes to standard error.
-  options.store.log = [](catalog::LogLevel level, std::string_view message) {
-    if (level >= catalog::LogLevel::info) std::cerr << "catalog-serve: " << message << '\n';
-  };
+  options.store.log = catalog_examples::stderr_log("catalog-serve");
   if (slow_ms > 0) options.store.slow_operation = std::chrono::milliseconds(slow_ms);
   auto store = catalog_examples::open_store(std::move(options));
   if (!store) {

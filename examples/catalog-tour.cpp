@@ -156,6 +156,7 @@ CreateService service(std::string name, std::string type) {
 int run(catalog_examples::Options o) {
   if (!o.store_given) o.lmdb_dir = "catalog-data";
   o.store.admins.push_back("admin");  // created as an admin user on first open
+  o.store.log = catalog_examples::stderr_log("catalog-tour");
   const bool existed = o.lmdb_dir && std::filesystem::exists(*o.lmdb_dir);
   const auto where = o.lmdb_dir ? "./" + o.lmdb_dir->string() : catalog_examples::describe_store(o);
   const bool lmdb = o.lmdb_dir.has_value();

@@ -263,6 +263,15 @@ class StoreFlags {
 
 // Opens the store the options name. Errors: storage, and the keys, leeway or admin names the
 // store refuses (bad_request: report them as bad options, exit 2).
+// What every tool does with what the store says of its own work (a store converted or indexed
+// when opened, a map grown, retries, slow operations): each message at info level or above on
+// stderr, after the tool's name.
+inline catalog::LogSink stderr_log(std::string program) {
+  return [program = std::move(program)](catalog::LogLevel level, std::string_view message) {
+    if (level >= catalog::LogLevel::info) std::cerr << program << ": " << message << '\n';
+  };
+}
+
 inline catalog::Result<catalog::Store> open_store(Options options) {
 #ifdef CATALOG_EXAMPLES_POSTGRES
   if (options.postgres) {

@@ -214,6 +214,23 @@ if(NOT rc EQUAL 0 OR NOT stderr STREQUAL ""
   failed("--version: exit ${rc}, stdout '${stdout}', stderr '${stderr}'")
 endif()
 
+# A store written before search (the format fixture, loaded with mdb_load): indexed when opened,
+# and catalog-replay says so on stderr, its stdout left to the answers.
+set(fixtures "${SOURCE_DIR}/../fixtures")
+file(REMOVE_RECURSE "${WORK_DIR}/old")
+execute_process(COMMAND "${fixtures}/lmdb_store.sh" "${fixtures}/store_schema2.pairs" "${WORK_DIR}/old"
+  RESULT_VARIABLE rc ERROR_VARIABLE stderr)
+if(NOT rc EQUAL 0)
+  failed("mdb_load could not write the fixture's store: ${stderr}")
+else()
+  execute_process(COMMAND "${REPLAY}" --store "lmdb:${WORK_DIR}/old" INPUT_FILE /dev/null
+    OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT stdout STREQUAL ""
+     OR NOT stderr MATCHES "^catalog-replay: building the search index \\(version [0-9]+\\)[^\n]*\ncatalog-replay: built the search index: [1-9][0-9]* entities\n$")
+    failed("a store written before search: exit ${rc}, stdout '${stdout}', stderr '${stderr}'")
+  endif()
+endif()
+
 get_property(failures GLOBAL PROPERTY replay_failures)
 if(failures)
   list(LENGTH failures count)
