@@ -89,7 +89,7 @@ struct CATALOG_LOCAL Store::Impl {
 
   /// write() and read() for one transaction of an operation that takes several (opening a
   /// store, a reindex): not counted on its own. The operation is counted once, as a whole, by
-  /// `finished`.
+  /// `counted`.
   template <class F>
   auto write_step(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
     return run_typed(std::nullopt, storage::Mode::read_write, fn);
@@ -98,6 +98,16 @@ struct CATALOG_LOCAL Store::Impl {
   template <class F>
   auto read_step(F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
     return run_typed(std::nullopt, storage::Mode::read_only, fn);
+  }
+
+  /// Runs `steps`, an operation of several transactions made of write_step and read_step, and
+  /// counts it once as `op`, timed as a whole, with its outcome.
+  template <class F>
+  auto counted(StoreOperation op, F&& steps) -> decltype(steps()) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = steps();
+    finished(op, start, result ? nullptr : &result.error());
+    return result;
   }
 
   /// The work of opening a store (Store::open), in steps: converts an older key schema,

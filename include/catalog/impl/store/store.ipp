@@ -191,10 +191,8 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
     if (!verifier) return verifier.error();
     o.authenticator = std::make_shared<JwtAuthenticator>(std::move(*verifier));
   }
-  // The work of opening is one maintain operation, counted once, with its outcome.
-  const auto start = std::chrono::steady_clock::now();
-  auto prepared = impl->prepare();
-  impl->finished(StoreOperation::maintain, start, prepared ? nullptr : &prepared.error());
+  // The work of opening is one maintain operation.
+  auto prepared = impl->counted(StoreOperation::maintain, [&] { return impl->prepare(); });
   if (!prepared) return prepared.error();
   return Store(std::move(impl));
 }

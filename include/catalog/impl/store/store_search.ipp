@@ -361,10 +361,7 @@ Result<std::uint64_t> Store::reindex(const Principal& who, std::size_t batch) {
   if (!who.is_admin)
     return impl_->failed(StoreOperation::reindex,
                          Error(Errc::forbidden, "Only an admin may rebuild the search index"));
-  const auto start = std::chrono::steady_clock::now();
-  auto indexed = impl_->reindex(batch, true);
-  impl_->finished(StoreOperation::reindex, start, indexed ? nullptr : &indexed.error());
-  return indexed;
+  return impl_->counted(StoreOperation::reindex, [&] { return impl_->reindex(batch, true); });
 }
 
 Result<std::uint64_t> Store::Impl::reindex(std::size_t batch, bool from_scratch) {
