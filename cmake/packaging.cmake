@@ -3,7 +3,8 @@
 #   libcatalog<soversion>  runtime: libcatalog.so.N and, when built, libcatalog_rest and
 #                          libcatalog_postgres;
 #   libcatalog-dev         development: headers, .so links, CMake and pkg-config files, docs;
-#   catalog-tools          catalog-admin, catalog-serve, catalog-replay and their man pages.
+#   catalog-tools          catalog-admin, catalog-serve, catalog-replay, their man pages and
+#                          catalog-serve's systemd unit (docs/DEPLOY.md).
 # Dependencies are the Debian 12 packages of what the libraries link, written out rather than
 # computed by dpkg-shlibdeps, so packaging needs no dpkg-dev. tests/package/deb.cmake installs
 # them and builds a consumer against /usr.
@@ -51,6 +52,6 @@ set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME ${catalog_deb_tools})
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION database)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${catalog_deb_runtime} (= ${PROJECT_VERSION})")
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION
-  "Embeddable metadata catalog: tools\n catalog-admin (verify, backup, export, import, stats, events, reindex), catalog-serve (the REST API over HTTP) and catalog-replay.")
+  "Embeddable metadata catalog: tools\n catalog-admin (verify, backup, export, import, stats, events, reindex), catalog-serve (the REST API over HTTP, with a systemd unit) and catalog-replay.")
 
 include(CPack)

@@ -3,7 +3,8 @@
 #   2. `dpkg -i` installs the three into this machine (/usr);
 #   3. tests/package/consumer is built against /usr with find_package, and with pkg-config per
 #      library, and run; the installed tools answer --version from /usr/bin with the installed
-#      libcatalog; the man pages are there;
+#      libcatalog; the man pages are there; catalog-serve's systemd unit passes
+#      `systemd-analyze verify`;
 #   4. the packages are removed, whether the test passes or fails, and nothing of them is left.
 # Skipped (prints "package_deb: skipped") when not run as root or without dpkg.
 #
@@ -112,6 +113,26 @@ foreach(tool ${tools})
   endif()
 endforeach()
 
+# catalog-serve's systemd unit (docs/DEPLOY.md): installed where systemd reads a package's units,
+# with the page and the example options, and systemd finds nothing to say of it, the installed
+# /usr/bin/catalog-serve included.
+if(CATALOG_EXPECT_REST)
+  set(unit /usr/lib/systemd/system/catalog-serve.service)
+  foreach(file ${unit} /usr/share/doc/catalog-tools/DEPLOY.md
+               /usr/share/doc/catalog-tools/examples/catalog-serve.default)
+    if(NOT EXISTS ${file})
+      fail("the packages did not install ${file}")
+    endif()
+  endforeach()
+  find_program(SYSTEMD_ANALYZE systemd-analyze)
+  if(SYSTEMD_ANALYZE)
+    step("systemd-analyze verify ${unit}" ${SYSTEMD_ANALYZE} verify --man=no ${unit})
+    if(NOT step_output STREQUAL "")
+      fail("systemd-analyze verify ${unit} says:\n${step_output}")
+    endif()
+  endif()
+endif()
+
 set(make_args)
 if(MAKE_PROGRAM)
   set(make_args -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
@@ -147,7 +168,8 @@ endforeach()
 
 # 4. Remove them.
 step("dpkg --purge" ${DPKG} --purge ${packages})
-foreach(file /usr/include/catalog /usr/bin/catalog-admin /usr/lib/libcatalog.so.${CATALOG_SOVERSION})
+foreach(file /usr/include/catalog /usr/bin/catalog-admin /usr/lib/libcatalog.so.${CATALOG_SOVERSION}
+             /usr/lib/systemd/system/catalog-serve.service)
   if(EXISTS ${file})
     fail("${file} is still there after dpkg --purge")
   endif()
