@@ -190,6 +190,56 @@ TEST_CASE_METHOD(SearchFixture, "bad search input is 400 and changes nothing", "
   CHECK(test::dump(store) == before);
 }
 
+TEST_CASE_METHOD(SearchFixture,
+                 "search input that is not text, a bad search_after id, and bool filters 8 deep",
+                 "[rest][search]") {
+  const auto before = test::dump(store);
+  // Bytes that are not UTF-8 in q or value are 400, never echoed back (docs/SEMANTICS.md §15).
+  for (const std::string q : {"%ff", "%c3", "a%ff%fe", "%ed%a0%80"}) {
+    INFO(q);
+    require_error(call("GET", "/v1/search/query?q=" + q), 400, "BAD_REQUEST",
+                  "Invalid parameter q: not UTF-8");
+    require_error(call("GET", "/v1/search/suggest?q=" + q), 400, "BAD_REQUEST",
+                  "Invalid parameter q: not UTF-8");
+    require_error(call("GET", "/v1/search/aggregate?field=status&q=" + q), 400, "BAD_REQUEST",
+                  "Invalid parameter q: not UTF-8");
+    require_error(call("GET", "/v1/search/aggregate?field=status&value=" + q), 400,
+                  "BAD_REQUEST", "Invalid parameter value: not UTF-8");
+  }
+  // search_after: the id a hit's sort values end with, the number of values, their types.
+  require_error(call("GET", "/v1/search/query?q=churn&search_after=" +
+                                encoded(R"([1,1,2,"a","not-a-uuid"])")),
+                400, "BAD_REQUEST", "Invalid parameter search_after: the last value is not an id");
+  require_error(call("GET", "/v1/search/query?sort_field=updatedAt&search_after=" +
+                                encoded(R"([1,"zzz"])")),
+                400, "BAD_REQUEST", "the last value is not an id");
+  require_error(call("GET", "/v1/search/query?sort_field=updatedAt&search_after=" +
+                                encoded(R"(["abc","00000000-0000-0000-0000-000000000000"])")),
+                400, "BAD_REQUEST", "Invalid parameter search_after: value 1 must be a number");
+  require_error(call("GET", "/v1/search/query?q=churn&search_after=" + encoded(R"([1,2])")), 400,
+                "BAD_REQUEST", "a hit of this sort has 5 sort values, not 2");
+  CHECK(test::dump(store) == before);
+
+  // A hit's own sort values continue after it.
+  auto first = ok("GET", "/v1/search/query?q=churn&size=1");
+  auto after = first.at("hits").at("hits").at(0).at("sort");
+  auto next = ok("GET", "/v1/search/query?q=churn&size=1&search_after=" +
+                            encoded(catalog::json::serialize(after)));
+  CHECK(next.at("hits").at("hits").at(0).at("_id") != first.at("hits").at("hits").at(0).at("_id"));
+
+  // query_filter: bools nest up to 8 deep (docs/SEMANTICS.md §16); the term inside is a leaf.
+  auto nested = [](int bools) {
+    std::string f = R"({"term":{"entityType":"glossary"}})";
+    for (int i = 0; i < bools; ++i) f = R"({"bool":{"must":[)" + f + "]}}";
+    return encoded(R"({"query":)" + f.substr(0) + "}");
+  };
+  auto eight = ok("GET", "/v1/search/query?q=*&query_filter=" + nested(8));
+  CHECK(eight.at("hits").at("total").at("value") == 1);
+  CHECK(eight.at("hits").at("hits").at(0).at("_source").at("name") == "biz");
+  require_error(call("GET", "/v1/search/query?q=*&query_filter=" + nested(9)), 400, "BAD_REQUEST",
+                "Invalid parameter query_filter: nested deeper than 8");
+}
+
 TEST_CASE_METHOD(SearchFixture, "odd query strings are plain words: 200", "[rest][search]") {
   const std::vector<std::string> odd = {"\"unbalanced",
                                         "unbalanced\"",

@@ -461,6 +461,46 @@ TEMPLATE_TEST_CASE("highlights: each matching word wrapped, stems where fields a
   CHECK(purchases["synonyms"] == std::vector<std::string>{on + "purchases" + off});
 }
 
+TEST_CASE("highlights of Han, Kana and Hangul: the matched pairs wrapped, a description cut "
+          "between characters",
+          "[search]") {
+  test::MemoryFixture f;
+  Catalog c{f.store};
+  std::string description;
+  for (int i = 0; i < 20; ++i) description += "顧客の購買履歴に基づいて";
+  description += "解約";
+  for (int i = 0; i < 20; ++i) description += "を予測するモデルです";
+  c.make(Kind::glossary, R"({"name":"g","description":"glossary"})");
+  c.make(Kind::glossary_term, R"({"glossary":"g","name":"数据模型","description":")" +
+                                  description + R"("})");
+  auto lit = [&](std::string q) {
+    SearchRequest r;
+    r.q = std::move(q);
+    auto found = c.s.search(c.admin, r);
+    REQUIRE(found.has_value());
+    REQUIRE(found->hits.size() == 1);
+    return std::map<std::string, std::vector<std::string>>(found->hits[0].highlight.begin(),
+                                                           found->hits[0].highlight.end());
+  };
+  const std::string on = R"(<span class="text-highlighter">)", off = "</span>";
+  // A name: only the characters of the matched pair.
+  CHECK(lit("据模")["name"] == std::vector<std::string>{"数" + on + "据模" + off + "型"});
+  CHECK(lit("数据模型")["name"] == std::vector<std::string>{on + "数据模型" + off});
+  // A description of 442 characters without a space: 150 of them, 50 before the match.
+  auto cut = lit("解約");
+  REQUIRE(cut["description"].size() == 1);
+  const auto& fragment = cut["description"][0];
+  const auto at = fragment.find(on + "解約" + off);
+  REQUIRE(at != std::string::npos);
+  CHECK(fragment.find(on, at + 1) == std::string::npos);
+  auto characters = [](std::string_view s) {
+    return std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; });
+  };
+  CHECK(characters(fragment.substr(0, at)) == 50);
+  CHECK(characters(fragment) - characters(on) - characters(off) == 150);
+  CHECK(description.find(fragment.substr(0, at) + "解約") != std::string::npos);
+}
+
 TEMPLATE_TEST_CASE("query syntax: phrases, prefixes, required and excluded words, fields, FQN "
                    "parts, odd strings read as words",
                    "[search]", CATALOG_STORE_FIXTURES) {

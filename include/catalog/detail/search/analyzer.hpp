@@ -23,6 +23,7 @@
 // utf8proc and libstemmer stay out of this header: a host including catalog headers needs
 // neither.
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -60,6 +61,10 @@ bool has_phrase(std::string_view text, std::span<const std::string> phrase);
 /// `text` normalized as words are (NFKC, marks removed, case folded) but not split: what exact
 /// name matches and typeahead prefixes compare. Bytes that are not UTF-8 become spaces.
 std::string fold(std::string_view text);
+
+/// The length in bytes of the character `text` starts with when it is Han, Kana or Hangul (a
+/// character words() pairs), else 0 (another character, bytes that are not UTF-8, no text).
+std::size_t cjk_character(std::string_view text);
 
 /// The English Snowball stem of a folded word (`orders` is `order`, `running` is `run`); a word
 /// the stemmer does not change is returned as it is. Thread-safe.

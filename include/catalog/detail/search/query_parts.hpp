@@ -185,7 +185,11 @@ struct Query {
 };
 
 /// The clauses of query text `q` (query_parse.ipp). Never fails for its syntax, only for its
-/// size (docs/SEMANTICS.md §16 "Query `q`"). Errors: bad_request.
+/// size or bytes that are not UTF-8 (docs/SEMANTICS.md §16 "Query `q`"). Errors: bad_request.
+/// `q` of a search, typeahead or aggregate is text: at most max_query_bytes of UTF-8
+/// (invalid_parameter else).
+Result<void> check_query_text(std::string_view q);
+
 Result<Query> parse(std::string_view q);
 
 /// The words of a clause whose postings evaluation reads (query_parse.ipp).

@@ -222,6 +222,14 @@ std::vector<Word> ascii_words(std::string_view text) {
 
 }  // namespace
 
+std::size_t cjk_character(std::string_view text) {
+  if (text.empty() || static_cast<unsigned char>(text[0]) < 0x80) return 0;
+  utf8proc_int32_t cp = 0;
+  const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                  static_cast<utf8proc_ssize_t>(text.size()), &cp);
+  return n > 0 && is_cjk(cp) ? static_cast<std::size_t>(n) : 0;
+}
+
 std::string fold(std::string_view text) {
   return mapped(mapped(valid_text(text), normalize), case_fold);
 }

@@ -137,15 +137,16 @@ bool matches(const SearchFilter& f, const si::RankingView& d, const si::FacetVie
 }
 
 Result<void> check_filter(const SearchFilter& f, std::size_t depth) {
-  if (depth > max_filter_depth)
-    return fail(Errc::invalid_parameter, "Invalid parameter query_filter: nested deeper than " +
-                                             std::to_string(max_filter_depth));
   if (f.term) {
     if (!value_field(f.term->field))
       return fail(Errc::invalid_parameter,
                   "Invalid parameter query_filter: unsupported field " + f.term->field);
     return {};
   }
+  // Bools nest up to max_filter_depth deep; a term is a leaf, not a level.
+  if (depth > max_filter_depth)
+    return fail(Errc::invalid_parameter, "Invalid parameter query_filter: nested deeper than " +
+                                             std::to_string(max_filter_depth));
   for (const auto* all : {&f.must, &f.should, &f.must_not, &f.filter})
     for (const auto& c : *all)
       if (auto r = check_filter(c, depth + 1); !r) return r;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace catalog::engine::search_query {
 
@@ -56,16 +57,72 @@ bool run_lit(std::string_view run, const std::set<std::string>& words, bool stem
   return false;
 }
 
-/// Calls `f(start, run, lit)` for each run of `text`: the runs of letters and digits and the
-/// runs of other bytes between them (never lit), in order; stops where `f` returns false.
+/// Whether byte `at` of `text` continues a character begun before it.
+bool continuation(std::string_view text, std::size_t at) {
+  return (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80;
+}
+
+/// Calls `f(start, run, lit)` for each run of a run of Han, Kana or Hangul characters (`run`,
+/// at `start` of the text): the characters of the pairs (or the one character) that are
+/// highlighted words, lit, and the others between them, as words() pairs such a run.
+template <class F>
+bool each_cjk_run(std::string_view run, std::size_t start, const std::set<std::string>& words,
+                  F& f) {
+  std::vector<std::size_t> at;  // where each character starts, then the run's end
+  for (std::size_t i = 0; i < run.size();) {
+    at.push_back(i);
+    i += std::max<std::size_t>(1, search::cjk_character(run.substr(i)));
+  }
+  at.push_back(run.size());
+  const std::size_t n = at.size() - 1;
+  std::vector<bool> lit(n, false);
+  if (words.count(search::fold(run)) > 0) lit.assign(n, true);
+  for (std::size_t k = 0; k + 1 < n; ++k)
+    if (words.count(search::fold(run.substr(at[k], at[k + 2] - at[k]))) > 0)
+      lit[k] = lit[k + 1] = true;
+  for (std::size_t k = 0; k < n;) {
+    std::size_t e = k + 1;
+    while (e < n && lit[e] == lit[k]) ++e;
+    if (!f(start + at[k], run.substr(at[k], at[e] - at[k]), bool(lit[k]))) return false;
+    k = e;
+  }
+  return true;
+}
+
+/// Calls `f(start, run, lit)` for each run of `text`: the runs of letters and digits, split
+/// where Han, Kana or Hangul begin or end (words() splits there too; such a run is lit by its
+/// pairs), and the runs of other bytes between them (never lit), in order; stops where `f`
+/// returns false.
 template <class F>
 void each_run(std::string_view text, const std::set<std::string>& words, bool stems, F&& f) {
   for (std::size_t i = 0; i < text.size();) {
     const bool word = word_byte(static_cast<unsigned char>(text[i]));
     std::size_t e = i + 1;
     while (e < text.size() && word_byte(static_cast<unsigned char>(text[e])) == word) ++e;
-    const auto run = text.substr(i, e - i);
-    if (!f(i, run, word && run_lit(run, words, stems))) return;
+    if (!word) {
+      if (!f(i, text.substr(i, e - i), false)) return;
+      i = e;
+      continue;
+    }
+    for (std::size_t j = i; j < e;) {
+      const bool cjk = search::cjk_character(text.substr(j, e - j)) > 0;
+      std::size_t k = j;
+      if (cjk) {
+        while (k < e) {
+          const auto length = search::cjk_character(text.substr(k, e - k));
+          if (length == 0) break;
+          k += length;
+        }
+        if (!each_cjk_run(text.substr(j, k - j), j, words, f)) return;
+      } else {
+        ++k;
+        while (k < e && (continuation(text, k) || search::cjk_character(text.substr(k, e - k)) == 0))
+          ++k;
+        const auto run = text.substr(j, k - j);
+        if (!f(j, run, run_lit(run, words, stems))) return;
+      }
+      j = k;
+    }
     i = e;
   }
 }
@@ -100,23 +157,37 @@ std::optional<std::size_t> first_lit(std::string_view text, const std::set<std::
   return first;
 }
 
-/// About 150 characters of a description around its first match.
+/// Whether cutting `text` before byte `at` would split a word: the bytes on both sides are of
+/// letters or digits, and not the boundary of a Han, Kana or Hangul character (which a run of
+/// them may be cut at, as words() pairs it).
+bool splits_word(std::string_view text, std::size_t at) {
+  if (at == 0 || at >= text.size()) return false;
+  if (!word_byte(static_cast<unsigned char>(text[at - 1])) ||
+      !word_byte(static_cast<unsigned char>(text[at])))
+    return false;
+  if (continuation(text, at)) return true;
+  if (search::cjk_character(text.substr(at)) > 0) return false;
+  std::size_t lead = at - 1;
+  while (lead > 0 && continuation(text, lead)) --lead;
+  return search::cjk_character(text.substr(lead)) != at - lead;
+}
+
+/// About 150 characters of a description around its first match: from a third of that before
+/// it, whole words at both ends.
 std::string fragment(std::string_view text, const std::set<std::string>& words) {
   constexpr std::size_t width = 150;
   const auto lit = first_lit(text, words, true);
   if (!lit) return {};
-  const std::size_t first = *lit;
-  std::size_t start = first > width / 3 ? first - width / 3 : 0;
-  while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
-  std::size_t end = std::min(text.size(), start + width);
-  while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
-  // Whole words at both ends.
-  while (start > 0 && word_byte(static_cast<unsigned char>(text[start - 1])) &&
-         word_byte(static_cast<unsigned char>(text[start])))
-    ++start;
-  while (end < text.size() && word_byte(static_cast<unsigned char>(text[end])) && end > start &&
-         word_byte(static_cast<unsigned char>(text[end - 1])))
-    ++end;
+  std::size_t start = *lit;
+  for (std::size_t back = 0; back < width / 3 && start > 0; ++back)
+    do --start;
+    while (start > 0 && continuation(text, start));
+  std::size_t end = start;
+  for (std::size_t ahead = 0; ahead < width && end < text.size(); ++ahead)
+    do ++end;
+    while (end < text.size() && continuation(text, end));
+  while (start > 0 && splits_word(text, start)) ++start;
+  while (end < text.size() && end > start && splits_word(text, end)) ++end;
   return light(text.substr(start, end - start), words, true);
 }
 

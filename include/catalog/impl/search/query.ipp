@@ -11,6 +11,8 @@
 #include <catalog/detail/engine/references.hpp>
 #include <catalog/detail/engine/wire.hpp>
 #include <catalog/detail/search/analyzer.hpp>
+#include <catalog/detail/utf8.hpp>
+#include <catalog/uuid.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -756,25 +758,27 @@ Result<void> check(const SearchRequest& r) {
   if (r.filter)
     if (auto f = check_filter(*r.filter, 1); !f) return f.error();
   if (r.search_after) {
+    // A hit's sort values (order.ipp, sort_values): under _score, whether it matched the whole
+    // query, the words it matched, its score, its name and id; else the sort field and the id.
     const auto& after = *r.search_after;
-    const bool score = order->field == SortField::score;
-    const std::size_t n = score ? 5 : 2;
-    bool ok = after.size() == n;
-    auto is_number = [](const SortValue& v) { return !std::holds_alternative<std::string>(v); };
-    auto is_text = [](const SortValue& v) { return std::holds_alternative<std::string>(v); };
-    if (ok && score)
-      ok = is_number(after[0]) && is_number(after[1]) && is_number(after[2]) && is_text(after[3]) &&
-           is_text(after[4]);
-    else if (ok)
-      ok = (order->field == SortField::name || order->field == SortField::display_name
-                ? is_text(after[0])
-                : is_number(after[0])) &&
-           is_text(after[1]);
-    if (!ok)
+    std::vector<bool> text{true, true};  // whether each value is text, else a number
+    if (order->field == SortField::score)
+      text = {false, false, false, true, true};
+    else if (order->field != SortField::name && order->field != SortField::display_name)
+      text[0] = false;
+    if (after.size() != text.size())
       return fail(Errc::invalid_parameter,
-                  "Invalid parameter search_after: expected the sort values of a hit of this "
-                  "sort (" +
-                      std::to_string(n) + " values)");
+                  "Invalid parameter search_after: a hit of this sort has " +
+                      std::to_string(text.size()) + " sort values, not " +
+                      std::to_string(after.size()));
+    for (std::size_t k = 0; k < text.size(); ++k)
+      if (std::holds_alternative<std::string>(after[k]) != text[k])
+        return fail(Errc::invalid_parameter, "Invalid parameter search_after: value " +
+                                                 std::to_string(k + 1) + " must be " +
+                                                 (text[k] ? "a string" : "a number"));
+    if (!parse_uuid(std::get<std::string>(after.back())))
+      return fail(Errc::invalid_parameter,
+                  "Invalid parameter search_after: the last value is not an id");
   }
   return {};
 }
@@ -851,6 +855,8 @@ Result<Facet> aggregate(Tx& tx, const Principal& who, const AggregateRequest& re
   if (request.size < 0 || request.size > static_cast<std::int64_t>(max_buckets))
     return fail(Errc::invalid_parameter,
                 "Invalid parameter size: must be between 0 and " + std::to_string(max_buckets));
+  if (!detail::valid_utf8(request.value))
+    return fail(Errc::invalid_parameter, "Invalid parameter value: not UTF-8");
   Evaluator ev(tx, who);
   auto found = ev.run(request.q, *kinds, request.deleted, std::nullopt, nullptr);
   if (!found) return found.error();

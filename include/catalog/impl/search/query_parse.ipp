@@ -7,6 +7,7 @@
 #include <catalog/detail/search/query_parts.hpp>
 
 #include <catalog/detail/search/analyzer.hpp>
+#include <catalog/detail/utf8.hpp>
 #include <cctype>
 #include <optional>
 #include <string>
@@ -128,11 +129,18 @@ void add_phrase(Query& query, std::string_view text, std::optional<Field> field,
 
 }  // namespace
 
-/// docs/SEMANTICS.md §16 "Query `q`": never fails for its syntax, only for its size.
-Result<Query> parse(std::string_view q) {
+Result<void> check_query_text(std::string_view q) {
   if (q.size() > max_query_bytes)
     return fail(Errc::invalid_parameter,
                 "Invalid parameter q: longer than " + std::to_string(max_query_bytes) + " bytes");
+  if (!detail::valid_utf8(q)) return fail(Errc::invalid_parameter, "Invalid parameter q: not UTF-8");
+  return {};
+}
+
+/// docs/SEMANTICS.md §16 "Query `q`": never fails for its syntax, only for its size (or bytes
+/// that are not text).
+Result<Query> parse(std::string_view q) {
+  if (auto text = check_query_text(q); !text) return text.error();
   if (count_words(q) > max_query_words)
     return fail(Errc::invalid_parameter,
                 "Invalid parameter q: more than " + std::to_string(max_query_words) + " words");

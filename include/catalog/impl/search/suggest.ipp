@@ -22,9 +22,7 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
   if (size < 0 || size > max_suggest)
     return fail(Errc::invalid_parameter,
                 "Invalid parameter size: must be between 0 and " + std::to_string(max_suggest));
-  if (q.size() > max_query_bytes)
-    return fail(Errc::invalid_parameter,
-                "Invalid parameter q: longer than " + std::to_string(max_query_bytes) + " bytes");
+  if (auto text = check_query_text(q); !text) return text.error();
   std::vector<Suggested> out;
   const auto folded = search::fold(q);
   if (folded.empty() || size == 0) return out;
