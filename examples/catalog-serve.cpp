@@ -86,11 +86,18 @@ std::string endpoint_text(const tcp::endpoint& e) {
   return address + ":" + std::to_string(e.port());
 }
 
-// A Beast request as the plain data Api takes.
-rest::Request to_rest(http::request<http::string_body>&& req) {
-  rest::Request r{str(req.method_string()), str(req.target()), {}, std::move(req.body())};
+// The request line and headers of `req`, without its body, as the plain data Api takes.
+rest::Request head_of(const http::request<http::string_body>& req) {
+  rest::Request r{str(req.method_string()), str(req.target()), {}, {}};
   for (const auto& field : req)
     r.headers.emplace_back(str(field.name_string()), str(field.value()));
+  return r;
+}
+
+// A Beast request as the plain data Api takes.
+rest::Request to_rest(http::request<http::string_body>&& req) {
+  auto r = head_of(req);
+  r.body = std::move(req.body());
   return r;
 }
 
@@ -232,6 +239,14 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     if (length && *length > body_limit_)
       return respond(bad_request("Request body exceeds " + std::to_string(body_limit_) + " bytes"),
                      false);
+    // A body is read only for a client with a valid token: the Api's 401 comes first anyway
+    // (docs/SEMANTICS.md §14), and without this a client with no token could make the server
+    // hold a body up to the limit on every connection it opens. The body is left unread, so
+    // the connection closes after the answer.
+    if (parser_->chunked() || length.value_or(0) > 0)
+      if (auto head = head_of(parser_->get()); !catalog_examples::own_path(head.target))
+        if (auto refused = host_.api.refuse_unauthenticated(head))
+        return respond(std::move(*refused), false);
     if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
       // curl sends `Expect: 100-continue` before a large body and waits for this answer.
       auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);

@@ -235,12 +235,18 @@ inline catalog::rest::Response error_response(int status, std::string_view type,
 // 200 `{"status":"ok"}` for anyone, and GET /metrics for admins (bearer token, as the Api
 // authenticates: 401 without a valid one, 403 for a user who is not an admin). Other requests:
 // nullopt, for the Api.
+// Whether `target` is a path of the server's own routes, /healthz or /metrics.
+inline bool own_path(std::string_view target) {
+  const auto path = target.substr(0, target.find('?'));
+  return path == "/healthz" || path == "/metrics";
+}
+
 inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Request& request,
                                                         catalog::Store& store,
                                                         const ServerCounters& counters) {
+  if (!own_path(request.target)) return std::nullopt;
   std::string_view path = request.target;
   path = path.substr(0, path.find('?'));
-  if (path != "/healthz" && path != "/metrics") return std::nullopt;
   catalog::rest::Response r;
   auto error = [](int status, std::string_view type, const std::string& message) {
     return error_response(status, type, message);

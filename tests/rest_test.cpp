@@ -42,6 +42,33 @@ TEST_CASE("each error kind is answered with its status", "[rest]") {
   CHECK(catalog::rest::http_status(ErrorKind::internal) == 500);
 }
 
+TEST_CASE_METHOD(Fixture, "refuse_unauthenticated: handle's 401 from the headers alone, before "
+                          "a body") {
+  const std::string body = R"({"name":"g","description":"d"})";
+  for (auto value : {"", "Basic YWRtaW46YWRtaW4=", "Bearer not-a-token"}) {
+    INFO(value);
+    Request head{"POST", "/v1/glossaries", {{"Content-Type", "application/json"}}, ""};
+    if (*value) head.headers.emplace_back("Authorization", value);
+    auto refused = api.refuse_unauthenticated(head);
+    REQUIRE(refused.has_value());
+    require_error(*refused, 401, "UNAUTHORIZED");
+    auto whole = head;
+    whole.body = body;
+    const auto answered = api.handle(whole);
+    CHECK(refused->body == answered.body);
+    CHECK(refused->headers == answered.headers);
+  }
+  // A valid token: nothing to refuse, and nothing done (the body is not there yet).
+  Request head{"POST", "/v1/glossaries", {{"Authorization", "Bearer " + admin}}, ""};
+  const auto before = test::dump(store);
+  CHECK_FALSE(api.refuse_unauthenticated(head).has_value());
+  CHECK(test::dump(store) == before);
+  // Whatever the path: the Api's 401 comes before its 404.
+  head = Request{"PUT", "/nowhere", {}, ""};
+  REQUIRE(api.refuse_unauthenticated(head).has_value());
+  CHECK(api.refuse_unauthenticated(head)->status == 401);
+}
+
 TEST_CASE_METHOD(Fixture, "401 comes first, whatever the request asks") {
   SECTION("no header, other schemes, malformed tokens") {
     for (auto value :

@@ -27,13 +27,17 @@ std::string shown(std::string_view target) {
   return target.size() <= max ? std::string(target) : std::string(target.substr(0, max)) + "...";
 }
 
+// 1. 401: a valid bearer token of a live user.
+Result<Principal> authenticated(Store& store, const Request& request) {
+  auto token = detail::bearer_token(request);
+  if (!token) return token.error();
+  return store.authenticate(*token);
+}
+
 Response handle_request(Store& store, const ApiOptions& options, const Request& request) {
   using namespace detail;
 
-  // 1. 401: a valid bearer token of a live user.
-  auto token = bearer_token(request);
-  if (!token) return error_response(token.error());
-  auto who = store.authenticate(*token);
+  auto who = authenticated(store, request);
   if (!who) return error_response(who.error());
 
   // The target must be origin-form (absolute path, optional query); Boost.URL decides.
@@ -70,25 +74,43 @@ Response handle_request(Store& store, const ApiOptions& options, const Request& 
 
 Api::Api(Store& store, ApiOptions options) : store_(&store), options_(options) {}
 
+namespace {
+
+// The last resort of every answer: a 500 in the error shape, or a bare 500 when even that cannot
+// be made (out of memory: it needs no allocation).
+Response internal_error(const std::exception* e) noexcept {
+  try {
+    return detail::error_response(Error(
+        Errc::internal, e ? std::string("Internal error: ") + e->what() : "Internal error"));
+  } catch (...) {
+  }
+  Response bare;
+  bare.status = 500;
+  return bare;
+}
+
+}  // namespace
+
 Response Api::handle(const Request& request) const noexcept {
   try {
     return handle_request(*store_, options_, request);
   } catch (const std::exception& e) {
-    try {
-      return detail::error_response(
-          Error(Errc::internal, std::string("Internal error: ") + e.what()));
-    } catch (...) {
-    }
+    return internal_error(&e);
   } catch (...) {
-    try {
-      return detail::error_response(Error(Errc::internal, "Internal error"));
-    } catch (...) {
-    }
+    return internal_error(nullptr);
   }
-  // Out of memory even for the error body: a bare 500 needs no allocation.
-  Response bare;
-  bare.status = 500;
-  return bare;
+}
+
+std::optional<Response> Api::refuse_unauthenticated(const Request& request) const noexcept {
+  try {
+    auto who = authenticated(*store_, request);
+    if (who) return std::nullopt;
+    return detail::error_response(who.error());
+  } catch (const std::exception& e) {
+    return internal_error(&e);
+  } catch (...) {
+    return internal_error(nullptr);
+  }
 }
 
 }  // namespace catalog::rest

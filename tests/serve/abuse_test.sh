@@ -9,6 +9,9 @@
 #    complete second request (an admin's POST that creates a glossary) where its body would be.
 #    The answer must be exactly one 400 in the catalog's error shape, the server must close the
 #    connection, and the smuggled glossary must not exist. A plain chunked request still works.
+#    A request that announces a body but has no valid token is answered 401 before any of the
+#    body is read (no 100 Continue either), and the connection closed: a client without a
+#    token cannot make the server hold bodies.
 # 2. Out of file descriptors: catalog-serve runs with `ulimit -n 64` while this script holds 100
 #    idle connections, so accept fails with EMFILE. Over 2 s of that its CPU time (from
 #    /proc/<pid>/stat) must stay under 20% of the wall time (a spin on accept uses a whole
@@ -157,6 +160,36 @@ head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 201 ' || fail "a chunked create was n
 [[ $RAW_STATUS -eq 124 ]] || fail "the connection closed after a well-formed chunked request"
 rm -f "$TMP/raw"
 [[ $(status /v1/glossaries/name/Chunked) == 200 ]] || fail "the chunked create left no glossary"
+
+step "a body is read only for a valid token: 401 at once, the body left unsent, and a close"
+# headers_only <authorization header line or empty> <extra header line or empty>: a POST that
+# announces a body of 8,000,000 bytes and sends none of it.
+headers_only() {
+  {
+    printf 'POST /v1/glossaries HTTP/1.1\r\nHost: 127.0.0.1\r\n'
+    [[ -n $1 ]] && printf '%s\r\n' "$1"
+    [[ -n $2 ]] && printf '%s\r\n' "$2"
+    printf 'Content-Type: application/json\r\nContent-Length: 8000000\r\n\r\n'
+  } >"$TMP/request"
+}
+for auth in "" "Authorization: Bearer not-a-token" "Authorization: Basic YTpi"; do
+  for expect in "" "Expect: 100-continue"; do
+    headers_only "$auth" "$expect"
+    raw 5
+    head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 401 ' ||
+      fail "'$auth' '$expect' with the body unsent: not answered 401 (the server waits for the body, or said 100 Continue)"
+    grep -qF '{"code":401,"errorType":"UNAUTHORIZED","message":"' "$TMP/raw" ||
+      fail "'$auth' '$expect': the 401 is not in the catalog's error shape"
+    [[ $RAW_STATUS -eq 0 ]] || fail "'$auth' '$expect': the connection was not closed after the 401"
+    rm -f "$TMP/raw"
+  done
+done
+# With a valid token the server waits for the body, as before (Expect: 100-continue: 100 first).
+headers_only "Authorization: Bearer $ADMIN" "Expect: 100-continue"
+raw 1
+[[ $RAW_STATUS -eq 124 ]] || fail "with a valid token the server did not wait for the body"
+head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 100 ' || fail "with a valid token, no 100 Continue"
+rm -f "$TMP/raw"
 
 # ---- 2. out of file descriptors ----
 

@@ -9,6 +9,7 @@
 #include <catalog/store.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +70,13 @@ class CATALOG_DECL Api {
   /// then whatever the Store answers (400, 403, 404, 409); 500 INTERNAL_ERROR (storage failures,
   /// and as a last resort for anything unexpected).
   Response handle(const Request& request) const noexcept;
+
+  /// The answer `handle` gives `request` for its credentials alone: the 401 when it carries no
+  /// valid bearer token of a live user, else nullopt. Reads only the headers, so a host may call
+  /// it as soon as they are in, before it reads a body: a client without a valid token then
+  /// cannot make the host take in (and hold) a body up to the body limit. `handle` checks the
+  /// token again. Never throws (an unexpected failure is a 500 response).
+  std::optional<Response> refuse_unauthenticated(const Request& request) const noexcept;
 
  private:
   Store* store_;
