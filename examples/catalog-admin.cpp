@@ -25,9 +25,9 @@
 //
 // Exit status: 0 done; 1 problems: verify (or backup's check) found some, or import refused its
 // input or a store that is not empty; 2 a bad command line, a store that cannot be opened, or
-// work that could not finish (the message goes to stderr); 3 verify cannot read the store: it
-// is corrupt (it does not open, a read fails, or reading it crashed the check, which runs in a
-// child process so that the command itself survives any file content).
+// work that could not finish (the message goes to stderr); 3 the store cannot be read: it is
+// corrupt (it does not open, a read fails, or reading it crashed the command, which runs in a
+// child process so that catalog-admin itself survives any file content).
 
 #include <catalog/admin.hpp>
 #include <catalog/json.hpp>
@@ -77,7 +77,7 @@ namespace fs = std::filesystem;
 constexpr int exit_ok = 0;
 constexpr int exit_problems = 1;
 constexpr int exit_usage = 2;
-constexpr int exit_corrupt = 3;  // verify: the store cannot be read (corrupt)
+constexpr int exit_corrupt = 3;  // the store cannot be read (corrupt)
 
 // A command line that cannot be carried out: the message goes to stderr (with the usage when
 // the command line itself is wrong), the status is 2 unless said otherwise.
@@ -286,34 +286,55 @@ const char* signal_name(int sig) {
 }
 
 // LMDB keeps no checksums: a damaged page can send its reader outside the map or into one of
-// its assertions. So the check runs in a child process, which tells its outcome through a pipe
-// before it exits; a child that ends without telling, by a fault signal or any other way (a
-// sanitizer's report), was brought down by what it read: the store is corrupt (exit 3). A
-// child killed from outside (SIGKILL, SIGTERM, SIGPIPE) is that, not corruption (exit 2).
-int verify(const Invocation& args) {
+// its assertions. So every command that reads a store runs in a child process, which tells its
+// outcome through a pipe before it exits; a child that ends without telling, by a fault signal
+// or any other way (a sanitizer's report), was brought down by what it read: the store is
+// corrupt (exit 3). A child killed from outside (SIGKILL, SIGTERM, SIGINT, SIGPIPE, SIGHUP) is
+// that, not corruption (exit 2). `corrupt_if_thrown`: an exception out of `here` came from what
+// it read (verify: a length from a damaged page, say), else it is reported as main reports one.
+// The child that guarded() waits for: SIGINT, SIGTERM and SIGHUP sent to catalog-admin alone
+// (`kill <pid>`, not a terminal's Ctrl-C, which reaches both) are passed on to it, so that
+// `events --follow` ends as it does when it runs in this process.
+volatile sig_atomic_t guarded_child = 0;
+
+extern "C" void pass_on_signal(int sig) {
+  if (guarded_child > 0) ::kill(static_cast<pid_t>(guarded_child), sig);
+}
+
+int guarded(const Invocation& args, int (*here)(const Invocation&), bool corrupt_if_thrown) {
+  auto run_here = [&] {
+    try {
+      return here(args);
+    } catch (const Refusal& r) {
+      // A store that could not be read because it is damaged is exit 3 whatever the command.
+      if (r.status == exit_usage && says_corrupt(r.message)) {
+        report(Refusal{"cannot read the store, it is corrupt: " + r.message, false, exit_corrupt});
+        return exit_corrupt;
+      }
+      report(r);
+      return r.status;
+    } catch (const std::exception& e) {
+      if (corrupt_if_thrown) {
+        std::cerr << "catalog-admin: cannot read the store, it is corrupt: " << e.what() << '\n';
+        return exit_corrupt;
+      }
+      std::cerr << "catalog-admin: " << e.what() << '\n';
+      return exit_usage;
+    }
+  };
   std::cout.flush();
   std::cerr.flush();
   int told[2];
-  if (::pipe(told) != 0) return verify_here(args.store);  // no pipe: check here
+  if (::pipe(told) != 0) return run_here();  // no pipe: run here
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(told[0]);
     ::close(told[1]);
-    return verify_here(args.store);  // no child to be had: check here
+    return run_here();  // no child to be had: run here
   }
   if (child == 0) {
     ::close(told[0]);
-    int status = exit_usage;
-    try {
-      status = verify_here(args.store);
-    } catch (const Refusal& r) {
-      report(r);
-      status = r.status;
-    } catch (const std::exception& e) {
-      // Thrown while reading (a length from a damaged page, say): what it read did it.
-      std::cerr << "catalog-admin: cannot read the store, it is corrupt: " << e.what() << '\n';
-      status = exit_corrupt;
-    }
+    const int status = run_here();
     std::cout.flush();
     std::cerr.flush();
     const char byte = static_cast<char>(status);
@@ -321,22 +342,33 @@ int verify(const Invocation& args) {
     ::_exit(status);
   }
   ::close(told[1]);
+  guarded_child = child;
+  struct sigaction pass {}, before[3];
+  pass.sa_handler = pass_on_signal;
+  sigemptyset(&pass.sa_mask);
+  const int passed[3] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; ++i) sigaction(passed[i], &pass, &before[i]);
   char byte = 0;
   ssize_t got = 0;
   while ((got = ::read(told[0], &byte, 1)) < 0 && errno == EINTR) {
   }
   ::close(told[0]);
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0)
-    if (errno != EINTR)
-      throw Refusal{std::string("cannot wait for the check: ") + std::strerror(errno)};
+  int waited = 0;
+  while ((waited = ::waitpid(child, &status, 0)) < 0 && errno == EINTR) {
+  }
+  const int wait_error = errno;
+  for (int i = 0; i < 3; ++i) sigaction(passed[i], &before[i], nullptr);
+  guarded_child = 0;
+  if (waited < 0)
+    throw Refusal{std::string("cannot wait for the command: ") + std::strerror(wait_error)};
   if (got == 1) return static_cast<unsigned char>(byte);
   std::string ended;
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     ended = std::string(signal_name(sig)) + " (" + std::to_string(sig) + ")";
     if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGPIPE || sig == SIGHUP)
-      throw Refusal{"the check of " + args.store + " was ended by " + ended};
+      throw Refusal{"reading " + args.store + " was ended by " + ended};
   } else {
     ended = "status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }
@@ -347,7 +379,11 @@ int verify(const Invocation& args) {
                 false, exit_corrupt};
 }
 
-int backup(const Invocation& args) {
+int verify(const Invocation& args) {
+  return guarded(args, [](const Invocation& a) { return verify_here(a.store); }, true);
+}
+
+int backup_here(const Invocation& args) {
   const fs::path dest(*args.second);
   {
     auto store = open_store(args.store);
@@ -371,7 +407,7 @@ int backup(const Invocation& args) {
   return exit_ok;
 }
 
-int reindex(const Invocation& args) {
+int reindex_here(const Invocation& args) {
   auto store = open_store(args.store);
   // The tool acts for whoever may run it on the store's files: as an admin.
   catalog::Principal tool{catalog::Uuid{}, "catalog-admin", true};
@@ -381,7 +417,7 @@ int reindex(const Invocation& args) {
   return exit_ok;
 }
 
-int export_(const Invocation& args) {
+int export_here(const Invocation& args) {
   auto store = open_store(args.store);
   std::ofstream file;
   std::ostream* out = &std::cout;
@@ -520,7 +556,7 @@ std::string mib(std::uint64_t bytes) {
   return o.str();
 }
 
-int stats(const Invocation& args) {
+int stats_here(const Invocation& args) {
   const bool json = args.json;
   auto store = open_store(args.store);
   auto s = admin::stats(store);
@@ -567,7 +603,7 @@ int stats(const Invocation& args) {
 std::atomic<bool> interrupted{false};
 extern "C" void on_interrupt(int) { interrupted.store(true); }
 
-int events(const Invocation& args) {
+int events_here(const Invocation& args) {
   const auto after = args.after;
   const bool follow = args.follow;
   auto store = open_store(args.store);
@@ -599,6 +635,14 @@ int events(const Invocation& args) {
   return exit_ok;
 }
 
+// The commands that read a store, each in a child process (guarded). Import reads a file into a
+// new store: what it reads cannot bring it down.
+int backup(const Invocation& args) { return guarded(args, backup_here, false); }
+int export_(const Invocation& args) { return guarded(args, export_here, false); }
+int stats(const Invocation& args) { return guarded(args, stats_here, false); }
+int reindex(const Invocation& args) { return guarded(args, reindex_here, false); }
+int events(const Invocation& args) { return guarded(args, events_here, false); }
+
 // The subcommands, in the order --help lists them.
 struct Command {
   const char* name;
@@ -626,7 +670,7 @@ constexpr const char* footer =
     "STORE is lmdb:DIR or postgresql:CONNINFO (schema \"catalog\" unless --postgres-schema, "
     "which may stand anywhere on the line). Progress goes to stderr when it is a terminal.\n"
     "Exit status: 0 done, 1 problems found or input refused, 2 bad usage or a store that cannot "
-    "be opened, 3 verify cannot read the store (corrupt).";
+    "be opened, 3 the store cannot be read (corrupt).";
 
 void report(const Refusal& r) {
   std::cerr << "catalog-admin: " << r.message << '\n';

@@ -1,6 +1,7 @@
 // `catalog-admin verify` survives any content of data.mdb. LMDB keeps no checksums, so a damaged
 // page can crash its reader; verify runs its check in a child process and reports such a crash
-// as corruption. Copies of a populated store get one flipped byte, or one page of garbage, at
+// as corruption. So do the other commands that read a store (stats, export, events, reindex,
+// backup), checked on fewer copies below. Copies of a populated store get one flipped byte, or one page of garbage, at
 // seeded places, and every run of verify must end with one of its documented exit statuses and
 // say something: 0 with "ok" (the damage missed what is read), 1 with the problems on stdout, 3
 // with "corrupt" on stderr. Never a signal.
@@ -14,10 +15,13 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <lmdb.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -45,8 +49,9 @@ struct Run {
   std::string out, err;
 };
 
-// Runs `catalog-admin verify lmdb:<dir>` with stdout and stderr in files beside `dir`.
-Run verify(const std::filesystem::path& admin, const std::filesystem::path& dir) {
+// Runs `catalog-admin <command> lmdb:<dir>` with stdout and stderr in files beside `dir`.
+Run admin_on(const std::filesystem::path& admin, const char* command,
+             const std::filesystem::path& dir) {
   const auto out_file = dir.string() + ".out", err_file = dir.string() + ".err";
   const std::string spec = "lmdb:" + dir.string();
   const pid_t pid = ::fork();
@@ -63,7 +68,7 @@ Run verify(const std::filesystem::path& admin, const std::filesystem::path& dir)
       value += "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0";
       ::setenv(name, value.c_str(), 1);
     }
-    ::execl(admin.c_str(), admin.c_str(), "verify", spec.c_str(), static_cast<char*>(nullptr));
+    ::execl(admin.c_str(), admin.c_str(), command, spec.c_str(), static_cast<char*>(nullptr));
     ::_exit(121);
   }
   int status = 0;
@@ -74,6 +79,10 @@ Run verify(const std::filesystem::path& admin, const std::filesystem::path& dir)
   run.out = read_file(out_file);
   run.err = read_file(err_file);
   return run;
+}
+
+Run verify(const std::filesystem::path& admin, const std::filesystem::path& dir) {
+  return admin_on(admin, "verify", dir);
 }
 
 // A store with some of everything: users, a team, services with models and indexes, a glossary
@@ -200,5 +209,121 @@ TEST_CASE("catalog-admin verify ends with a documented status on any damaged dat
   // The damage is found: at least a quarter of the runs report problems or corruption (ids are
   // random, so the store's layout, and what each seeded damage hits, differ between runs).
   CHECK(statuses[1] + statuses[3] > static_cast<int>(trials / 2));
+#endif
+}
+
+TEST_CASE("catalog-admin's other reading commands end with a status, never a signal, on a damaged "
+          "data.mdb",
+          "[admin][hardening]") {
+#ifndef CATALOG_ADMIN_PATH
+  WARN("skipped: this build has no catalog-admin");
+#else
+  const std::filesystem::path admin = CATALOG_ADMIN_PATH;
+  test::TempDir work;
+  const auto source = work.path() / "source";
+  populate(source);
+  const std::string pristine = read_file(source / "data.mdb");
+  std::size_t used = 0;
+  {
+    auto backend = storage::LmdbBackend::open(source).value();
+    auto stats = backend->stats().value();
+    used = stats.pages_in_use * stats.page_size;
+  }
+  const std::size_t page = 4096;
+  const char* const commands[] = {"stats", "export", "events", "reindex"};
+  const std::uint64_t trials = test::env_number("CATALOG_CORRUPT_TRIALS", 110) / 2;
+  test::Rng rng(20261130);
+  std::map<int, int> statuses;
+  for (std::uint64_t t = 0; t < trials; ++t) {
+    // A page of garbage: what most often brings a reader down.
+    std::string bytes = pristine;
+    const auto p = 2 + rng.below(used / page - 2);  // past the two meta pages
+    for (std::size_t i = 0; i < page; ++i) bytes[p * page + i] = static_cast<char>(rng.below(256));
+    const auto dir = work.path() / ("trial" + std::to_string(t));
+    std::filesystem::create_directory(dir);
+    write_file(dir / "data.mdb", bytes);
+    const char* command = commands[t % std::size(commands)];
+    auto run = admin_on(admin, command, dir);
+    INFO("trial " << t << ": " << command << " on garbage page " << p << "\n--- stderr\n"
+                  << run.err.substr(0, 2000));
+    REQUIRE(run.exited);  // never a signal
+    CHECK(run.err.find("runtime error:") == std::string::npos);
+    switch (run.status) {
+    case 0: break;  // the damage missed what the command reads
+    case 2: CHECK_FALSE(run.err.empty()); break;
+    case 3: CHECK_THAT(run.err, Catch::Contains("corrupt")); break;
+    default: FAIL("exit status " << run.status << " is not one catalog-admin documents"); break;
+    }
+    ++statuses[run.status];
+    std::filesystem::remove_all(dir);
+  }
+  std::ostringstream summary;
+  for (auto [status, n] : statuses) summary << " exit " << status << ": " << n << ";";
+  WARN(trials << " damaged copies:" << summary.str());
+  CHECK(statuses[3] > 0);  // some damage was read, and reported as such
+#endif
+}
+
+TEST_CASE("verify reads LMDB's free list: a damaged entry is corruption (exit 3), not ok",
+          "[admin][hardening]") {
+#ifndef CATALOG_ADMIN_PATH
+  WARN("skipped: this build has no catalog-admin");
+#else
+  const std::filesystem::path admin = CATALOG_ADMIN_PATH;
+  test::TempDir work;
+  const auto dir = work.path() / "store";
+  populate(dir);  // its patches and deletes free pages: the free list has entries
+  // The free list's entries, where their bytes are: each value of LMDB's database 0 is a count
+  // of page numbers then the numbers. Find the first value's count in the file and make it
+  // larger than the map, as a damaged page would.
+  std::uint64_t free_pages = 0;
+  {
+    auto backend = storage::LmdbBackend::open(dir).value();
+    free_pages = backend->stats().value().free_pages;
+  }
+  REQUIRE(free_pages > 0);
+  REQUIRE(verify(admin, dir).status == 0);
+  // The first free list entry's bytes, as LMDB reads them (database 0: the key a transaction
+  // id, the value a count of page numbers and the numbers).
+  std::string value;
+  {
+    MDB_env* env = nullptr;
+    REQUIRE(mdb_env_create(&env) == 0);
+    REQUIRE(mdb_env_open(env, dir.c_str(), MDB_RDONLY, 0644) == 0);
+    MDB_txn* txn = nullptr;
+    REQUIRE(mdb_txn_begin(env, nullptr, MDB_RDONLY, &txn) == 0);
+    MDB_cursor* cursor = nullptr;
+    REQUIRE(mdb_cursor_open(txn, 0, &cursor) == 0);
+    MDB_val k, v;
+    REQUIRE(mdb_cursor_get(cursor, &k, &v, MDB_FIRST) == 0);
+    REQUIRE(k.mv_size == 8);
+    value.assign(static_cast<const char*>(v.mv_data), v.mv_size);
+    mdb_cursor_close(cursor);
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+  }
+  // Its node in the file: an 8-byte header (the data size as two 16-bit halves, low first,
+  // then flags and the key's size), the 8-byte key, the value. Every copy of it (freed pages
+  // may hold older ones) gets a data size that is no whole number of page numbers.
+  std::string bytes = read_file(dir / "data.mdb");
+  int damaged = 0;
+  for (auto at = bytes.find(value); at != std::string::npos; at = bytes.find(value, at + 1)) {
+    if (at < 16) continue;
+    std::uint32_t size = 0;
+    std::uint16_t key_size = 0;
+    std::memcpy(&size, bytes.data() + at - 16, 4);
+    std::memcpy(&key_size, bytes.data() + at - 10, 2);
+    if (size != value.size() || key_size != 8) continue;
+    size += 3;
+    std::memcpy(bytes.data() + at - 16, &size, 4);
+    ++damaged;
+  }
+  REQUIRE(damaged > 0);
+  write_file(dir / "data.mdb", bytes);
+  auto run = verify(admin, dir);
+  INFO(run.out << run.err);
+  REQUIRE(run.exited);
+  CHECK(run.status == 3);
+  CHECK_THAT(run.err, Catch::Contains("the store is corrupt: a free list entry of"));
 #endif
 }

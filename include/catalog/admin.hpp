@@ -51,8 +51,10 @@ using ProgressFn = std::function<void(const Progress&)>;
 // ---- verify ----
 
 /// Store::verify with progress: every invariant of the key schema, in one read transaction
-/// (the store as it was when it began). Returns the problems, empty when the store is clean.
-/// Memory does not grow with the store. Errors: storage.
+/// (the store as it was when it began), after the backend's own figures (on LMDB, a walk of its
+/// free list, which a write reads). Returns the problems, empty when the store is clean.
+/// Memory does not grow with the store. Errors: storage (on LMDB "the store is corrupt: ..."
+/// for a damaged free list).
 CATALOG_DECL Result<std::vector<IntegrityProblem>> verify(Store& store, const ProgressFn& progress = {});
 
 // ---- backup ----

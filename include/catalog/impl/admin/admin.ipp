@@ -23,9 +23,13 @@ namespace fs = std::filesystem;
 namespace keys = engine::keys;
 
 Result<std::vector<IntegrityProblem>> verify(Store& store, const ProgressFn& progress) {
-  // The estimate counts keys: LMDB knows how many it holds; other backends do not say.
+  // The estimate counts keys: LMDB knows how many it holds; other backends do not say. Reading
+  // the figures walks LMDB's free list, which the check of the keys never reads but the next
+  // write does: a damaged free list is an error here (the store is corrupt), not a clean check.
   std::uint64_t total = 0;
-  if (auto s = store.backend().map_stats(); s && *s) total = (*s)->entries;
+  auto map = store.backend().map_stats();
+  if (!map) return map.error();
+  if (*map) total = (*map)->entries;
   // A read-only transaction can still conflict with writers on PostgreSQL: run it again.
   for (int attempt = 1;; ++attempt) {
     auto txn = store.backend().begin(storage::Mode::read_only);
