@@ -142,6 +142,12 @@ catalog::Store open_store(std::string_view spec, bool create = false) {
   std::error_code ec;
   if (!create && !fs::is_regular_file(dir / "data.mdb", ec))
     throw Refusal{"no LMDB store in " + dir.string() + " (no data.mdb)"};
+  // LMDB would make an empty file a new store: a truncated copy would pass as an empty one,
+  // and a command that only reads would write to it.
+  if (!create && fs::file_size(dir / "data.mdb", ec) == 0 && !ec)
+    throw Refusal{"the store is corrupt: " + (dir / "data.mdb").string() +
+                      " is empty (a truncated copy?)",
+                  false, exit_corrupt};
   auto store = catalog::Store::open_lmdb(dir, options);
   if (!store) throw Refusal{"cannot open " + dir.string() + ": " + store.error().message()};
   return std::move(*store);
@@ -384,7 +390,13 @@ int verify(const Invocation& args) {
 }
 
 int backup_here(const Invocation& args) {
-  const fs::path dest(*args.second);
+  // DEST may be written as STORE is: lmdb:DIR is DIR.
+  std::string_view named = *args.second;
+  if (named.starts_with("postgresql:"))
+    throw Refusal{"backup writes an LMDB directory, not " + std::string(named), true};
+  if (named.starts_with("lmdb:")) named.remove_prefix(5);
+  if (named.empty()) throw Refusal{"DEST names no directory", true};
+  const fs::path dest(named);
   {
     auto store = open_store(args.store);
     auto made = admin::backup(store, dest);
@@ -656,7 +668,7 @@ struct Command {
 constexpr Command commands[] = {
     {"verify", "Check every invariant; print each problem, or ok", verify},
     {"backup", "Copy the store, while others write, into a new LMDB directory and verify it",
-     backup, "DEST", "The new LMDB directory of the copy", true},
+     backup, "DEST", "The new LMDB directory of the copy (DIR or lmdb:DIR)", true},
     {"export", "Write the whole store as JSON lines (docs/EXPORT_FORMAT.md)", export_, "FILE",
      "The file to write (default stdout)"},
     {"import", "Read an export into an empty store, all or nothing", import, "FILE",

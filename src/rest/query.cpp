@@ -43,12 +43,19 @@ Result<std::optional<std::uint64_t>> Query::integer(std::string_view name) const
   if (!*text) return std::optional<std::uint64_t>();
   constexpr std::uint64_t cap = std::numeric_limits<std::int64_t>::max();
   std::uint64_t n = 0;
+  bool over = false;
   for (char c : **text) {
     if (c < '0' || c > '9')
       return invalid("Query parameter " + std::string(name) +
                      " must be a non-negative integer, not " + shown(**text));
-    n = n > (cap - 9) / 10 ? cap : n * 10 + std::uint64_t(c - '0');
+    const auto digit = std::uint64_t(c - '0');
+    over = over || n > (cap - digit) / 10;
+    if (!over) n = n * 10 + digit;
   }
+  // Past 64 bits (signed) no value means anything: say so, naming what was sent.
+  if (over)
+    return invalid("Query parameter " + std::string(name) + " must be at most " +
+                   std::to_string(cap) + ", not " + shown(**text));
   return std::optional<std::uint64_t>(n);
 }
 

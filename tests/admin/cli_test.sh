@@ -248,6 +248,21 @@ now=$(glossaries "$TMP/src")
 ((in_backup >= 21 && in_backup <= now)) || fail "glossaries: $in_backup in the backup, $now now"
 run 2 backup "lmdb:$TMP/src" "$TMP/backup"
 has err "is not empty: a backup goes into a new or empty directory"
+# DEST written as a store: lmdb:DIR is DIR; a PostgreSQL DEST is a usage error.
+run 0 backup "lmdb:$TMP/src" "lmdb:$TMP/backup2"
+[[ -f $TMP/backup2/data.mdb && ! -e "$TMP/lmdb:$TMP/backup2" ]] || fail "backup to lmdb:DIR did not write DIR"
+run 0 verify "lmdb:$TMP/backup2"
+run 2 backup "lmdb:$TMP/src" "postgresql:dbname=x"
+has err "backup writes an LMDB directory"
+
+step "an empty data.mdb (a truncated copy) is corrupt, and stays empty"
+mkdir "$TMP/truncated"
+: >"$TMP/truncated/data.mdb"
+for command in verify stats export events reindex; do
+  run 3 "$command" "lmdb:$TMP/truncated"
+  has err "the store is corrupt: $TMP/truncated/data.mdb is empty"
+  [[ ! -s $TMP/truncated/data.mdb ]] || fail "$command wrote to the empty data.mdb"
+done
 run 2 backup "lmdb:$TMP/src"
 has err "DEST is required"
 
