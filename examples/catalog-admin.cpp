@@ -287,6 +287,7 @@ const char* signal_name(int sig) {
   case SIGPIPE: return "SIGPIPE";
   case SIGTERM: return "SIGTERM";
   case SIGINT: return "SIGINT";
+  case SIGHUP: return "SIGHUP";
   default: return "a signal";
   }
 }
@@ -296,11 +297,12 @@ const char* signal_name(int sig) {
 // outcome through a pipe before it exits; a child that ends without telling, by a fault signal
 // or any other way (a sanitizer's report), was brought down by what it read: the store is
 // corrupt (exit 3). A child killed from outside (SIGKILL, SIGTERM, SIGINT, SIGPIPE, SIGHUP) is
-// that, not corruption (exit 2). `corrupt_if_thrown`: an exception out of `here` came from what
+// that, not corruption: catalog-admin ends by the same signal. `corrupt_if_thrown`: an exception out of `here` came from what
 // it read (verify: a length from a damaged page, say), else it is reported as main reports one.
 // The child that guarded() waits for: SIGINT, SIGTERM and SIGHUP sent to catalog-admin alone
 // (`kill <pid>`, not a terminal's Ctrl-C, which reaches both) are passed on to it, so that
-// `events --follow` ends as it does when it runs in this process.
+// `events --follow` ends as it does when it runs in this process (SIGINT and SIGTERM: cleanly;
+// SIGHUP: by the signal).
 volatile sig_atomic_t guarded_child = 0;
 
 extern "C" void pass_on_signal(int sig) {
@@ -332,13 +334,22 @@ int guarded(const Invocation& args, int (*here)(const Invocation&), bool corrupt
   std::cerr.flush();
   int told[2];
   if (::pipe(told) != 0) return run_here();  // no pipe: run here
+  // SIGINT, SIGTERM and SIGHUP wait until the child is known and they are passed on to it, so
+  // that none ends this process and leaves the child running.
+  const int passed[3] = {SIGINT, SIGTERM, SIGHUP};
+  sigset_t held, unheld;
+  sigemptyset(&held);
+  for (int sig : passed) sigaddset(&held, sig);
+  ::sigprocmask(SIG_BLOCK, &held, &unheld);
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(told[0]);
     ::close(told[1]);
+    ::sigprocmask(SIG_SETMASK, &unheld, nullptr);
     return run_here();  // no child to be had: run here
   }
   if (child == 0) {
+    ::sigprocmask(SIG_SETMASK, &unheld, nullptr);
     ::close(told[0]);
     const int status = run_here();
     std::cout.flush();
@@ -352,29 +363,38 @@ int guarded(const Invocation& args, int (*here)(const Invocation&), bool corrupt
   struct sigaction pass {}, before[3];
   pass.sa_handler = pass_on_signal;
   sigemptyset(&pass.sa_mask);
-  const int passed[3] = {SIGINT, SIGTERM, SIGHUP};
   for (int i = 0; i < 3; ++i) sigaction(passed[i], &pass, &before[i]);
+  ::sigprocmask(SIG_SETMASK, &unheld, nullptr);
   char byte = 0;
   ssize_t got = 0;
   while ((got = ::read(told[0], &byte, 1)) < 0 && errno == EINTR) {
   }
   ::close(told[0]);
+  // The child's end, seen without reaping it: its pid is not reused before it is reaped, so a
+  // signal passed on until then reaches it and no other process.
+  siginfo_t info{};
+  while (::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  guarded_child = 0;
+  for (int i = 0; i < 3; ++i) sigaction(passed[i], &before[i], nullptr);
   int status = 0;
   int waited = 0;
   while ((waited = ::waitpid(child, &status, 0)) < 0 && errno == EINTR) {
   }
-  const int wait_error = errno;
-  for (int i = 0; i < 3; ++i) sigaction(passed[i], &before[i], nullptr);
-  guarded_child = 0;
   if (waited < 0)
-    throw Refusal{std::string("cannot wait for the command: ") + std::strerror(wait_error)};
+    throw Refusal{std::string("cannot wait for the command: ") + std::strerror(errno)};
   if (got == 1) return static_cast<unsigned char>(byte);
   std::string ended;
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     ended = std::string(signal_name(sig)) + " (" + std::to_string(sig) + ")";
-    if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGPIPE || sig == SIGHUP)
-      throw Refusal{"reading " + args.store + " was ended by " + ended};
+    if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGPIPE || sig == SIGHUP) {
+      // Ended from outside (a terminal's Ctrl-C, a reader of the output that went away): end
+      // the same way, as the command would have ended in this process.
+      ::signal(sig, SIG_DFL);
+      ::raise(sig);
+      throw Refusal{"reading " + args.store + " was ended by " + ended};  // the signal is ignored
+    }
   } else {
     ended = "status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }

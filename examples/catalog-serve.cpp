@@ -76,6 +76,10 @@ struct Host {
 constexpr auto idle_timeout = std::chrono::seconds(60);        // also bounds reading and writing
 constexpr auto accept_pause = std::chrono::milliseconds(100);  // after a failed accept
 constexpr auto shed_pause = std::chrono::milliseconds(5);      // after idle connections closed
+// After an answer to a request whose body was left unread: how long, and how many bytes, the
+// server reads and drops before it closes (Session::linger).
+constexpr auto linger_time = std::chrono::seconds(2);
+constexpr std::size_t linger_bytes = 8 << 20;
 
 std::string str(beast::string_view s) { return std::string(s.data(), s.size()); }
 
@@ -242,11 +246,11 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     // A body is read only for a client with a valid token: the Api's 401 comes first anyway
     // (docs/SEMANTICS.md §14), and without this a client with no token could make the server
     // hold a body up to the limit on every connection it opens. The body is left unread, so
-    // the connection closes after the answer.
+    // the connection closes after the answer (linger).
     if (parser_->chunked() || length.value_or(0) > 0)
       if (auto head = head_of(parser_->get()); !catalog_examples::own_path(head.target))
         if (auto refused = host_.api.refuse_unauthenticated(head))
-        return respond(std::move(*refused), false);
+          return respond(std::move(*refused), false);
     if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
       // curl sends `Expect: 100-continue` before a large body and waits for this answer.
       auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
@@ -329,7 +333,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     asio::async_write(stream_, asio::buffer(out_),
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
                         self->log_request();
-                        if (ec || !self->keep_alive_) return self->close();
+                        if (ec) return self->close();
+                        if (!self->keep_alive_)
+                          return self->body_unread() ? self->linger() : self->close();
                         self->read_header();
                       });
   }
@@ -341,6 +347,34 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
                             status_, body_bytes_, std::chrono::steady_clock::now() - started_);
     method_.clear();
     target_.clear();
+  }
+
+  // Whether the request answered has a body that was not read to its end (a 401 before it, a
+  // 400 for its framing or its length).
+  bool body_unread() const {
+    return parser_ && parser_->is_header_done() && !parser_->is_done();
+  }
+
+  // Ends a connection whose request body was left unread: with the answer sent, this side stops
+  // sending and drops what the client still sends, for up to linger_time and linger_bytes,
+  // then closes. Closing at once with unread bytes makes the kernel answer them with a reset,
+  // which can destroy the answer before the client reads it (RFC 9112 9.6).
+  void linger() {
+    idle_since_.store(0);
+    beast::error_code ignored;
+    lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    dropped_ = std::make_unique<char[]>(drop_size);
+    lowest().expires_after(linger_time);
+    drop(0);
+  }
+
+  void drop(std::size_t total) {
+    lowest().async_read_some(
+        asio::buffer(dropped_.get(), drop_size),
+        [self = shared_from_this(), total](beast::error_code ec, std::size_t n) {
+          if (ec || total + n >= linger_bytes) return self->close();
+          self->drop(total + n);
+        });
   }
 
   void close() {
@@ -359,6 +393,8 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   int status_ = 0;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   beast::flat_buffer buffer_;
+  static constexpr std::size_t drop_size = 16384;
+  std::unique_ptr<char[]> dropped_;  // what linger() reads, to drop
   std::optional<http::request_parser<http::string_body>> parser_;
   std::string out_;              // the answer's bytes, while they are written
   std::size_t body_bytes_ = 0;   // of the body written, for the access log

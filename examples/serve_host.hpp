@@ -231,16 +231,16 @@ inline catalog::rest::Response error_response(int status, std::string_view type,
   return r;
 }
 
-// The server's own routes, answered before the Api sees the request: GET (or HEAD) /healthz,
-// 200 `{"status":"ok"}` for anyone, and GET /metrics for admins (bearer token, as the Api
-// authenticates: 401 without a valid one, 403 for a user who is not an admin). Other requests:
-// nullopt, for the Api.
 // Whether `target` is a path of the server's own routes, /healthz or /metrics.
 inline bool own_path(std::string_view target) {
   const auto path = target.substr(0, target.find('?'));
   return path == "/healthz" || path == "/metrics";
 }
 
+// The server's own routes, answered before the Api sees the request: GET (or HEAD) /healthz,
+// 200 `{"status":"ok"}` for anyone, and GET /metrics for admins (bearer token, as the Api
+// authenticates: 401 without a valid one, 403 for a user who is not an admin). Other requests:
+// nullopt, for the Api.
 inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Request& request,
                                                         catalog::Store& store,
                                                         const ServerCounters& counters) {

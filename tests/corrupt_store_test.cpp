@@ -1,7 +1,7 @@
 // `catalog-admin verify` survives any content of data.mdb. LMDB keeps no checksums, so a damaged
 // page can crash its reader; verify runs its check in a child process and reports such a crash
-// as corruption. So do the other commands that read a store (stats, export, events, reindex,
-// backup), checked on fewer copies below. Copies of a populated store get one flipped byte, or one page of garbage, at
+// as corruption. So do the other commands that read a store; stats, export, events and reindex
+// are checked on fewer copies below (backup runs in the same guard). Copies of a populated store get one flipped byte, or one page of garbage, at
 // seeded places, and every run of verify must end with one of its documented exit statuses and
 // say something: 0 with "ok" (the damage missed what is read), 1 with the problems on stdout, 3
 // with "corrupt" on stderr. Never a signal.

@@ -54,8 +54,8 @@ Result<std::optional<std::uint64_t>> Query::integer(std::string_view name) const
   }
   // Past 64 bits (signed) no value means anything: say so, naming what was sent.
   if (over)
-    return invalid("Query parameter " + std::string(name) + " must be at most " +
-                   std::to_string(cap) + ", not " + shown(**text));
+    return invalid("Query parameter " + std::string(name) + " is too large, not a 64-bit integer: " +
+                   shown(**text));
   return std::optional<std::uint64_t>(n);
 }
 

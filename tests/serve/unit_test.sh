@@ -7,7 +7,9 @@
 #    value), with catalog-serve at the built path; skipped without systemd-analyze.
 # 2. The credential the unit loads is the one its command line reads, and exit status 2 (a
 #    refused command line) is not restarted.
-# 3. The unit's ExecStart, with $CATALOG_SERVE_OPTIONS from the example options file (the port
+# 3. The unit's ExecStart, expanded here as systemd expands it (what systemd itself does with
+#    ${CREDENTIALS_DIRECTORY} and $CATALOG_SERVE_OPTIONS is not run: that needs systemd as
+#    PID 1), with $CATALOG_SERVE_OPTIONS from the example options file (the port
 #    made 0, an admin added as docs/DEPLOY.md says) and the state and credentials directories
 #    moved to a temp directory, starts a server that answers /healthz to anyone, a write and
 #    /metrics to the admin, logs each request to standard output (the journal), keeps the store
@@ -47,11 +49,15 @@ fail() {
 # shellcheck source=tests/serve/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# setting KEY: the value of the unit's one KEY= line (fails when there is none, or several).
+# setting KEY: the value of the unit's one KEY= line. Called inside $(...), so a unit without
+# exactly one says so on stderr and ends the script there.
 setting() {
   local lines
   lines=$(grep -E "^$1=" "$UNIT" || true)
-  [[ $(grep -c . <<<"$lines") -eq 1 && -n $lines ]] || fail "the unit has not exactly one $1= line"
+  if [[ $(grep -c . <<<"$lines") -ne 1 || -z $lines ]]; then
+    echo "FAIL: the unit has not exactly one $1= line" >&2
+    exit 1
+  fi
   printf '%s' "${lines#*=}"
 }
 
@@ -145,7 +151,7 @@ echo "the unit's command line serves the state directory, logs each request and 
 
 bad=("${argv[@]/--admin/--bogus-option}")
 rc=0
-"${bad[@]}" >"$TMP/stdout" 2>"$TMP/stderr" || rc=$?
+timeout 10 "${bad[@]}" >"$TMP/stdout" 2>"$TMP/stderr" || rc=$?
 [[ $rc -eq 2 ]] || fail "a bad option in the options file exited $rc, not 2"
 grep -q -- "--bogus-option" "$TMP/stderr" || fail "the bad option is not named: $(cat "$TMP/stderr")"
 echo "PASS"

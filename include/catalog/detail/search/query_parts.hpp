@@ -184,12 +184,13 @@ struct Query {
   std::string folded;  // the whole query folded, for exact name matches
 };
 
-/// The clauses of query text `q` (query_parse.ipp). Never fails for its syntax, only for its
-/// size or bytes that are not UTF-8 (docs/SEMANTICS.md §16 "Query `q`"). Errors: bad_request.
-/// `q` of a search, typeahead or aggregate is text: at most max_query_bytes of UTF-8
-/// (invalid_parameter else).
+/// `q` of a search, typeahead or aggregate is text: at most max_query_bytes of UTF-8.
+/// Errors: invalid_parameter.
 Result<void> check_query_text(std::string_view q);
 
+/// The clauses of query text `q` (query_parse.ipp). Never fails for its syntax, only for its
+/// size or bytes that are not UTF-8 (docs/SEMANTICS.md §16 "Query `q`"), and for more than
+/// max_query_words words. Errors: invalid_parameter.
 Result<Query> parse(std::string_view q);
 
 /// The words of a clause whose postings evaluation reads (query_parse.ipp).
