@@ -501,6 +501,41 @@ TEST_CASE("highlights of Han, Kana and Hangul: the matched pairs wrapped, a desc
   CHECK(description.find(fragment.substr(0, at) + "解約") != std::string::npos);
 }
 
+TEST_CASE("highlights of Hangul in jamo, Kana with combining marks and halfwidth Katakana: the "
+          "characters as normalized text pairs them, never a part of one",
+          "[search]") {
+  test::MemoryFixture f;
+  Catalog c{f.store};
+  // 한국어 as conjoining jamo (NFD, as some systems write it), がくせい with its voiced mark
+  // combining, and ﾃﾞｰﾀ in halfwidth Katakana (ﾃﾞ is one character to a reader).
+  const std::string hangul = "\u1112\u1161\u11AB\u1100\u116E\u11A8\u110B\u1165";
+  const std::string kana = "\u304B\u3099\u304F\u305B\u3044";
+  const std::string halfwidth = "\uFF83\uFF9E\uFF70\uFF80";
+  c.make(Kind::glossary, R"({"name":"g","description":"glossary"})");
+  c.make(Kind::glossary_term, R"({"glossary":"g","name":"t1","description":"d","displayName":")" + hangul + R"("})");
+  c.make(Kind::glossary_term, R"({"glossary":"g","name":"t2","description":"d","displayName":")" + kana + R"("})");
+  c.make(Kind::glossary_term, R"({"glossary":"g","name":"t3","description":"d","displayName":")" + halfwidth + R"("})");
+  auto lit = [&](std::string q) {
+    SearchRequest r;
+    r.q = std::move(q);
+    auto found = c.s.search(c.admin, r);
+    REQUIRE(found.has_value());
+    REQUIRE(found->hits.size() == 1);
+    auto h = found->hits[0].highlight;
+    REQUIRE(h.size() == 1);
+    REQUIRE(h[0].first == "displayName");
+    REQUIRE(h[0].second.size() == 1);
+    return h[0].second[0];
+  };
+  const std::string on = R"(<span class="text-highlighter">)", off = "</span>";
+  // 한국 typed as syllables (NFC): the first two syllables' jamo are wrapped, whole.
+  CHECK(lit("\uD55C\uAD6D") == on + hangul.substr(0, 18) + off + hangul.substr(18));
+  // がく typed precomposed: か and its mark together.
+  CHECK(lit("\u304C\u304F") == on + kana.substr(0, 9) + off + kana.substr(9));
+  // デー typed in full width: ﾃﾞ and ｰ.
+  CHECK(lit("\u30C7\u30FC") == on + halfwidth.substr(0, 9) + off + halfwidth.substr(9));
+}
+
 TEMPLATE_TEST_CASE("query syntax: phrases, prefixes, required and excluded words, fields, FQN "
                    "parts, odd strings read as words",
                    "[search]", CATALOG_STORE_FIXTURES) {

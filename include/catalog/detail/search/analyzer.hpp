@@ -63,8 +63,15 @@ bool has_phrase(std::string_view text, std::span<const std::string> phrase);
 std::string fold(std::string_view text);
 
 /// The length in bytes of the character `text` starts with when it is Han, Kana or Hangul (a
-/// character words() pairs), else 0 (another character, bytes that are not UTF-8, no text).
+/// character words() pairs; halfwidth Katakana too, which normalize to Katakana), with the code
+/// points of its grapheme cluster (combining marks, conjoining jamo): else 0 (another
+/// character, bytes that are not UTF-8, no text).
 std::size_t cjk_character(std::string_view text);
+
+/// Whether byte `at` of `text` starts a character as a reader sees one (a grapheme cluster
+/// boundary, judged by the code points on either side): never inside a code point, nor
+/// between a letter and its combining mark. True at either end.
+bool character_boundary(std::string_view text, std::size_t at);
 
 /// The English Snowball stem of a folded word (`orders` is `order`, `running` is `run`); a word
 /// the stemmer does not change is returned as it is. Thread-safe.

@@ -15,6 +15,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace catalog::search {
@@ -222,12 +224,47 @@ std::vector<Word> ascii_words(std::string_view text) {
 
 }  // namespace
 
-std::size_t cjk_character(std::string_view text) {
-  if (text.empty() || static_cast<unsigned char>(text[0]) < 0x80) return 0;
+namespace {
+
+// The code point `text` starts with and its length in bytes; a length of 0 for bytes that are
+// not UTF-8 (or no text).
+std::pair<utf8proc_int32_t, std::size_t> first_code_point(std::string_view text) {
+  if (text.empty()) return {0, 0};
   utf8proc_int32_t cp = 0;
   const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
                                   static_cast<utf8proc_ssize_t>(text.size()), &cp);
-  return n > 0 && is_cjk(cp) ? static_cast<std::size_t>(n) : 0;
+  return {cp, n > 0 ? static_cast<std::size_t>(n) : 0};
+}
+
+}  // namespace
+
+std::size_t cjk_character(std::string_view text) {
+  if (text.empty() || static_cast<unsigned char>(text[0]) < 0x80) return 0;
+  auto [cp, n] = first_code_point(text);
+  // Halfwidth Katakana are Katakana once normalized, as words() sees them.
+  if (n == 0 || !(is_cjk(cp) || (cp >= 0xFF66 && cp <= 0xFF9F))) return 0;
+  // With what follows it in its grapheme cluster: combining voiced marks, a syllable's
+  // conjoining jamo, variation selectors.
+  utf8proc_int32_t state = 0;
+  std::size_t length = n;
+  while (length < text.size()) {
+    const auto [next, m] = first_code_point(text.substr(length));
+    if (m == 0 || utf8proc_grapheme_break_stateful(cp, next, &state)) break;
+    cp = next;
+    length += m;
+  }
+  return length;
+}
+
+bool character_boundary(std::string_view text, std::size_t at) {
+  if (at == 0 || at >= text.size()) return true;
+  if ((static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) return false;
+  std::size_t lead = at - 1;
+  while (lead > 0 && (static_cast<unsigned char>(text[lead]) & 0xC0) == 0x80) --lead;
+  const auto [before, n] = first_code_point(text.substr(lead, at - lead));
+  const auto [after, m] = first_code_point(text.substr(at));
+  if (n == 0 || m == 0) return true;  // bytes that are not UTF-8 join nothing
+  return utf8proc_grapheme_break(before, after);
 }
 
 std::string fold(std::string_view text) {

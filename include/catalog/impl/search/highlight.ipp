@@ -165,10 +165,15 @@ bool splits_word(std::string_view text, std::size_t at) {
   if (!word_byte(static_cast<unsigned char>(text[at - 1])) ||
       !word_byte(static_cast<unsigned char>(text[at])))
     return false;
-  if (continuation(text, at)) return true;
+  if (!search::character_boundary(text, at)) return true;
   if (search::cjk_character(text.substr(at)) > 0) return false;
+  // After a Han, Kana or Hangul character (its cluster ends here)?
   std::size_t lead = at - 1;
-  while (lead > 0 && continuation(text, lead)) --lead;
+  for (int back = 0; back < 8 && lead > 0; ++back) {
+    while (lead > 0 && continuation(text, lead)) --lead;
+    if (search::character_boundary(text, lead)) break;
+    --lead;
+  }
   return search::cjk_character(text.substr(lead)) != at - lead;
 }
 
