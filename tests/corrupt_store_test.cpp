@@ -122,6 +122,20 @@ void populate(const std::filesystem::path& dir) {
   }
 }
 
+// A populated store in `dir`, its data.mdb's bytes, and how many of them its pages use.
+struct Source {
+  std::string pristine;
+  std::size_t used = 0;
+
+  explicit Source(const std::filesystem::path& dir) {
+    populate(dir);
+    pristine = read_file(dir / "data.mdb");
+    auto backend = storage::LmdbBackend::open(dir).value();
+    auto stats = backend->stats().value();
+    used = stats.pages_in_use * stats.page_size;
+  }
+};
+
 // Whether a sanitizer report is about LMDB's own code writing a damaged page: its first frame
 // past the interceptor is in liblmdb, under a write of the catalog's LMDB transaction.
 bool in_lmdb_write(const std::string& err) {
@@ -147,14 +161,9 @@ TEST_CASE("catalog-admin verify ends with a documented status on any damaged dat
   const std::filesystem::path admin = CATALOG_ADMIN_PATH;
   test::TempDir work;
   const auto source = work.path() / "source";
-  populate(source);
-  const std::string pristine = read_file(source / "data.mdb");
-  std::size_t used = 0;
-  {
-    auto backend = storage::LmdbBackend::open(source).value();
-    auto stats = backend->stats().value();
-    used = stats.pages_in_use * stats.page_size;
-  }
+  const Source made(source);
+  const std::string& pristine = made.pristine;
+  const std::size_t used = made.used;
   REQUIRE(used > 0);
   REQUIRE(used <= pristine.size());
   const std::size_t page = 4096;
@@ -220,15 +229,9 @@ TEST_CASE("catalog-admin's other reading commands end with a status, never a sig
 #else
   const std::filesystem::path admin = CATALOG_ADMIN_PATH;
   test::TempDir work;
-  const auto source = work.path() / "source";
-  populate(source);
-  const std::string pristine = read_file(source / "data.mdb");
-  std::size_t used = 0;
-  {
-    auto backend = storage::LmdbBackend::open(source).value();
-    auto stats = backend->stats().value();
-    used = stats.pages_in_use * stats.page_size;
-  }
+  const Source made(work.path() / "source");
+  const std::string& pristine = made.pristine;
+  const std::size_t used = made.used;
   const std::size_t page = 4096;
   const char* const commands[] = {"stats", "export", "events", "reindex"};
   const std::uint64_t trials = test::env_number("CATALOG_CORRUPT_TRIALS", 110) / 2;

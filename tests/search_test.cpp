@@ -93,6 +93,16 @@ void same_as_scan(catalog::Store& s, const catalog::Principal& who, const Search
   }
 }
 
+// The highlights of query `q`'s one hit, by field.
+std::map<std::string, std::vector<std::string>> highlights_of(const Catalog& c, std::string q) {
+  SearchRequest r;
+  r.q = std::move(q);
+  auto found = c.s.search(c.admin, r);
+  REQUIRE(found.has_value());
+  REQUIRE(found->hits.size() == 1);
+  return {found->hits[0].highlight.begin(), found->hits[0].highlight.end()};
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("every write is searched by the next query: create, patch, delete, restore",
@@ -413,15 +423,7 @@ TEMPLATE_TEST_CASE("highlights: each matching word wrapped, stems where fields a
                               R"(refund is its own line, and partial refunds are allowed. )"
                               R"(Orders older than seven years are archived, never deleted."})");
   // The highlights of the query's one hit, by field.
-  auto lit = [&](std::string q) {
-    SearchRequest r;
-    r.q = std::move(q);
-    auto found = c.s.search(c.admin, r);
-    REQUIRE(found.has_value());
-    REQUIRE(found->hits.size() == 1);
-    return std::map<std::string, std::vector<std::string>>(found->hits[0].highlight.begin(),
-                                                           found->hits[0].highlight.end());
-  };
+  auto lit = [&](std::string q) { return highlights_of(c, std::move(q)); };
   const std::string on = R"(<span class="text-highlighter">)", off = "</span>";
   // A name's part lights the whole run it is in; every field that matched is there, no other.
   auto orders = lit("orders");
@@ -473,15 +475,7 @@ TEST_CASE("highlights of Han, Kana and Hangul: the matched pairs wrapped, a desc
   c.make(Kind::glossary, R"({"name":"g","description":"glossary"})");
   c.make(Kind::glossary_term, R"({"glossary":"g","name":"数据模型","description":")" +
                                   description + R"("})");
-  auto lit = [&](std::string q) {
-    SearchRequest r;
-    r.q = std::move(q);
-    auto found = c.s.search(c.admin, r);
-    REQUIRE(found.has_value());
-    REQUIRE(found->hits.size() == 1);
-    return std::map<std::string, std::vector<std::string>>(found->hits[0].highlight.begin(),
-                                                           found->hits[0].highlight.end());
-  };
+  auto lit = [&](std::string q) { return highlights_of(c, std::move(q)); };
   const std::string on = R"(<span class="text-highlighter">)", off = "</span>";
   // A name: only the characters of the matched pair.
   CHECK(lit("据模")["name"] == std::vector<std::string>{"数" + on + "据模" + off + "型"});
@@ -515,17 +509,12 @@ TEST_CASE("highlights of Hangul in jamo, Kana with combining marks and halfwidth
   c.make(Kind::glossary_term, R"({"glossary":"g","name":"t1","description":"d","displayName":")" + hangul + R"("})");
   c.make(Kind::glossary_term, R"({"glossary":"g","name":"t2","description":"d","displayName":")" + kana + R"("})");
   c.make(Kind::glossary_term, R"({"glossary":"g","name":"t3","description":"d","displayName":")" + halfwidth + R"("})");
+  // The one highlight of the one hit: its displayName.
   auto lit = [&](std::string q) {
-    SearchRequest r;
-    r.q = std::move(q);
-    auto found = c.s.search(c.admin, r);
-    REQUIRE(found.has_value());
-    REQUIRE(found->hits.size() == 1);
-    auto h = found->hits[0].highlight;
+    auto h = highlights_of(c, std::move(q));
     REQUIRE(h.size() == 1);
-    REQUIRE(h[0].first == "displayName");
-    REQUIRE(h[0].second.size() == 1);
-    return h[0].second[0];
+    REQUIRE(h["displayName"].size() == 1);
+    return h["displayName"][0];
   };
   const std::string on = R"(<span class="text-highlighter">)", off = "</span>";
   // 한국 typed as syllables (NFC): the first two syllables' jamo are wrapped, whole.
