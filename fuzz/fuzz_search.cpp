@@ -1,11 +1,13 @@
 // Search requests on any bytes (docs/SEMANTICS.md §16), over a small store built once. The first
 // byte chooses what the rest is: 0, a query string `q`; 1, a `query_filter`; 2, a typeahead
 // prefix. Properties: nothing crashes; a query string is refused only for its size (over 1,024
-// bytes or 32 words), never for its syntax; a filter is read or refused as invalid_parameter, and
-// a filter that was read is answered or refused as invalid_parameter (an unsupported field);
-// suggest answers any prefix within the size limit; every hit is a live entity.
+// bytes or 32 words) or for bytes that are not UTF-8, never for its syntax; a filter is read or
+// refused as invalid_parameter, and a filter that was read is answered or refused as
+// invalid_parameter (an unsupported field); suggest answers any UTF-8 prefix within the size
+// limit; every hit is a live entity.
 #include "fuzz_support.hpp"
 
+#include <catalog/detail/utf8.hpp>
 #include <catalog/json.hpp>
 #include <catalog/search.hpp>
 #include <catalog/store.hpp>
@@ -72,10 +74,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     catalog::SearchRequest r;
     r.q = std::string(text);
     auto found = s.search(admin, r);
+    const bool text_ok = catalog::detail::valid_utf8(text);
     if (found) {
       if (too_long(text)) fuzz::fail("an over-long query was answered", text);
+      if (!text_ok) fuzz::fail("a query that is not UTF-8 was answered", text);
       check_hits(*found, text);
-    } else if (found.error().code() != catalog::Errc::invalid_parameter || !too_long(text)) {
+    } else if (found.error().code() != catalog::Errc::invalid_parameter ||
+               (!too_long(text) && text_ok)) {
       fuzz::fail("a query string was refused for its syntax: " + found.error().message(), text);
     }
     break;
@@ -99,9 +104,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   case 2: {
     auto suggested = s.suggest(admin, text, "all", 10);
-    if (!suggested &&
-        (text.size() <= 1024 || suggested.error().code() != catalog::Errc::invalid_parameter))
+    const bool refusable = text.size() > 1024 || !catalog::detail::valid_utf8(text);
+    if (!suggested && (!refusable || suggested.error().code() != catalog::Errc::invalid_parameter))
       fuzz::fail("a prefix was refused: " + suggested.error().message(), text);
+    if (suggested && refusable) fuzz::fail("a prefix that is not UTF-8 was answered", text);
     break;
   }
   }

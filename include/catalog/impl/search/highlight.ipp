@@ -68,6 +68,12 @@ bool continuation(std::string_view text, std::size_t at) {
 template <class F>
 bool each_cjk_run(std::string_view run, std::size_t start, const std::set<std::string>& words,
                   F& f) {
+  // Only a word with such characters can light them: without one, the run is not folded.
+  if (std::none_of(words.begin(), words.end(), [](const std::string& w) {
+        return std::any_of(w.begin(), w.end(),
+                           [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+      }))
+    return f(start, run, false);
   std::vector<std::size_t> at;  // where each character starts, then the run's end
   for (std::size_t i = 0; i < run.size();) {
     at.push_back(i);
