@@ -27,29 +27,10 @@ if [[ $# -ne 1 || ! -x $1 ]]; then
   exit 2
 fi
 SERVE=$1
-for tool in curl openssl timeout getconf; do
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
-done
-[[ -r /proc/self/stat ]] || { echo "SKIP: no /proc"; exit 77; }
-
-TMP=$(mktemp -d)
-SERVER_PID=
-cleanup() {
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-  fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*"
-  [[ -f $TMP/raw ]] && { echo "--- what came back"; head -c 2000 "$TMP/raw"; echo; }
-  [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
-  exit 1
-}
 # shellcheck source=tests/serve/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+serve_test_setup curl openssl timeout getconf
+[[ -r /proc/self/stat ]] || { echo "SKIP: no /proc"; exit 77; }
 step() { echo "== $*"; }
 
 # ---- an admin token, HS256 signed here ----

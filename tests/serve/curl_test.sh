@@ -27,29 +27,9 @@ fi
 SERVE=$1
 shift
 STORE_OPTIONS=("$@")
-for tool in curl openssl; do
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
-done
-
-TMP=$(mktemp -d)
-SERVER_PID=
-cleanup() {
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-  fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*"
-  [[ -f $TMP/headers ]] && { echo "--- response headers"; cat "$TMP/headers"; }
-  [[ -f $TMP/body ]] && { echo "--- response body"; head -c 2000 "$TMP/body"; echo; }
-  [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
-  exit 1
-}
 # shellcheck source=tests/serve/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+serve_test_setup curl openssl
 
 # --version prints the program and the library's version and exits 0, serving nothing.
 version=$("$SERVE" --version) || fail "catalog-serve --version exited $?"

@@ -1,5 +1,34 @@
-# Shared by the catalog-serve tests (curl_test.sh, tls_test.sh, abuse_test.sh); sourced after
-# they define TMP, SERVER_PID and fail().
+# Shared by the catalog-serve tests (curl_test.sh, tls_test.sh, abuse_test.sh, unit_test.sh),
+# sourced first.
+
+# serve_test_setup TOOL...: skips the test (exit 77, ctest's skip) when a tool is missing; makes
+# TMP, a temp directory removed at exit, and SERVER_PID, the server killed at exit when set.
+serve_test_setup() {
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+  done
+  TMP=$(mktemp -d)
+  SERVER_PID=
+  trap serve_test_cleanup EXIT
+}
+serve_test_cleanup() {
+  if [[ -n ${SERVER_PID:-} ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+  fi
+  rm -rf "$TMP"
+}
+
+# fail TEXT...: ends the test with TEXT and what the last exchange left in TMP: a response's
+# headers and body, what came back over a raw connection, the server's stderr.
+fail() {
+  echo "FAIL: $*"
+  [[ -f $TMP/headers ]] && { echo "--- response headers"; cat "$TMP/headers"; }
+  [[ -f $TMP/body ]] && { echo "--- response body"; head -c 2000 "$TMP/body"; echo; }
+  [[ -f $TMP/raw ]] && { echo "--- what came back"; head -c 2000 "$TMP/raw"; echo; }
+  [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
+  exit 1
+}
 
 # wait_for_port: waits (up to 10 s) for the server started as SERVER_PID to print its first line,
 # `listening on 127.0.0.1:<port>`, to $TMP/stdout, and sets PORT. Fails the test when the server

@@ -13,24 +13,9 @@ set -euo pipefail
 
 [[ $# -eq 1 && -x $1 ]] || { echo "usage: $0 <catalog-serve>" >&2; exit 2; }
 SERVE=$1
-for tool in curl openssl; do
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
-done
-
-TMP=$(mktemp -d)
-SERVER_PID=
-cleanup() {
-  [[ -n $SERVER_PID ]] && kill -KILL "$SERVER_PID" 2>/dev/null || true
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
-  exit 1
-}
 # shellcheck source=tests/serve/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+serve_test_setup curl openssl
 step() { echo "== $*"; }
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \

@@ -26,28 +26,9 @@ fi
 SERVE=$(realpath "$1")
 UNIT=$2
 DEFAULTS=$3
-for tool in curl openssl; do
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
-done
-
-TMP=$(mktemp -d)
-SERVER_PID=
-cleanup() {
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-  fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*"
-  [[ -f $TMP/body ]] && { echo "--- response body"; head -c 2000 "$TMP/body"; echo; }
-  [[ -f $TMP/stderr ]] && { echo "--- server stderr"; cat "$TMP/stderr"; }
-  exit 1
-}
 # shellcheck source=tests/serve/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+serve_test_setup curl openssl
 
 # setting KEY: the value of the unit's one KEY= line. Called inside $(...), so a unit without
 # exactly one says so on stderr and ends the script there.
