@@ -22,7 +22,7 @@ enum class StoreOperation {
   get,           ///< get by id or FQN
   list,          ///< list and list_to_sink
   patch,         ///< patch (JSON merge patch or JSON Patch)
-  update,        ///< update (create or replace)
+  update,        ///< update and update_json (an edit applied as a JSON Patch)
   remove,        ///< soft or hard delete
   restore,       ///< restore
   follow,        ///< follow and unfollow

@@ -92,6 +92,8 @@ endforeach()
 foreach(tool ${tools})
   list(APPEND files /usr/bin/${tool} /usr/share/man/man1/${tool}.1)
 endforeach()
+# What the tools' pages name.
+list(APPEND files /usr/share/doc/catalog-tools/REST.md /usr/share/doc/catalog-tools/SEMANTICS.md)
 foreach(file ${files})
   if(NOT EXISTS ${file})
     fail("the packages did not install ${file}")
