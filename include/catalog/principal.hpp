@@ -19,7 +19,10 @@ namespace catalog {
 struct PolicyRule;  // entities.hpp
 
 /// The caller of an operation: a known, non-deleted user. From `Store::authenticate(token)` or
-/// `Store::principal(user_name)`. A plain value.
+/// `Store::principal(user_name)`. A plain value: what the user was when it was made. Operations
+/// take it as given (its `is_admin` included) and do not read the user again, so a host that
+/// keeps one across requests sees a user's later demotion or deletion only once it asks again
+/// (the REST surface authenticates every request).
 struct Principal {
   Uuid id{};              ///< the user's id
   std::string name{};     ///< the user's `name`

@@ -41,6 +41,13 @@ namespace catalog {
 
 /// The catalog. Move-only. Thread-safe: operations may run concurrently from several threads;
 /// each is one storage transaction (writers are serialized by the backend).
+///
+/// The functions a host gives the store (an `update` edit, a PatchMaker, a list sink, the log
+/// sink, the clock, an Authorizer or Authenticator) run inside that transaction. A Store
+/// operation called from one of them, on any Store, is refused with an `internal` error instead
+/// of waiting for the transaction it is called from. An exception one of them throws leaves the
+/// operation through the caller, with its transaction rolled back and the store unchanged.
+/// Listeners (`subscribe`) run after the commit instead.
 class CATALOG_DECL Store {
  public:
   /// Opens (or creates) an LMDB store in `dir`. Errors: storage; those of admin creation.
@@ -154,7 +161,11 @@ class CATALOG_DECL Store {
 
   /// Calls `listener` after each commit with the events it appended, in order (never for a
   /// failed or no-op operation). Returns an id for `unsubscribe`. Thread-safe; listeners run on
-  /// the committing thread and must not call back into a write of this Store.
+  /// the committing thread, so commits on two threads may call one listener at the same time.
+  /// The listener given is the one called (its state lasts from call to call). The commit stands
+  /// whatever a listener does: an exception it throws is logged (error) and does not reach the
+  /// operation's caller, and the other listeners are still called. A listener must not write to
+  /// this Store.
   std::uint64_t subscribe(std::function<void(const ChangeEvent&)> listener);
   /// Removes the listener `subscribe` returned `id` for; a commit under way on another thread may
   /// still call it once. An unknown id changes nothing.

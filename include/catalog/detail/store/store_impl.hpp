@@ -27,7 +27,9 @@ struct CATALOG_LOCAL Store::Impl {
   // Subscriptions (docs/SEMANTICS.md §13): called after commit with the events the commit appended.
   std::mutex listeners_mutex;
   std::uint64_t next_listener = 1;
-  std::map<std::uint64_t, std::function<void(const ChangeEvent&)>> listeners;
+  // Shared, so that a commit calls the listener itself (a stateful one keeps its state) while
+  // unsubscribe may drop it from the map.
+  std::map<std::uint64_t, std::shared_ptr<const std::function<void(const ChangeEvent&)>>> listeners;
 
   /// A stored event (engine::decode_event) as the struct. Errors: storage ("corrupt change
   /// event"), naming the member that does not decode.
@@ -43,9 +45,14 @@ struct CATALOG_LOCAL Store::Impl {
   /// What the store counts (Store::counters()).
   detail::StoreCounting counting;
 
-  /// Says `message` to the log sink, if there is one.
-  void log(LogLevel level, const std::string& message) const {
-    if (options.log) options.log(level, message);
+  /// Says `message` to the log sink, if there is one. A sink that throws is not heard: what the
+  /// store was saying is beside an answer, which the exception must not change.
+  void log(LogLevel level, const std::string& message) const noexcept {
+    if (!options.log) return;
+    try {
+      options.log(level, message);
+    } catch (...) {
+    }
   }
 
   /// Counts the final outcome of an operation that began at `start` (`error` null for a

@@ -22,6 +22,22 @@ namespace catalog {
 namespace bj = boost::json;
 
 namespace {
+/// Whether this thread is inside a transaction of a Store (Store::Impl::run): a callback the
+/// store calls there (an edit, a sink, a log sink, an authorizer, the clock) that calls back
+/// into a Store would otherwise wait for the transaction it is called from (LMDB's writer lock,
+/// the memory backend's writer turn, PostgreSQL's writers' turn) and never return, or break
+/// LMDB's rule of one transaction per thread.
+thread_local bool in_transaction = false;
+
+/// Marks this thread as inside a transaction for its lifetime.
+class InTransaction {
+ public:
+  InTransaction() noexcept { in_transaction = true; }
+  ~InTransaction() { in_transaction = false; }
+  InTransaction(const InTransaction&) = delete;
+  InTransaction& operator=(const InTransaction&) = delete;
+};
+
 /// The default Authenticator: JWT verification with the store's options (docs/SEMANTICS.md §11).
 class JwtAuthenticator final : public Authenticator {
  public:
@@ -64,7 +80,15 @@ std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage:
     count(&last);
     return last;
   };
+  if (in_transaction) {
+    Error nested(Errc::internal,
+                 "a Store operation was called from inside a transaction on the same thread (a "
+                 "callback the store called called back into a Store); it would wait for itself");
+    count(&nested);
+    return nested;
+  }
   for (;;) {
+    std::optional<InTransaction> inside(std::in_place);
     auto txn = backend->begin(mode);
     if (!txn) {
       count(&txn.error());
@@ -93,6 +117,7 @@ std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage:
         return give_up(committed.error());
       }
       counting.commit(std::chrono::steady_clock::now() - commit_start);
+      inside.reset();  // committed: listeners may use the store
       notify(tx.first_event(), tx.last_event());
     }
     count(nullptr);
@@ -102,7 +127,7 @@ std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage:
 
 void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
   if (first > last) return;
-  std::vector<std::function<void(const ChangeEvent&)>> copy;
+  std::vector<std::shared_ptr<const std::function<void(const ChangeEvent&)>>> copy;
   {
     std::lock_guard lock(listeners_mutex);
     for (const auto& [id, l] : listeners) copy.push_back(l);
@@ -127,7 +152,19 @@ void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
     cursor->reset();
     txn->reset();
     for (const auto& e : events)
-      for (const auto& l : copy) l(e);
+      for (const auto& l : copy) {
+        // The commit stands whatever a listener does: one that throws is logged, and the other
+        // listeners and the operation's answer are what they would have been.
+        try {
+          (*l)(e);
+        } catch (const std::exception& x) {
+          log(LogLevel::error, "a change listener threw at event " + std::to_string(e.offset) +
+                                   ": " + x.what());
+        } catch (...) {
+          log(LogLevel::error,
+              "a change listener threw at event " + std::to_string(e.offset));
+        }
+      }
   }
 }
 

@@ -44,7 +44,8 @@ Result<EventPage> Store::events(const Principal& who, std::uint64_t after,
 std::uint64_t Store::subscribe(std::function<void(const ChangeEvent&)> listener) {
   std::lock_guard lock(impl_->listeners_mutex);
   auto id = impl_->next_listener++;
-  impl_->listeners.emplace(id, std::move(listener));
+  impl_->listeners.emplace(
+      id, std::make_shared<const std::function<void(const ChangeEvent&)>>(std::move(listener)));
   return id;
 }
 
