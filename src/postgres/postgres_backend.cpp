@@ -269,6 +269,7 @@ struct PgShared {
   std::atomic<std::uint64_t> exclusive{0};
   std::string lock_sql;     // LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE: runs alone
   std::string share_sql;    // ... IN ROW EXCLUSIVE MODE: a concurrent writer
+  std::string idle_sql;     // SET LOCAL idle_in_transaction_session_timeout, or empty
 
   std::mutex mutex;
   std::vector<std::unique_ptr<Connection>> idle;
@@ -464,6 +465,12 @@ Result<std::unique_ptr<Connection>> PgShared::open_connection() {
 }
 
 Result<std::unique_ptr<Connection>> PgShared::acquire() {
+  // The pool's sessions belong to the process that opened the backend: a forked child that sent
+  // on them would interleave its messages with its parent's.
+  if (pid != ::getpid())
+    return storage_error(
+        "PostgreSQL: this catalog was opened by the parent of this process (fork); a child must "
+        "open its own");
   for (;;) {
     std::unique_ptr<Connection> c;
     {
@@ -638,10 +645,15 @@ class PgTransaction final : public Transaction,
       // A transaction run alone locks out other writers before its first query takes the
       // snapshot (LOCK takes none), so it sees every write that can ever meet it; a concurrent
       // writer takes the shared form of the same lock, so it never runs beside one run alone.
+      // A writer's session is ended by the server when it waits too long for its host inside
+      // the transaction (PostgresOptions::idle_in_transaction_timeout): a frozen host must not
+      // keep the other hosts' writers waiting. Readers hold no turn and are let be.
       const bool writes = mode_ == Mode::read_write;
+      const bool idle_limit = writes && !shared_->idle_sql.empty();
       const bool ok =
           (!first ||
            (queue_text(*conn_, begin_sql(writes, shared_->options.concurrent_writers)) &&
+            (!idle_limit || queue_text(*conn_, shared_->idle_sql.c_str())) &&
             (!writes || queue_text(*conn_, exclusive_ ? shared_->lock_sql.c_str()
                                                       : shared_->share_sql.c_str())))) &&
           statements(*conn_);
@@ -653,9 +665,9 @@ class PgTransaction final : public Transaction,
       auto results = round(*conn_, shared_->round_trips);
       if (results) {
         begun_ = true;
-        if (first)  // BEGIN's result, and a writer's LOCK's
-          results->erase(results->begin(),
-                         results->begin() + (mode_ == Mode::read_write ? 2 : 1));
+        if (first)  // BEGIN's result, and a writer's SET's and LOCK's
+          results->erase(results->begin(), results->begin() + 1 + (writes ? 1 : 0) +
+                                               (idle_limit ? 1 : 0));
         return results;
       }
       if (results.error().code() == Errc::storage_conflict) note_conflict();
@@ -1146,6 +1158,7 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string
     return storage_error("PostgreSQL: invalid schema name: " + trimmed(PQerrorMessage(conn.get())));
   const std::string table = schema + ".entries";
   const std::string versions = schema + ".schema_version";
+  const std::string turn = schema + ".writer_turn";
   // Two hosts opening a new catalog at once: the advisory lock (held to the commit) makes the
   // second wait and then find everything made. `bytea` compares as memcmp does. Rows are
   // rewritten often (records, counters), so pages keep room for updates in place.
@@ -1162,18 +1175,29 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string
                             " (version integer NOT NULL);"
                             // Holds no rows: write transactions lock it to take turns.
                             "CREATE TABLE IF NOT EXISTS " +
-                            schema +
-                            ".writer_turn ();"
+                            turn +
+                            " ();"
                             "INSERT INTO " +
                             versions + " SELECT " + std::to_string(schema_version) +
                             " WHERE NOT EXISTS (SELECT 1 FROM " + versions +
                             ");"
                             "COMMIT";
-  if (auto made = exec(conn.get(), setup, PGRES_COMMAND_OK); !made) {
-    (void)exec(conn.get(), "ROLLBACK", PGRES_COMMAND_OK);
-    return storage_error("cannot create the catalog's table in schema " + options.schema + ": " +
-                         made.error().message());
-  }
+  // What exists is not made again: CREATE ... IF NOT EXISTS checks the CREATE privilege first, so
+  // a role that may only read and write could not open a catalog that is there.
+  const char* names[] = {table.c_str(), versions.c_str(), turn.c_str()};
+  PgResult there(PQexecParams(conn.get(),
+                              "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL "
+                              "AND to_regclass($3) IS NOT NULL",
+                              3, nullptr, names, nullptr, nullptr, 0));
+  const bool exists = there && PQresultStatus(there.get()) == PGRES_TUPLES_OK &&
+                      PQntuples(there.get()) == 1 &&
+                      std::strcmp(PQgetvalue(there.get(), 0, 0), "t") == 0;
+  if (!exists)
+    if (auto made = exec(conn.get(), setup, PGRES_COMMAND_OK); !made) {
+      (void)exec(conn.get(), "ROLLBACK", PGRES_COMMAND_OK);
+      return storage_error("cannot create the catalog's table in schema " + options.schema +
+                           ": " + made.error().message());
+    }
   auto version = exec(conn.get(), "SELECT max(version) FROM " + versions, PGRES_TUPLES_OK);
   if (!version) return version.error();
   const int found = PQntuples(version->get()) == 1 && !PQgetisnull(version->get(), 0, 0)
@@ -1187,8 +1211,11 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string
   auto shared = std::make_shared<detail::PgShared>();
   shared->conninfo = conninfo;
   shared->table = table;
-  shared->lock_sql = "LOCK TABLE " + schema + ".writer_turn IN EXCLUSIVE MODE";
-  shared->share_sql = "LOCK TABLE " + schema + ".writer_turn IN ROW EXCLUSIVE MODE";
+  shared->lock_sql = "LOCK TABLE " + turn + " IN EXCLUSIVE MODE";
+  shared->share_sql = "LOCK TABLE " + turn + " IN ROW EXCLUSIVE MODE";
+  if (const auto idle_ms = options.idle_in_transaction_timeout.count(); idle_ms > 0)
+    shared->idle_sql =
+        "SET LOCAL idle_in_transaction_session_timeout = " + std::to_string(idle_ms);
   shared->options = std::move(options);
   return std::unique_ptr<PostgresBackend>(new PostgresBackend(std::move(shared)));
 }

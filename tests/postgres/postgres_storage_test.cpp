@@ -452,6 +452,89 @@ TEST_CASE("postgres: another process shares the catalog", "[postgres]") {
   CHECK(read(*db, "child") == "2"s);
 }
 
+TEST_CASE("postgres: a forked child's use of its parent's catalog is an error, not shared sessions",
+          "[postgres]") {
+  test::pg::Schema schema;
+  auto db = open_pg(schema.options());
+  write(*db, {{"parent", "1"}});  // leaves a session in the pool
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int code = 0;
+    for (auto mode : {Mode::read_only, Mode::read_write}) {
+      auto txn = db->begin(mode);
+      if (txn || txn.error().code() != Errc::storage ||
+          txn.error().message().find("opened by the parent of this process") == std::string::npos)
+        code = 1;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // The parent's sessions were not touched.
+  CHECK(read(*db, "parent") == "1"s);
+  write(*db, {{"parent", "2"}});
+  CHECK(read(*db, "parent") == "2"s);
+}
+
+TEST_CASE("postgres: a role that may only read and write opens a catalog that exists",
+          "[postgres]") {
+  test::pg::Schema schema;
+  write(*open_pg(schema.options()), {{"a", "1"}});
+  const std::string role = test::pg::fresh_schema_name("rw");
+  const std::string quoted = "\"" + schema.name() + "\"";
+  sql("CREATE ROLE \"" + role + "\" LOGIN");
+  sql("GRANT USAGE ON SCHEMA " + quoted + " TO \"" + role + "\"");
+  sql("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + quoted + " TO \"" + role +
+      "\"");
+  const std::string as_role = test::pg::conninfo() + " user=" + role;
+  for (bool concurrent_writers : {false, true}) {
+    CAPTURE(concurrent_writers);
+    auto options = schema.options();
+    options.concurrent_writers = concurrent_writers;
+    auto db = PostgresBackend::open(as_role, options);
+    REQUIRE(db.has_value());
+    CHECK(read(**db, "a") == "1"s);
+    write(**db, {{"b", concurrent_writers ? "concurrent" : "turns"}});
+    CHECK(read(**db, "b") == (concurrent_writers ? "concurrent"s : "turns"s));
+  }
+  // A catalog that is not there is still one it cannot make.
+  test::pg::Schema missing;
+  auto refused = PostgresBackend::open(as_role, missing.options());
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == Errc::storage);
+  CHECK(refused.error().message().find("cannot create the catalog's table") != std::string::npos);
+  sql("DROP OWNED BY \"" + role + "\"");
+  sql("DROP ROLE \"" + role + "\"");
+}
+
+TEST_CASE("postgres: a writer left idle in its transaction gives up the writers' turn",
+          "[postgres]") {
+  test::pg::Schema schema;
+  auto options = schema.options();  // writers take turns
+  options.idle_in_transaction_timeout = std::chrono::milliseconds(300);
+  auto db = open_pg(options);
+  write(*db, {{"a", "1"}});
+  auto reader = begin(*db, Mode::read_only);
+  auto frozen = begin(*db, Mode::read_write);
+  CHECK(must(frozen->get("a")) == "1"s);  // sent with the lock of the writers' turn
+  must(frozen->put("a", "frozen"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // A reader holds no turn, and is let wait (an export writing to a slow pipe).
+  CHECK(must(reader->get("a")) == "1"s);
+  reader.reset();
+  // Another host's writer gets the turn. Its own lock_timeout turns a turn still held into an
+  // error, not a wait without end.
+  auto other = open_pg(options, test::pg::conninfo() + " options='-c lock_timeout=5000'");
+  write(*other, {{"a", "other"}});
+  // The idle one's session was ended: its commit is a storage error, and wrote nothing.
+  CHECK(error_of(frozen->commit()) == Errc::storage);
+  frozen.reset();
+  CHECK(read(*db, "a") == "other"s);
+}
+
 TEST_CASE("postgres: after conflicts in a row a thread's next write transaction runs alone",
           "[postgres]") {
   test::pg::Schema schema;

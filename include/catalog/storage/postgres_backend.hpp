@@ -8,6 +8,7 @@
 #include <catalog/error.hpp>
 #include <catalog/storage/backend.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -48,6 +49,15 @@ struct PostgresOptions {
   /// cannot conflict and a retried operation ends after a bounded number of attempts however
   /// busy the catalog is. 0: never. Default: 2.
   unsigned exclusive_after_conflicts = 2;
+  /// How long the server lets a write transaction of this backend wait for its next statement
+  /// (`idle_in_transaction_session_timeout`, set for each write transaction) before it ends the
+  /// session and rolls the transaction back. A host that froze or lost its network in the middle
+  /// of a write then gives up the writers' turn, which every other host's writers wait for,
+  /// instead of holding it until the server notices the connection is gone (hours, by TCP's
+  /// defaults). The transaction's next statement fails (storage). Read transactions keep the
+  /// server's setting (an export may wait on a slow reader of its output). Zero: the server's
+  /// own setting for writes too. Default: 60 s.
+  std::chrono::milliseconds idle_in_transaction_timeout{60000};
 };
 
 /// What a backend has sent: requests waited for (each carries any number of statements) and
@@ -94,8 +104,13 @@ struct PgShared;
 ///
 /// Thread safety and processes: as Backend. A thread must not begin a write transaction while it
 /// holds another of the same catalog (one run alone would wait for the other). A child created by
-/// fork() must not use its parent's backends or transactions; it may open its own. Transactions
+/// fork() must not use its parent's backends or transactions (their connections are the
+/// parent's: a transaction it begins is a storage error); it may open its own. Transactions
 /// may outlive the backend.
+///
+/// Open creates the schema and its tables when they are missing (which needs the CREATE
+/// privilege); a role that only reads and writes (USAGE on the schema; SELECT, INSERT, UPDATE and
+/// DELETE on its tables) opens a catalog that exists.
 class CATALOG_DECL PostgresBackend final : public Backend {
  public:
   /// The version of the table layout this library writes; open refuses a newer one.
