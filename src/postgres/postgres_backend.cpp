@@ -874,7 +874,15 @@ class PgTransaction final : public Transaction,
     }
     auto results =
         exchange([&](Connection& c) { return queue_pending(c) && queue_text(c, "COMMIT"); }, true);
-    if (!results) return die(results.error());
+    if (!results) {
+      // The server may have committed before the connection broke: say so, since running the
+      // operation again might then do it twice.
+      if (conn_ && conn_->broken && results.error().code() == Errc::storage)
+        return die(storage_error(results.error().message() +
+                                 " while committing: whether the transaction committed is not "
+                                 "known"));
+      return die(results.error());
+    }
     if (streak.backend == shared_.get()) streak.conflicts = 0;
     pending_.clear();
     release();

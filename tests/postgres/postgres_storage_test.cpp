@@ -403,6 +403,24 @@ TEST_CASE("postgres: a connection the server ended is a storage error, and is no
   CHECK(lost.error().code() == Errc::storage);
   CHECK(error_of(txn->commit()) == Errc::storage);
   txn.reset();
+  // A connection lost at the commit itself: the commit may have happened before it broke, and
+  // the error says that it is not known.
+  auto committing = begin(*db, Mode::read_write);
+  CHECK(must(committing->get("a")) == "1"s);
+  must(committing->put("a", "unknown"));
+  sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" + app +
+      "'");
+  for (int i = 0; i < 500; ++i) {
+    if (sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'") == "0")
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto unknown = committing->commit();
+  REQUIRE_FALSE(unknown.has_value());
+  CHECK(unknown.error().code() == Errc::storage);
+  CHECK(unknown.error().message().find("whether the transaction committed is not known") !=
+        std::string::npos);
+  committing.reset();
   // The next transactions get connections that work.
   for (int i = 0; i < 3; ++i) CHECK(read(*db, "a") == "1"s);
   write(*db, {{"a", "2"}});
