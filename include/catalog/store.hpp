@@ -161,7 +161,8 @@ class CATALOG_DECL Store {
 
   /// Calls `listener` after each commit with the events it appended, in order (never for a
   /// failed or no-op operation). Returns an id for `unsubscribe`. Thread-safe; listeners run on
-  /// the committing thread, so commits on two threads may call one listener at the same time.
+  /// the committing thread, so commits on two threads may call one listener at the same time,
+  /// and the later commit's events may come first (`ChangeEvent::offset` orders them).
   /// The listener given is the one called (its state lasts from call to call). The commit stands
   /// whatever a listener does: an exception it throws is logged (error) and does not reach the
   /// operation's caller, and the other listeners are still called. A listener must not write to
