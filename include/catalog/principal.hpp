@@ -108,7 +108,8 @@ class CATALOG_DECL Resource {
 };
 
 /// Decides whether a principal may perform operations on a resource. Called once per operation,
-/// inside its transaction, after the entity is read. Implementations must be thread-safe.
+/// inside its transaction, after the entity is read: what it needs of the store it reads through
+/// `what` (a call to the Store from here is refused). Implementations must be thread-safe.
 class CATALOG_DECL Authorizer {
  public:
   /// Destroys the authorizer.

@@ -42,12 +42,12 @@ namespace catalog {
 /// The catalog. Move-only. Thread-safe: operations may run concurrently from several threads;
 /// each is one storage transaction (writers are serialized by the backend).
 ///
-/// The functions a host gives the store (an `update` edit, a PatchMaker, a list sink, the log
-/// sink, the clock, an Authorizer or Authenticator) run inside that transaction. A Store
-/// operation called from one of them, on any Store, is refused with an `internal` error instead
-/// of waiting for the transaction it is called from. An exception one of them throws leaves the
-/// operation through the caller, with its transaction rolled back and the store unchanged.
-/// Listeners (`subscribe`) run after the commit instead.
+/// The functions a host gives the store (an `update` edit, a PatchMaker, the log sink, the
+/// clock, an Authorizer) run inside that transaction. A Store operation called from one of
+/// them, on any Store, is refused with an `internal` error instead of waiting for the
+/// transaction it is called from. An exception one of them throws leaves the operation through
+/// the caller, with its transaction rolled back and the store unchanged. Listeners
+/// (`subscribe`) run after the commit instead.
 class CATALOG_DECL Store {
  public:
   /// Opens (or creates) an LMDB store in `dir`. Errors: storage; those of admin creation.
