@@ -222,7 +222,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     idle_since_.store(std::chrono::steady_clock::now().time_since_epoch().count());
     if (stopping_) return close();
     parser_.emplace();
-    parser_->body_limit(body_limit_);  // Api's own limit: a longer body never gets buffered
+    // No limit while the header is read: Beast would refuse a Content-Length past it before the
+    // token is checked. on_header sets the Api's own limit before any body is read.
+    parser_->body_limit(boost::none);
     lowest().expires_after(idle_timeout);
     http::async_read_header(
         stream_, buffer_, *parser_,
@@ -239,18 +241,19 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       target_ = str(parser_->get().target());
     }
     if (auto framing = framing_error(*parser_)) return respond(bad_request(*framing), false);
-    auto length = parser_->content_length();
-    if (length && *length > body_limit_)
-      return respond(bad_request("Request body exceeds " + std::to_string(body_limit_) + " bytes"),
-                     false);
     // A body is read only for a client with a valid token: the Api's 401 comes first anyway
-    // (docs/SEMANTICS.md §14), and without this a client with no token could make the server
-    // hold a body up to the limit on every connection it opens. The body is left unread, so
-    // the connection closes after the answer (linger).
+    // (docs/SEMANTICS.md §14, before a body too long), and without this a client with no token
+    // could make the server hold a body up to the limit on every connection it opens. The body
+    // is left unread, so the connection closes after the answer (linger).
+    auto length = parser_->content_length();
     if (parser_->chunked() || length.value_or(0) > 0)
       if (auto head = head_of(parser_->get()); !catalog_examples::own_path(head.target))
         if (auto refused = host_.api.refuse_unauthenticated(head))
           return respond(std::move(*refused), false);
+    if (length && *length > body_limit_)
+      return respond(bad_request("Request body exceeds " + std::to_string(body_limit_) + " bytes"),
+                     false);
+    parser_->body_limit(body_limit_);  // a chunked body is counted as it comes: never buffered
     if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
       // curl sends `Expect: 100-continue` before a large body and waits for this answer.
       auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
@@ -273,7 +276,8 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
           // HEAD is GET without the body (RFC 9110 9.3.2): the same status and
           // headers, Content-Length included.
           if (head) request.method = "GET";
-          auto own = catalog_examples::own_route(request, self->host_.store, self->host_.counters);
+          auto own = catalog_examples::own_route(request, self->host_.api, self->host_.store,
+                                                 self->host_.counters);
           self->respond(own ? std::move(*own) : self->host_.api.handle(request), keep_alive, head);
         });
   }

@@ -238,10 +238,11 @@ inline bool own_path(std::string_view target) {
 }
 
 // The server's own routes, answered before the Api sees the request: GET (or HEAD) /healthz,
-// 200 `{"status":"ok"}` for anyone, and GET /metrics for admins (bearer token, as the Api
-// authenticates: 401 without a valid one, 403 for a user who is not an admin). Other requests:
+// 200 `{"status":"ok"}` for anyone, and GET /metrics for admins (authenticated by the Api: its
+// 401 without a valid bearer token, 403 for a user who is not an admin). Other requests:
 // nullopt, for the Api.
 inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Request& request,
+                                                        const catalog::rest::Api& api,
                                                         catalog::Store& store,
                                                         const ServerCounters& counters) {
   if (!own_path(request.target)) return std::nullopt;
@@ -262,19 +263,11 @@ inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Req
     r.body = R"({"status":"ok"})";
     return r;
   }
-  std::string_view token;
-  for (const auto& [name, value] : request.headers) {
-    if (name.size() == 13 &&
-        std::equal(
-            name.begin(), name.end(), "authorization",
-            [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) &&
-        value.size() > 7 && std::string_view(value).substr(0, 7) == "Bearer ")
-      token = std::string_view(value).substr(7);
+  auto who = api.principal(request);
+  if (!who) {
+    if (auto refused = api.refuse_unauthenticated(request)) return refused;
+    return error(401, "UNAUTHORIZED", who.error().message());  // the user went meanwhile
   }
-  if (token.empty())
-    return error(401, "UNAUTHORIZED", "Authorization header is not 'Bearer <token>'");
-  auto who = store.authenticate(token);
-  if (!who) return error(401, "UNAUTHORIZED", who.error().message());
   if (!who->is_admin) return error(403, "FORBIDDEN", "Only admins may read the metrics");
   r.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}};
   r.body = counters.prometheus(store.counters());

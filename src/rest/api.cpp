@@ -101,6 +101,10 @@ Response Api::handle(const Request& request) const noexcept {
   }
 }
 
+Result<Principal> Api::principal(const Request& request) const {
+  return authenticated(*store_, request);
+}
+
 std::optional<Response> Api::refuse_unauthenticated(const Request& request) const noexcept {
   try {
     auto who = authenticated(*store_, request);

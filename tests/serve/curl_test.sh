@@ -252,10 +252,17 @@ call 204 "$ADMIN" DELETE "/v1/glossaryTerms/$(entity_id)?hardDelete=true"
 [[ ! -s $TMP/body ]] || fail "204 with a body"
 grep -qi '^Content-Length:' "$TMP/headers" && fail "204 with a Content-Length"
 
-step "bodies: over 8 MiB is 400; 1.5 MiB (Expect: 100-continue) is served"
+step "bodies: over 8 MiB is 400 (401 first without a token); 1.5 MiB (Expect: 100-continue) is served"
 head -c $((8 * 1024 * 1024 + 1)) /dev/zero | tr '\0' ' ' >"$TMP/huge"
 call 400 "$ADMIN" POST /v1/glossaries -H 'Content-Type: application/json' \
   --data-binary "@$TMP/huge"
+expect_body 'Request body exceeds'
+call 401 - POST /v1/glossaries -H 'Content-Type: application/json' --data-binary "@$TMP/huge"
+expect_body '"errorType":"UNAUTHORIZED"'
+# Chunked, the length is not known before: the body is counted as it comes.
+call 400 "$ADMIN" POST /v1/glossaries -H 'Content-Type: application/json' \
+  -H 'Transfer-Encoding: chunked' --data-binary "@$TMP/huge"
+expect_body 'Request body exceeds'
 {
   printf '{"name":"Big","description":"'
   head -c $((1536 * 1024)) /dev/zero | tr '\0' 'd'
@@ -291,7 +298,11 @@ call 405 - POST /healthz
 expect_header Allow 'GET, HEAD'
 call 401 - GET /metrics
 expect_body '"errorType":"UNAUTHORIZED"'
+expect_header WWW-Authenticate Bearer  # the Api's own 401
 call 401 not-a-jwt GET /metrics
+# The token is read as the Api reads it: "Bearer" in any case.
+got=$(curl -sS -o "$TMP/body" -w '%{http_code}' -H "Authorization: bEARER $ADMIN" "$BASE/metrics")
+[[ $got == 200 ]] || fail "GET /metrics with 'bEARER': expected 200, got $got"
 call 403 "$ALICE" GET /metrics
 expect_body '"errorType":"FORBIDDEN"'
 call 200 "$ADMIN" GET /metrics

@@ -78,6 +78,11 @@ class CATALOG_DECL Api {
   /// token again. Never throws (an unexpected failure is a 500 response).
   std::optional<Response> refuse_unauthenticated(const Request& request) const noexcept;
 
+  /// The caller of `request` as `handle` authenticates it (the `Authorization` header's bearer
+  /// token, of a live user), for a host's own routes. Errors: unauthorized, with the message of
+  /// the 401 `handle` gives.
+  Result<Principal> principal(const Request& request) const;
+
  private:
   Store* store_;
   ApiOptions options_;
