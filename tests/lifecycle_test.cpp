@@ -331,6 +331,39 @@ TEMPLATE_TEST_CASE("patch: merge patch and JSON Patch, versions and change descr
   CHECK(test::dump(s) == dump);
 }
 
+TEMPLATE_TEST_CASE("a patch that sends a number back spelled otherwise changes nothing", "[patch]",
+                   CATALOG_STORE_FIXTURES) {
+  // docs/SEMANTICS.md §3: a patch that changes nothing makes no version. 2 and 2.0 are one JSON
+  // number (RFC 6902's `test` says so too), so a client that sends back what it read, whatever
+  // its JSON library does to the spelling, makes no version and no event.
+  TestType fx;
+  auto& s = fx.store;
+  const auto admin = s.principal("admin").value();
+  s.create_json(admin, Kind::mlmodel_service, parse(R"({"name":"ms","serviceType":"Mlflow"})"))
+      .value();
+  auto model = s.create_json(admin, Kind::mlmodel,
+                             parse(R"({"name":"m","service":"ms","algorithm":"a",)"
+                                   R"("extension":{"k":2.0,"n":1,"big":1e3,"list":[1.0,2]}})"))
+                   .value();
+  const auto id = uuid_of(model);
+  const auto events = event_count(s, admin);
+  const auto before = test::dump(s);
+  for (const char* same :
+       {R"({"extension":{"k":2,"n":1.0,"big":1000,"list":[1,2.0]}})",
+        R"([{"op":"replace","path":"/extension/k","value":2},)"
+        R"({"op":"replace","path":"/extension/big","value":1000.0}])"}) {
+    INFO(same);
+    auto r = s.patch_json(admin, Kind::mlmodel, id, parse(same)).value();
+    CHECK(test::version_of(r) == "0.1");
+    CHECK(event_count(s, admin) == events);
+    CHECK(test::dump(s) == before);
+  }
+  // A number that is another value is a change.
+  auto changed = s.patch_json(admin, Kind::mlmodel, id, parse(R"({"extension":{"k":2.5}})")).value();
+  CHECK(test::version_of(changed) == "0.2");
+  CHECK(event_count(s, admin) == events + 1);
+}
+
 TEMPLATE_TEST_CASE("refused patches leave the store unchanged", "[patch][errors]",
                    CATALOG_STORE_FIXTURES) {
   TestType fx;

@@ -40,6 +40,13 @@ struct PatchLimits {
                                                           const boost::json::value& patch,
                                                           PatchLimits limits = {});
 
+/// Whether two values are the same JSON, as RFC 6902's `test` compares them: numbers by value
+/// whatever their spelling (1 equals 1.0, which Boost.JSON's `==` says differ), objects whatever
+/// the order of their members, arrays element by element. What a patch that changes nothing is
+/// judged by (docs/SEMANTICS.md §3).
+[[nodiscard]] CATALOG_DECL bool equal(const boost::json::value& a,
+                                      const boost::json::value& b) noexcept;
+
 }  // namespace catalog::json
 
 #endif  // CATALOG_JSON_PATCH_HPP

@@ -191,29 +191,6 @@ bool numbers_equal(const bj::value& a, const bj::value& b) {
   return a == b;  // int64 and uint64: Boost compares them by value
 }
 
-// Deep equality for `test`: numbers by value, objects ignoring member order, arrays in order.
-bool json_equal(const bj::value& a, const bj::value& b) {
-  if (a.is_number() && b.is_number()) return numbers_equal(a, b);
-  if (a.kind() != b.kind()) return false;
-  if (const auto* x = a.if_array()) {
-    const auto& y = b.get_array();
-    if (x->size() != y.size()) return false;
-    for (std::size_t i = 0; i < x->size(); ++i) {
-      if (!json_equal((*x)[i], y[i])) return false;
-    }
-    return true;
-  }
-  if (const auto* x = a.if_object()) {
-    const auto& y = b.get_object();
-    if (x->size() != y.size()) return false;
-    for (const auto& member : *x) {
-      const bj::value* other = y.if_contains(member.key());
-      if (!other || !json_equal(member.value(), *other)) return false;
-    }
-    return true;
-  }
-  return a == b;
-}
 
 Result<const bj::string*> string_member(const bj::object& op, std::string_view name) {
   const bj::value* v = op.if_contains(name);
@@ -247,7 +224,7 @@ Result<void> apply_operation(bj::value& doc, const bj::object& op, std::string_v
       **target = **v;
       return {};
     }
-    if (!json_equal(**target, **v)) {
+    if (!equal(**target, **v)) {
       return failure("test failed: the value is " + json::serialize(**target) + ", not " +
                      json::serialize(**v));
     }
@@ -286,6 +263,28 @@ Result<void> apply_operation(bj::value& doc, const bj::object& op, std::string_v
 }
 
 }  // namespace
+
+bool equal(const bj::value& a, const bj::value& b) noexcept {
+  if (a.is_number() && b.is_number()) return numbers_equal(a, b);
+  if (a.kind() != b.kind()) return false;
+  if (const auto* x = a.if_array()) {
+    const auto& y = b.get_array();
+    if (x->size() != y.size()) return false;
+    for (std::size_t i = 0; i < x->size(); ++i)
+      if (!equal((*x)[i], y[i])) return false;
+    return true;
+  }
+  if (const auto* x = a.if_object()) {
+    const auto& y = b.get_object();
+    if (x->size() != y.size()) return false;
+    for (const auto& member : *x) {
+      const bj::value* other = y.if_contains(member.key());
+      if (!other || !equal(member.value(), *other)) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
 
 boost::json::value merge_patch(boost::json::value target, const boost::json::value& patch) {
   const auto* members = patch.if_object();

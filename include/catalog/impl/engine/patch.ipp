@@ -81,18 +81,21 @@ bool differs(Kind kind, std::string_view field, const json::value* a, const json
     // Elements without an id are malformed; compare them whole so validation reports them.
     for (const auto* v : {a, b})
       for (const auto& e : v->as_array())
-        if (!e.is_object() || !e.as_object().contains(wire::id())) return *a != *b;
+        if (!e.is_object() || !e.as_object().contains(wire::id()))
+          return !catalog::json::equal(*a, *b);
     return ids_of(a) != ids_of(b);
   }
   if (field == wire::tags() && a->is_array() && b->is_array()) {
     auto ta = from_json<std::vector<TagLabel>>(*a);
     auto tb = from_json<std::vector<TagLabel>>(*b);
-    if (!ta || !tb) return *a != *b;
+    if (!ta || !tb) return !catalog::json::equal(*a, *b);
     auto na = normalize_tags(*ta), nb = normalize_tags(*tb);
     if (!na || !nb) return true;
     return *na != *nb;
   }
-  return *a != *b;
+  // The same JSON is no change (docs/SEMANTICS.md §3): 2 and 2.0 are one number, so a document
+  // sent back as it was read makes no version.
+  return !catalog::json::equal(*a, *b);
 }
 
 const json::value* member(const json::object& o, std::string_view k) {
