@@ -40,6 +40,13 @@ Glossary glossary(catalog::Store& s, const catalog::Principal& who, const std::s
   return s.create<Glossary>(who, g).value();
 }
 
+/// A store with the test options, its admin, and glossary A.
+struct WithGlossary {
+  Opened opened;
+  catalog::Principal admin = opened.store.principal("admin").value();
+  Glossary a = glossary(opened.store, admin, "A");
+};
+
 bool says_nested(const catalog::Error& e) {
   return e.code() == Errc::internal &&
          e.message().find("from inside a transaction") != std::string::npos;
@@ -50,10 +57,10 @@ bool says_nested(const catalog::Error& e) {
 TEST_CASE("a Store operation called from inside a transaction is refused, not waited for") {
   for (bool lmdb : {false, true}) {
     CAPTURE(lmdb);
-    auto opened = open(lmdb, test::test_options());
-    auto& s = opened.store;
-    const auto admin = s.principal("admin").value();
-    auto a = glossary(s, admin, "A");
+    WithGlossary fx{open(lmdb, test::test_options())};
+    auto& s = fx.opened.store;
+    const auto& admin = fx.admin;
+    const auto& a = fx.a;
 
     // From an update's edit: a read and a write of the same store, and a read of another store.
     auto other = open(lmdb, test::test_options());
@@ -108,10 +115,10 @@ TEST_CASE("a clock that calls back into its store is refused, and the operation 
 TEST_CASE("an exception from an edit leaves through the caller and the store as it was") {
   for (bool lmdb : {false, true}) {
     CAPTURE(lmdb);
-    auto opened = open(lmdb, test::test_options());
-    auto& s = opened.store;
-    const auto admin = s.principal("admin").value();
-    auto a = glossary(s, admin, "A");
+    WithGlossary fx{open(lmdb, test::test_options())};
+    auto& s = fx.opened.store;
+    const auto& admin = fx.admin;
+    const auto& a = fx.a;
     const auto before = test::dump(s);
     CHECK_THROWS_WITH(s.update<Glossary>(admin, a.id,
                                          [](Glossary& g) {

@@ -385,19 +385,22 @@ TEST_CASE("postgres: a connection the server ended is a storage error, and is no
   const std::string app = test::pg::fresh_schema_name("lost");
   const std::string conninfo = test::pg::conninfo() + " application_name=" + app;
   auto db = open_pg(schema.options(), conninfo);
+  // Ends this test's sessions only (other tests share the cluster), the idle ones in the pool
+  // too. Terminating is asynchronous: waits until those sessions are gone (their sockets closed).
+  const auto end_sessions = [&] {
+    sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" +
+        app + "'");
+    for (int i = 0; i < 500; ++i) {
+      if (sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'") ==
+          "0")
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
   write(*db, {{"a", "1"}});
   auto txn = begin(*db, Mode::read_write);
   CHECK(must(txn->get("a")) == "1"s);
-  // Ends this test's sessions only (other tests share the cluster), the idle ones in the pool
-  // too.
-  sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" + app +
-      "'");
-  // Terminating is asynchronous: wait until those sessions are gone (their sockets closed).
-  for (int i = 0; i < 500; ++i) {
-    if (sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'") == "0")
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  end_sessions();
   auto lost = txn->get("b");
   REQUIRE_FALSE(lost.has_value());
   CHECK(lost.error().code() == Errc::storage);
@@ -408,13 +411,7 @@ TEST_CASE("postgres: a connection the server ended is a storage error, and is no
   auto committing = begin(*db, Mode::read_write);
   CHECK(must(committing->get("a")) == "1"s);
   must(committing->put("a", "unknown"));
-  sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" + app +
-      "'");
-  for (int i = 0; i < 500; ++i) {
-    if (sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'") == "0")
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  end_sessions();
   auto unknown = committing->commit();
   REQUIRE_FALSE(unknown.has_value());
   CHECK(unknown.error().code() == Errc::storage);
