@@ -264,10 +264,7 @@ inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Req
     return r;
   }
   auto who = api.principal(request);
-  if (!who) {
-    if (auto refused = api.refuse_unauthenticated(request)) return refused;
-    return error(401, "UNAUTHORIZED", who.error().message());  // the user went meanwhile
-  }
+  if (!who) return catalog::rest::Api::error_response(who.error());
   if (!who->is_admin) return error(403, "FORBIDDEN", "Only admins may read the metrics");
   r.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}};
   r.body = counters.prometheus(store.counters());

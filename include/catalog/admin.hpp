@@ -45,7 +45,8 @@ struct Progress {
 };
 
 /// Told of progress every few thousand entities or keys, and once at the end of each phase.
-/// Must not call back into the Store.
+/// Must not call back into the Store: it runs inside the function's transaction, which a write
+/// (an import's, on LMDB and in memory) would wait for without end.
 using ProgressFn = std::function<void(const Progress&)>;
 
 // ---- verify ----

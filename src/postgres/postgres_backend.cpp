@@ -242,6 +242,7 @@ struct Connection {
   int queued = 0;                 // statements queued since the last sync
   std::vector<int> unread;        // rounds not read yet, oldest first
   bool broken = false;            // the protocol state is unknown: never reuse
+  bool server_refused = false;    // the last round's error came from the server, not the socket
   bool reused = false;            // taken from the pool (the server may have ended it meanwhile)
   bool writes_prepared = false;   // the write statements are prepared on the server
   bool preparing_writes = false;  // ... or queued in the round being sent
@@ -365,6 +366,8 @@ Result<std::vector<PgResult>> read_round(Connection& c, int statements_in_round)
     case PGRES_PIPELINE_ABORTED: break;  // skipped after the error already kept
     default:
       if (!first_error) first_error = result_error(r.get(), c.pg);
+      // The server's errors carry an SQLSTATE; those libpq makes of a broken socket do not.
+      if (PQresultErrorField(r.get(), PG_DIAG_SQLSTATE)) c.server_refused = true;
       if (PQstatus(c.pg) != CONNECTION_OK) {
         c.broken = true;
         return *first_error;
@@ -379,6 +382,7 @@ Result<std::vector<PgResult>> read_round(Connection& c, int statements_in_round)
 Result<std::vector<PgResult>> round(Connection& c, std::atomic<std::uint64_t>& counter,
                                     bool wait = true) {
   if (c.broken) return storage_error("PostgreSQL: connection lost");
+  c.server_refused = false;
   const int n = c.queued;
   c.queued = 0;
   if (!PQpipelineSync(c.pg)) {
@@ -875,9 +879,11 @@ class PgTransaction final : public Transaction,
     auto results =
         exchange([&](Connection& c) { return queue_pending(c) && queue_text(c, "COMMIT"); }, true);
     if (!results) {
-      // The server may have committed before the connection broke: say so, since running the
-      // operation again might then do it twice.
-      if (conn_ && conn_->broken && results.error().code() == Errc::storage)
+      // Without the server's answer (an error it sent means it rolled back), it may have
+      // committed before the connection broke: say so, since running the operation again might
+      // then do it twice.
+      if (conn_ && conn_->broken && !conn_->server_refused &&
+          results.error().code() == Errc::storage)
         return die(storage_error(results.error().message() +
                                  " while committing: whether the transaction committed is not "
                                  "known"));

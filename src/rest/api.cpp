@@ -105,6 +105,8 @@ Result<Principal> Api::principal(const Request& request) const {
   return authenticated(*store_, request);
 }
 
+Response Api::error_response(const Error& error) { return detail::error_response(error); }
+
 std::optional<Response> Api::refuse_unauthenticated(const Request& request) const noexcept {
   try {
     auto who = authenticated(*store_, request);

@@ -406,8 +406,8 @@ TEST_CASE("postgres: a connection the server ended is a storage error, and is no
   CHECK(lost.error().code() == Errc::storage);
   CHECK(error_of(txn->commit()) == Errc::storage);
   txn.reset();
-  // A connection lost at the commit itself: the commit may have happened before it broke, and
-  // the error says that it is not known.
+  // A connection lost at the commit: the error says the commit is not known to have failed,
+  // unless the server's own error (its session ended) reached the client first.
   auto committing = begin(*db, Mode::read_write);
   CHECK(must(committing->get("a")) == "1"s);
   must(committing->put("a", "unknown"));
@@ -415,8 +415,10 @@ TEST_CASE("postgres: a connection the server ended is a storage error, and is no
   auto unknown = committing->commit();
   REQUIRE_FALSE(unknown.has_value());
   CHECK(unknown.error().code() == Errc::storage);
-  CHECK(unknown.error().message().find("whether the transaction committed is not known") !=
-        std::string::npos);
+  INFO(unknown.error().message());
+  CHECK((unknown.error().message().find("whether the transaction committed is not known") !=
+             std::string::npos ||
+         unknown.error().message().find("terminating connection") != std::string::npos));
   committing.reset();
   // The next transactions get connections that work.
   for (int i = 0; i < 3; ++i) CHECK(read(*db, "a") == "1"s);
@@ -500,6 +502,14 @@ TEST_CASE("postgres: a role that may only read and write opens a catalog that ex
   write(*open_pg(schema.options()), {{"a", "1"}});
   const std::string role = test::pg::fresh_schema_name("rw");
   const std::string quoted = "\"" + schema.name() + "\"";
+  // Roles are the cluster's, not the schema's: dropped however the test ends.
+  struct DropRole {
+    std::string role;
+    ~DropRole() {
+      sql("DROP OWNED BY \"" + role + "\"");
+      sql("DROP ROLE \"" + role + "\"");
+    }
+  } drop{role};
   sql("CREATE ROLE \"" + role + "\" LOGIN");
   sql("GRANT USAGE ON SCHEMA " + quoted + " TO \"" + role + "\"");
   sql("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + quoted + " TO \"" + role +
@@ -521,8 +531,6 @@ TEST_CASE("postgres: a role that may only read and write opens a catalog that ex
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == Errc::storage);
   CHECK(refused.error().message().find("cannot create the catalog's table") != std::string::npos);
-  sql("DROP OWNED BY \"" + role + "\"");
-  sql("DROP ROLE \"" + role + "\"");
 }
 
 TEST_CASE("postgres: a writer left idle in its transaction gives up the writers' turn",

@@ -191,7 +191,6 @@ bool numbers_equal(const bj::value& a, const bj::value& b) {
   return a == b;  // int64 and uint64: Boost compares them by value
 }
 
-
 Result<const bj::string*> string_member(const bj::object& op, std::string_view name) {
   const bj::value* v = op.if_contains(name);
   if (!v) return failure("missing member " + json_quoted(name));

@@ -80,8 +80,12 @@ class CATALOG_DECL Api {
 
   /// The caller of `request` as `handle` authenticates it (the `Authorization` header's bearer
   /// token, of a live user), for a host's own routes. Errors: unauthorized, with the message of
-  /// the 401 `handle` gives.
+  /// the 401 `handle` gives; storage.
   Result<Principal> principal(const Request& request) const;
+
+  /// The response `handle` gives for `error`: its status, the JSON error body, and
+  /// `WWW-Authenticate: Bearer` on a 401. For a host's own routes.
+  static Response error_response(const Error& error);
 
  private:
   Store* store_;

@@ -55,8 +55,9 @@ struct PostgresOptions {
   /// of a write then gives up the writers' turn, which every other host's writers wait for,
   /// instead of holding it until the server notices the connection is gone (hours, by TCP's
   /// defaults). The transaction's next statement fails (storage). Read transactions keep the
-  /// server's setting (an export may wait on a slow reader of its output). Zero: the server's
-  /// own setting for writes too. Default: 60 s.
+  /// server's setting (an export may wait on a slow reader of its output). An import is one
+  /// write transaction that reads its input between its writes: feed it a file, not a pipe that
+  /// may stall longer, or set zero. Zero: the server's own setting for writes too. Default: 60 s.
   std::chrono::milliseconds idle_in_transaction_timeout{60000};
 };
 

@@ -13,6 +13,7 @@
 #include <catalog/store.hpp>
 
 #include <chrono>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -44,6 +45,10 @@ struct CATALOG_LOCAL Store::Impl {
 
   /// What the store counts (Store::counters()).
   detail::StoreCounting counting;
+
+  /// Logs (error) that a listener threw `thrown` at event `offset`. Never throws: the commit
+  /// the listener was told of stands whatever happens here.
+  void listener_threw(std::uint64_t offset, std::exception_ptr thrown) noexcept;
 
   /// Says `message` to the log sink, if there is one. A sink that throws is not heard: what the
   /// store was saying is beside an answer, which the exception must not change.

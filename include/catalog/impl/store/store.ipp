@@ -125,6 +125,21 @@ std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage:
   }
 }
 
+void Store::Impl::listener_threw(std::uint64_t offset, std::exception_ptr thrown) noexcept {
+  try {
+    std::string what;
+    try {
+      std::rethrow_exception(thrown);
+    } catch (const std::exception& x) {
+      what = std::string(": ") + x.what();
+    } catch (...) {
+    }
+    log(LogLevel::error,
+        "a change listener threw at event " + std::to_string(offset) + what);
+  } catch (...) {  // no memory for the message: the commit stands all the same
+  }
+}
+
 void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
   if (first > last) return;
   std::vector<std::shared_ptr<const std::function<void(const ChangeEvent&)>>> copy;
@@ -157,12 +172,8 @@ void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
         // listeners and the operation's answer are what they would have been.
         try {
           (*l)(e);
-        } catch (const std::exception& x) {
-          log(LogLevel::error, "a change listener threw at event " + std::to_string(e.offset) +
-                                   ": " + x.what());
         } catch (...) {
-          log(LogLevel::error,
-              "a change listener threw at event " + std::to_string(e.offset));
+          listener_threw(e.offset, std::current_exception());
         }
       }
   }
