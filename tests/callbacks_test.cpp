@@ -3,6 +3,7 @@
 // transaction is refused instead of waiting for itself; an exception from inside the transaction
 // leaves through the caller with the store unchanged; a listener's or a log sink's exception
 // after the commit changes nothing for the caller; a listener keeps its own state.
+#include <catalog/admin.hpp>
 #include <catalog/store.hpp>
 
 #include "support.hpp"
@@ -10,6 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -84,6 +87,43 @@ TEST_CASE("a Store operation called from inside a transaction is refused, not wa
     // After it, the thread is outside again: reads and writes go through.
     CHECK(s.get<Glossary>(admin, a.id).value().description == "second");
     CHECK(glossary(s, admin, "C").name == "C");
+  }
+}
+
+TEST_CASE("catalog::admin: its progress callback may not call the Store, nor an edit call it") {
+  for (bool lmdb : {false, true}) {
+    CAPTURE(lmdb);
+    WithGlossary fx{open(lmdb, test::test_options())};
+    std::stringstream dump;
+    REQUIRE(catalog::admin::export_store(fx.opened.store, dump));
+
+    // An import's progress, told inside its write transaction, that writes to the store. An
+    // import needs an empty store: one without the admin the test options make.
+    catalog::StoreOptions bare = test::test_options();
+    bare.admins.clear();
+    auto empty = open(lmdb, bare);
+    std::vector<catalog::Error> refused;
+    catalog::admin::ImportOptions options;
+    options.progress = [&](const catalog::admin::Progress&) {
+      catalog::CreateGlossary g;
+      g.name = "During";
+      if (auto r = empty.store.create<Glossary>(fx.admin, g); !r) refused.push_back(r.error());
+    };
+    auto imported = catalog::admin::import_store(empty.store, dump, options);
+    REQUIRE(imported);
+    REQUIRE_FALSE(refused.empty());
+    for (const auto& e : refused) CHECK(says_nested(e));
+
+    // An admin function from inside a Store operation's callback.
+    std::optional<catalog::Error> from_edit;
+    auto edited = fx.opened.store.update<Glossary>(fx.admin, fx.a.id, [&](Glossary& g) {
+      g.description = "edited";
+      std::stringstream out;
+      if (auto r = catalog::admin::export_store(fx.opened.store, out); !r) from_edit = r.error();
+    });
+    REQUIRE(edited);
+    REQUIRE(from_edit);
+    CHECK(says_nested(*from_edit));
   }
 }
 

@@ -45,8 +45,9 @@ struct Progress {
 };
 
 /// Told of progress every few thousand entities or keys, and once at the end of each phase.
-/// Must not call back into the Store: it runs inside the function's transaction, which a write
-/// (an import's, on LMDB and in memory) would wait for without end.
+/// Runs inside the function's transaction: a Store operation called from it is refused
+/// (`internal`), as from the Store's own callbacks (Store). So is an admin function called from
+/// inside a Store operation's callback.
 using ProgressFn = std::function<void(const Progress&)>;
 
 // ---- verify ----

@@ -5,6 +5,7 @@
 // import are in dump.ipp.
 
 #include <catalog/detail/admin/common.hpp>
+#include <catalog/detail/store/in_transaction.hpp>
 
 #include <catalog/detail/engine/verify.hpp>
 
@@ -31,7 +32,9 @@ Result<std::vector<IntegrityProblem>> verify(Store& store, const ProgressFn& pro
   if (!map) return map.error();
   if (*map) total = (*map)->entries;
   // A read-only transaction can still conflict with writers on PostgreSQL: run it again.
+  if (catalog::detail::in_transaction) return catalog::detail::nested_transaction();
   for (int attempt = 1;; ++attempt) {
+    catalog::detail::InTransaction inside;  // the progress callback runs in the transaction
     auto txn = store.backend().begin(storage::Mode::read_only);
     if (!txn) return txn.error();
     const engine::Env env{detail::plain_options(), 0};
@@ -155,6 +158,8 @@ Result<StoreStats> stats(Store& store) {
   auto map = store.backend().map_stats();
   if (!map) return map.error();
   out.lmdb = *map;
+  if (catalog::detail::in_transaction) return catalog::detail::nested_transaction();
+  catalog::detail::InTransaction inside;
   auto txn = store.backend().begin(storage::Mode::read_only);
   if (!txn) return txn.error();
   const engine::Env env{detail::plain_options(), 0};
@@ -212,6 +217,8 @@ Result<std::uint64_t> events(Store& store, std::uint64_t after, const EventSink&
     if (after == std::numeric_limits<std::uint64_t>::max()) return after;
     found.clear();
     {
+      if (catalog::detail::in_transaction) return catalog::detail::nested_transaction();
+      catalog::detail::InTransaction inside;  // not while the sink runs, below
       auto txn = store.backend().begin(storage::Mode::read_only);
       if (!txn) return txn.error();
       auto range = storage::prefix_range(keys::event_prefix());

@@ -11,6 +11,7 @@
 // both directions of each edge), in one write transaction.
 
 #include <catalog/detail/admin/common.hpp>
+#include <catalog/detail/store/in_transaction.hpp>
 
 #include <catalog/detail/engine/validate.hpp>
 #include <catalog/detail/engine/verify.hpp>
@@ -290,6 +291,8 @@ class Exporter {
 }  // namespace
 
 Result<ExportInfo> export_store(Store& store, std::ostream& out, const ProgressFn& progress) {
+  if (catalog::detail::in_transaction) return catalog::detail::nested_transaction();
+  catalog::detail::InTransaction inside;  // the progress callback runs in the transaction
   auto txn = store.backend().begin(storage::Mode::read_only);
   if (!txn) return txn.error();
   auto& raw = **txn;
@@ -837,6 +840,8 @@ std::string describe(const std::vector<IntegrityProblem>& problems) {
 
 Result<DumpCounts> import_once(storage::Backend& backend, std::istream& in,
                                const ImportOptions& options) {
+  if (catalog::detail::in_transaction) return catalog::detail::nested_transaction();
+  catalog::detail::InTransaction inside;  // the progress callback runs in the transaction
   auto txn = backend.begin(storage::Mode::read_write);
   if (!txn) return txn.error();
   if (auto e = check_empty(**txn); !e) return e.error();

@@ -5,6 +5,7 @@
 // concurrent writers), upgrades old stores on open, and calls the engine.
 
 #include <catalog/detail/search/analyzer.hpp>
+#include <catalog/detail/store/in_transaction.hpp>
 #include <catalog/detail/store/store_impl.hpp>
 
 #include <catalog/fqn.hpp>
@@ -22,22 +23,6 @@ namespace catalog {
 namespace bj = boost::json;
 
 namespace {
-/// Whether this thread is inside a transaction of a Store (Store::Impl::run): a callback the
-/// store calls there (an edit, a sink, a log sink, an authorizer, the clock) that calls back
-/// into a Store would otherwise wait for the transaction it is called from (LMDB's writer lock,
-/// the memory backend's writer turn, PostgreSQL's writers' turn) and never return, or break
-/// LMDB's rule of one transaction per thread.
-thread_local bool in_transaction = false;
-
-/// Marks this thread as inside a transaction for its lifetime.
-class InTransaction {
- public:
-  InTransaction() noexcept { in_transaction = true; }
-  ~InTransaction() { in_transaction = false; }
-  InTransaction(const InTransaction&) = delete;
-  InTransaction& operator=(const InTransaction&) = delete;
-};
-
 /// The default Authenticator: JWT verification with the store's options (docs/SEMANTICS.md §11).
 class JwtAuthenticator final : public Authenticator {
  public:
@@ -80,15 +65,13 @@ std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage:
     count(&last);
     return last;
   };
-  if (in_transaction) {
-    Error nested(Errc::internal,
-                 "a Store operation was called from inside a transaction on the same thread (a "
-                 "callback the store called called back into a Store); it would wait for itself");
+  if (detail::in_transaction) {
+    Error nested = detail::nested_transaction();
     count(&nested);
     return nested;
   }
   for (;;) {
-    std::optional<InTransaction> inside(std::in_place);
+    std::optional<detail::InTransaction> inside(std::in_place);
     auto txn = backend->begin(mode);
     if (!txn) {
       count(&txn.error());

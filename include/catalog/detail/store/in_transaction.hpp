@@ -1,0 +1,36 @@
+#ifndef CATALOG_DETAIL_STORE_IN_TRANSACTION_HPP
+#define CATALOG_DETAIL_STORE_IN_TRANSACTION_HPP
+
+// Whether this thread is inside a transaction of a Store (Store::Impl::run) or of a
+// catalog::admin function. A function of the host's that the library calls there (an edit, a
+// log sink, an authorizer, the clock, an admin ProgressFn) and that calls back into a Store would
+// otherwise wait for the transaction it is called from (LMDB's writer lock, the memory backend's
+// writer turn, PostgreSQL's writers' turn) and never return, or break LMDB's rule of one
+// transaction per thread. Such a call is refused instead (docs/SEMANTICS.md §13).
+
+#include <catalog/error.hpp>
+
+namespace catalog::detail {
+
+/// Set while this thread holds a transaction of a Store or of an admin function.
+inline thread_local bool in_transaction = false;
+
+/// Marks this thread as inside a transaction for its lifetime.
+class InTransaction {
+ public:
+  InTransaction() noexcept { in_transaction = true; }
+  ~InTransaction() { in_transaction = false; }
+  InTransaction(const InTransaction&) = delete;
+  InTransaction& operator=(const InTransaction&) = delete;
+};
+
+/// The error of an operation called from inside a transaction on the same thread.
+inline Error nested_transaction() {
+  return Error(Errc::internal,
+               "a Store operation was called from inside a transaction on the same thread (a "
+               "callback the store called called back into a Store); it would wait for itself");
+}
+
+}  // namespace catalog::detail
+
+#endif  // CATALOG_DETAIL_STORE_IN_TRANSACTION_HPP
