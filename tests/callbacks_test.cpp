@@ -50,6 +50,16 @@ struct WithGlossary {
   Glossary a = glossary(opened.store, admin, "A");
 };
 
+/// Runs `body` on a WithGlossary in memory, then on one in LMDB (`lmdb` says which).
+template <class Body>
+void on_each_backend(Body body) {
+  for (bool lmdb : {false, true}) {
+    CAPTURE(lmdb);
+    WithGlossary fx{open(lmdb, test::test_options())};
+    body(fx, lmdb);
+  }
+}
+
 bool says_nested(const catalog::Error& e) {
   return e.code() == Errc::internal &&
          e.message().find("from inside a transaction") != std::string::npos;
@@ -58,9 +68,7 @@ bool says_nested(const catalog::Error& e) {
 }  // namespace
 
 TEST_CASE("a Store operation called from inside a transaction is refused, not waited for") {
-  for (bool lmdb : {false, true}) {
-    CAPTURE(lmdb);
-    WithGlossary fx{open(lmdb, test::test_options())};
+  on_each_backend([](WithGlossary& fx, bool lmdb) {
     auto& s = fx.opened.store;
     const auto& admin = fx.admin;
     const auto& a = fx.a;
@@ -87,13 +95,11 @@ TEST_CASE("a Store operation called from inside a transaction is refused, not wa
     // After it, the thread is outside again: reads and writes go through.
     CHECK(s.get<Glossary>(admin, a.id).value().description == "second");
     CHECK(glossary(s, admin, "C").name == "C");
-  }
+  });
 }
 
 TEST_CASE("catalog::admin: its progress callback may not call the Store, nor an edit call it") {
-  for (bool lmdb : {false, true}) {
-    CAPTURE(lmdb);
-    WithGlossary fx{open(lmdb, test::test_options())};
+  on_each_backend([](WithGlossary& fx, bool lmdb) {
     std::stringstream dump;
     REQUIRE(catalog::admin::export_store(fx.opened.store, dump));
 
@@ -124,7 +130,7 @@ TEST_CASE("catalog::admin: its progress callback may not call the Store, nor an 
     REQUIRE(edited);
     REQUIRE(from_edit);
     CHECK(says_nested(*from_edit));
-  }
+  });
 }
 
 TEST_CASE("a clock that calls back into its store is refused, and the operation still answers") {
@@ -153,9 +159,7 @@ TEST_CASE("a clock that calls back into its store is refused, and the operation 
 }
 
 TEST_CASE("an exception from an edit leaves through the caller and the store as it was") {
-  for (bool lmdb : {false, true}) {
-    CAPTURE(lmdb);
-    WithGlossary fx{open(lmdb, test::test_options())};
+  on_each_backend([](WithGlossary& fx, bool /*lmdb*/) {
     auto& s = fx.opened.store;
     const auto& admin = fx.admin;
     const auto& a = fx.a;
@@ -171,7 +175,7 @@ TEST_CASE("an exception from an edit leaves through the caller and the store as 
     auto edited = s.update<Glossary>(admin, a.id, [](Glossary& g) { g.description = "kept"; });
     REQUIRE(edited);
     CHECK(edited->description == "kept");
-  }
+  });
 }
 
 TEST_CASE("listeners keep their state, and one that throws changes nothing for the caller") {
