@@ -1295,6 +1295,11 @@ void version_rows(Table& t, World& w) {
   for (const auto& c : w.collections)
     t.add("version 9.9 of " + c.path, "GET", "/v1/" + c.path + "/" + c.id + "/versions/9.9")
         .is404("and version 9.9 not found");
+  // Past the largest version a catalog can write, and still of the grammar: 404 all the same.
+  t.add("version 99999999999999999999999.1", "GET",
+        "/v1/" + w.collections[0].path + "/" + w.collections[0].id +
+            "/versions/99999999999999999999999.1")
+      .is404("and version 99999999999999999999999.1 not found");
   t.add("history of nothing", "GET", "/v1/mlmodels/" + zero_id + "/versions").is404("not found");
   t.add("version of nothing", "GET", "/v1/mlmodels/" + zero_id + "/versions/0.1")
       .is404("not found");

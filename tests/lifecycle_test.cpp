@@ -7,8 +7,10 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cctype>
 #include <set>
 #include <thread>
+#include <tuple>
 
 using namespace catalog;
 using test::id_of;
@@ -362,6 +364,115 @@ TEMPLATE_TEST_CASE("a patch that sends a number back spelled otherwise changes n
   auto changed = s.patch_json(admin, Kind::mlmodel, id, parse(R"({"extension":{"k":2.5}})")).value();
   CHECK(test::version_of(changed) == "0.2");
   CHECK(event_count(s, admin) == events + 1);
+}
+
+TEMPLATE_TEST_CASE("a patch that removes a member the kind always has gives it its default",
+                   "[patch]", CATALOG_STORE_FIXTURES) {
+  // docs/SEMANTICS.md §2: base fields are always returned. A merge patch's null (or a JSON Patch
+  // remove) on a flag, an enumeration with a default or a list sets the default, as a create
+  // without the member would; at the default already, it changes nothing.
+  TestType fx;
+  auto& s = fx.store;
+  const auto admin = s.principal("admin").value();
+  auto g = s.create_json(admin, Kind::glossary, parse(R"({"name":"g","description":"d"})")).value();
+  const auto gid = uuid_of(g);
+  auto t = s.create_json(admin, Kind::glossary_term, parse(R"({"glossary":"g","name":"t","description":"d"})"))
+               .value();
+  const auto tid = uuid_of(t);
+  auto u = s.create_json(admin, Kind::user, parse(R"({"name":"u","email":"u@example.com"})"))
+               .value();
+  const auto events = event_count(s, admin);
+  const auto before = test::dump(s);
+  const std::vector<std::tuple<Kind, Uuid, const char*>> same = {
+      {Kind::glossary, gid, R"({"mutuallyExclusive":null})"},
+      {Kind::glossary, gid, R"([{"op":"remove","path":"/mutuallyExclusive"}])"},
+      {Kind::glossary, gid, R"({"tags":null})"},
+      {Kind::glossary_term, tid, R"({"synonyms":null,"mutuallyExclusive":null})"},
+      {Kind::user, uuid_of(u), R"({"isBot":null,"isAdmin":null})"}};
+  for (const auto& [kind, id, patch] : same) {
+    INFO(patch);
+    auto r = s.patch_json(admin, kind, id, parse(patch)).value();
+    CHECK(test::version_of(r) == "0.1");
+  }
+  CHECK(event_count(s, admin) == events);
+  CHECK(test::dump(s) == before);
+  // Away from the default, removing it is a change back to the default, still present.
+  s.patch_json(admin, Kind::glossary, gid, parse(R"({"mutuallyExclusive":true})")).value();
+  auto back = s.patch_json(admin, Kind::glossary, gid, parse(R"({"mutuallyExclusive":null})"))
+                  .value();
+  CHECK(test::version_of(back) == "0.3");
+  CHECK(back.at("mutuallyExclusive") == false);
+  const auto& cd = back.at("changeDescription").as_object();
+  CHECK(cd.at("fieldsDeleted").as_array().empty());
+  CHECK(cd.at("fieldsUpdated").at(0).at("name") == "mutuallyExclusive");
+  CHECK(cd.at("fieldsUpdated").at(0).at("newValue") == false);
+  CHECK(s.get_json(admin, Kind::glossary, EntityKey::by_id(gid)).value().contains(
+      "mutuallyExclusive"));
+  // A term's status has no default of its own: removing it is refused, and changes nothing.
+  const auto kept = test::dump(s);
+  for (const char* patch : {R"({"status":null})", R"([{"op":"remove","path":"/status"}])"}) {
+    INFO(patch);
+    auto refused = s.patch_json(admin, Kind::glossary_term, tid, parse(patch));
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code() == Errc::invalid_request);
+  }
+  CHECK(test::dump(s) == kept);
+}
+
+TEMPLATE_TEST_CASE("a reference sent back in capitals is no change; under another type it is",
+                   "[patch]", CATALOG_STORE_FIXTURES) {
+  // docs/SEMANTICS.md §2: a UUID is read in either case, and reference arrays compare as sets.
+  TestType fx;
+  auto& s = fx.store;
+  const auto admin = s.principal("admin").value();
+  auto bob = s.create_json(admin, Kind::user, parse(R"({"name":"bob","email":"b@example.com"})"))
+                 .value();
+  auto id = std::string(bob.at("id").as_string());
+  s.create_json(admin, Kind::glossary, parse(R"({"name":"g","description":"d"})")).value();
+  const auto g = EntityKey::by_fqn("g");
+  auto first = s.patch_json(admin, Kind::glossary, g,
+                            parse(R"({"reviewers":[{"id":")" + id + R"(","type":"user"}]})"))
+                   .value();
+  CHECK(test::version_of(first) == "0.2");
+  std::string upper = id;
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const auto events = event_count(s, admin);
+  const auto before = test::dump(s);
+  auto again = s.patch_json(admin, Kind::glossary, g,
+                            parse(R"({"reviewers":[{"id":")" + upper + R"(","type":"user"}]})"))
+                   .value();
+  CHECK(test::version_of(again) == "0.2");
+  CHECK(event_count(s, admin) == events);
+  CHECK(test::dump(s) == before);
+  // The same id as a team is not the user it names: refused, nothing written.
+  auto as_team = s.patch_json(admin, Kind::glossary, g,
+                              parse(R"({"reviewers":[{"id":")" + id + R"(","type":"team"}]})"));
+  REQUIRE_FALSE(as_team);
+  CHECK(as_team.error().code() == Errc::invalid_value);
+  auto untyped = s.patch_json(admin, Kind::glossary, g, parse(R"({"reviewers":[{"id":")" + id + R"("}]})"));
+  REQUIRE_FALSE(untyped);
+  CHECK(untyped.error().kind() == ErrorKind::bad_request);
+  CHECK(test::dump(s) == before);
+}
+
+TEMPLATE_TEST_CASE("a create whose entity would pass the document limit is refused",
+                   "[create][errors]", CATALOG_STORE_FIXTURES) {
+  // docs/SEMANTICS.md §15: limits bind what a request produces. The stored entity holds more
+  // than its request (id, FQN, version, stamps): a request just under the limit makes one over
+  // it, which an import would refuse.
+  TestType fx;
+  auto& s = fx.store;
+  const auto admin = s.principal("admin").value();
+  const auto before = test::dump(s);
+  const StoreOptions defaults;
+  const auto limit = defaults.max_document_bytes;
+  boost::json::object body{{"name", "big"}, {"description", std::string(limit - 100, 'x')}};
+  auto refused = s.create_json(admin, Kind::glossary, boost::json::value(body));
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code() == Errc::too_large);
+  CHECK(test::dump(s) == before);
+  body["description"] = std::string(limit - 400, 'x');
+  CHECK(s.create_json(admin, Kind::glossary, boost::json::value(body)));
 }
 
 TEMPLATE_TEST_CASE("refused patches leave the store unchanged", "[patch][errors]",

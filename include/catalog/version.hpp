@@ -55,7 +55,9 @@ class CATALOG_DECL Version {
 
   /// Parses a version from text. The grammar is docs/SEMANTICS.md §3's,
   /// `(0|[1-9][0-9]*)\.[0-9]`, not `0.0`.
-  /// Errors: bad_request (invalid_version) for anything else (`1`, `1e1`, `0.15`, `-1`, `abc`).
+  /// Errors: bad_request (invalid_version) for anything else (`1`, `1e1`, `0.15`, `-1`, `abc`);
+  /// not_found for a version of that grammar past the largest one a catalog can write
+  /// (429496728.9), which no entity ever had.
   static Result<Version> parse(std::string_view text);
 
   /// The version in tenths: 13 for 1.3.

@@ -172,7 +172,9 @@ Result<Response> version(const Context& c) {
   auto id = path_uuid(c.route.id);
   if (!id) return id.error();
   // The docs/SEMANTICS.md §3 grammar is the request's own business: 400 before the lookup.
-  if (auto v = Version::parse(c.route.version); !v) return v.error();
+  // One past any version a catalog can write is well formed: the lookup answers it (404).
+  if (auto v = Version::parse(c.route.version); !v && v.error().code() != Errc::not_found)
+    return v.error();
   auto entity = c.store.version_json(c.who, c.route.entity, *id, c.route.version);
   if (!entity) return entity.error();
   return entity_response(200, std::move(*entity));

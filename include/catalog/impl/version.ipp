@@ -26,13 +26,17 @@ Result<Version> Version::parse(std::string_view text) {
   auto whole = text.substr(0, dot);
   if (whole.size() > 1 && whole[0] == '0') return bad();
   std::uint64_t value = 0;
+  bool beyond = false;  // well formed, but past what a version's tenths can count
   for (char c : whole) {
     if (c < '0' || c > '9') return bad();
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    if (value > std::numeric_limits<std::uint32_t>::max() / 10 - 1) return bad();
+    if (!beyond) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    beyond = beyond || value > std::numeric_limits<std::uint32_t>::max() / 10 - 1;
   }
   char frac = text[dot + 1];
   if (frac < '0' || frac > '9') return bad();
+  if (beyond)
+    return fail(Errc::not_found,
+                "Version " + std::string(text.substr(0, 64)) + " was never written: it is past the largest a catalog can write");
   value = value * 10 + static_cast<std::uint64_t>(frac - '0');
   if (value == 0) return bad();
   return Version::from_tenths(static_cast<std::uint32_t>(value));

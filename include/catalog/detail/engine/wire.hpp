@@ -35,6 +35,7 @@ inline std::string_view domains() { return detail::member_name<&Glossary::domain
 inline std::string_view followers() { return detail::member_name<&Glossary::followers>(); }
 inline std::string_view votes() { return detail::member_name<&Glossary::votes>(); }
 inline std::string_view glossary() { return detail::member_name<&GlossaryTerm::glossary>(); }
+inline std::string_view status() { return detail::member_name<&GlossaryTerm::status>(); }
 inline std::string_view is_admin() { return detail::member_name<&User::is_admin>(); }
 inline std::string_view team_type() { return detail::member_name<&Team::team_type>(); }
 inline std::string_view parents() { return detail::member_name<&Team::parents>(); }

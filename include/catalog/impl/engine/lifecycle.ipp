@@ -167,19 +167,6 @@ Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
   return {};
 }
 
-/// The first child of `node` that is not in `above` (the entities on the way down to it), if
-/// any: a child in `above` is an edge back up a stored containment cycle, not a way down.
-Result<std::optional<Uuid>> first_child_below(Tx& tx, const Uuid& node,
-                                              const std::set<Uuid>& above) {
-  std::optional<Uuid> after;
-  while (true) {
-    auto child = next_child(tx, node, after);
-    if (!child) return child.error();
-    if (!*child || !above.contains(**child)) return child;
-    after = **child;
-  }
-}
-
 }  // namespace
 
 // Writes a new version of `r` (already changed in memory): +0.1, stamps, change description,
@@ -259,22 +246,37 @@ Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& 
   if (!first) return first.error();
   if (*first && !recursive) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
   // The named entity's event comes first (docs/SEMANTICS.md §13); then the tree goes leaf by leaf,
-  // so no list of descendants is ever held: find a leaf under the root, delete it, repeat.
+  // depth first: an entity goes when the last of its children has. Only the way down is held,
+  // one level per depth, each with the last child it went into, so that its next scan starts
+  // after the children already gone: a backend that keeps a transaction's erased keys until the
+  // commit (the memory backend's overlay) would otherwise step over every one of them again,
+  // and a tree of n terms would take n squared steps. A child that is on the way down is an edge
+  // back up a stored containment cycle, not a way down.
   if (auto e = tx.append_event(event_text(EventType::entity_deleted, r, r.version(), who, tx.env().now_ms));
       !e)
     return e.error();
-  while (true) {
-    Uuid node = r.id;
-    std::set<Uuid> path{r.id};
-    while (true) {
-      auto child = first_child_below(tx, node, path);
-      if (!child) return child.error();
-      if (!*child) break;
-      node = **child;
-      path.insert(node);
+  struct Level {
+    Uuid id;
+    std::optional<Uuid> last;
+  };
+  std::vector<Level> stack{{r.id, std::nullopt}};
+  std::set<Uuid> on_stack{r.id};
+  for (;;) {
+    auto& top = stack.back();
+    auto child = next_child(tx, top.id, top.last);
+    if (!child) return child.error();
+    if (*child) {
+      top.last = **child;
+      if (on_stack.contains(**child)) continue;
+      stack.push_back({**child, std::nullopt});
+      on_stack.insert(**child);
+      continue;
     }
-    if (node == r.id) break;
-    auto leaf = must_find(tx, node);
+    if (stack.size() == 1) break;  // the named entity's children are gone
+    const Uuid leaf_id = top.id;
+    on_stack.erase(leaf_id);
+    stack.pop_back();
+    auto leaf = must_find(tx, leaf_id);
     if (!leaf) return leaf.error();
     if (auto h = hard_delete_one(tx, who, *leaf, true); !h) return h.error();
   }
@@ -398,9 +400,12 @@ Result<History> history(Tx& tx, Kind kind, const Uuid& id) {
 
 Result<json::object> version(Tx& tx, Kind kind, const Uuid& id, std::string_view text) {
   auto v = Version::parse(text);
-  if (!v) return v.error();
+  if (!v && v.error().code() != Errc::not_found) return v.error();  // not a version: 400
   auto r = tx.load(kind, EntityKey::by_id(id), Include::all);
   if (!r) return r.error();
+  if (!v)  // well formed, and past any version a catalog can write
+    return fail(Errc::not_found, kind_text(kind) + " instance for " + to_string(id) +
+                                     " and version " + std::string(text) + " not found");
   if (*v == r->version()) return render(tx, *r, FieldSet::everything());
   auto snapshot = tx.raw().get(keys::history(r->id, *v));
   if (!snapshot) return snapshot.error();

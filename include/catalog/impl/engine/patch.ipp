@@ -56,14 +56,28 @@ Kind target_kind(const RelField& rf) {
   return Kind::user;
 }
 
-std::vector<std::string> ids_of(const json::value* v) {
+/// The references of a reference array as a set: each one's id (lower case: a UUID is read in
+/// either case, docs/SEMANTICS.md §2) with its type, so that the same references sent back in
+/// capitals are no change, and one sent back under another type (a user as a team) is a change
+/// that resolve_field then refuses.
+std::vector<std::string> reference_set(const json::value* v) {
   std::vector<std::string> out;
   if (v && v->is_array())
-    for (const auto& e : v->as_array())
-      if (e.is_object())
-        if (auto id = e.as_object().find(wire::id());
-            id != e.as_object().end() && id->value().is_string())
-          out.emplace_back(id->value().as_string());
+    for (const auto& e : v->as_array()) {
+      if (!e.is_object()) continue;
+      const auto& o = e.as_object();
+      const auto* id = o.if_contains(wire::id());
+      if (!id || !id->is_string()) continue;
+      std::string key(id->get_string());
+      for (auto& c : key)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      key += '\0';
+      if (const auto* type = o.if_contains(wire::reference_type()); type && type->is_string())
+        key += type->get_string();
+      else
+        key += '\1';  // no type: never the stored reference's
+      out.push_back(std::move(key));
+    }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -83,7 +97,7 @@ bool differs(Kind kind, std::string_view field, const json::value* a, const json
       for (const auto& e : v->as_array())
         if (!e.is_object() || !e.as_object().contains(wire::id()))
           return !catalog::json::equal(*a, *b);
-    return ids_of(a) != ids_of(b);
+    return reference_set(a) != reference_set(b);
   }
   if (field == wire::tags() && a->is_array() && b->is_array()) {
     auto ta = from_json<std::vector<TagLabel>>(*a);
@@ -332,6 +346,30 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const Record& r, const Before&
     }
   }
   return patched;
+}
+
+/// A base field is never missing (docs/SEMANTICS.md §2): an own member the kind always has (a
+/// flag, an enumeration with a default, a list) that the patch removed takes its default, as a
+/// create without it would (docs/SEMANTICS.md §9), so removing one already at its default changes
+/// nothing. A glossary term's status has no default of its own (its create chooses one by the
+/// glossary's reviewers): removing it is refused. Required and read-only members are left
+/// missing for check_patched to refuse.
+Result<void> default_removed(Kind kind, const json::object& before, json::object& after) {
+  const Record fresh(kind);
+  for (const auto& kv : before) {
+    const auto name = kv.key();
+    if (after.contains(name)) continue;
+    if (kind == Kind::glossary_term && name == wire::status())
+      return fail(Errc::invalid_request,
+                  "Invalid status: a glossary term's status may be changed, not removed");
+    const auto pos = fresh.position(name);
+    if (!pos || rendered_only(kind, name) || relation(kind, name) || read_only(kind, name) ||
+        listed(info(kind).required, name))
+      continue;
+    const auto& field = fresh.fields()[*pos];
+    if (!field.ops->optional) after[name] = field.ops->to_json(field.in(fresh.object()));
+  }
+  return {};
 }
 
 /// The top-level fields whose values differ (docs/SEMANTICS.md §2: reference arrays and tags as
@@ -592,6 +630,7 @@ Result<Answer> patch_record(Tx& tx, const Principal& who, Kind kind, Record& r, 
   auto patched = apply_body(tx, kind, r, before, p);
   if (!patched) return patched.error();
   const auto& current = before.document;
+  if (auto d = default_removed(kind, current, patched->as_object()); !d) return d.error();
   const auto& after = patched->as_object();
   auto changed = changed_fields(kind, current, after);
   if (changed.empty()) {  // no version for a patch that changes nothing
