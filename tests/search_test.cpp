@@ -955,6 +955,71 @@ TEMPLATE_TEST_CASE("typeahead: names that start with the text, an exact name fir
   CHECK(options[0].at("_index") == "glossary_term_search_index");
 }
 
+TEMPLATE_TEST_CASE("stray operators are words, a repeated word counts once, highlights only where "
+                   "a clause searches, a fragment near the end is whole, typeahead's first group "
+                   "is case folded only",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  // docs/SEMANTICS.md §16: "a stray operator ... is read as plain words"; "the number of distinct
+  // query words matched"; highlights are "the matched fields"; "a fragment of about 150
+  // characters"; typeahead's first group: the name or displayName "case folded" begins with q.
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::mlmodel_service, R"({"name":"svc","serviceType":"Mlflow"})");
+  auto model = [&](std::string_view rest) {
+    c.make(Kind::mlmodel, std::string(R"({"service":"svc","algorithm":"a",)") + std::string(rest) + "}");
+  };
+  model(R"("name":"m1","description":"black and white")");
+  model(R"("name":"m4","description":"red")");
+  model(R"("name":"aaa","description":"cafe and many other words here to dilute the score")");
+  model(R"("name":"bbb","displayName":"orders")");
+  model(R"("name":"fox","description":"red fox","displayName":"Fox Box")");
+  model(R"("name":"hl","description":"lazy brown dog","displayName":"Brown Things")");
+  std::string lorem;
+  for (int i = 0; i < 40; ++i) lorem += "lorem ipsum ";
+  model(R"("name":"hl3","description":")" + lorem + R"( wolf")");
+  model(R"("name":"Çafeteria")");
+  model(R"("name":"big cafe")");
+  // Stray operators are words; operators between operands are operators.
+  CHECK(c.names("AND") == Names{"m1", "aaa"});
+  CHECK(c.names("red AND") == Names{"m4", "fox", "m1", "aaa"});
+  CHECK(c.names("NOT").empty());
+  CHECK(c.names("red AND black").empty());
+  CHECK(c.names("red NOT fox") == Names{"m4"});
+  CHECK(c.names("AND red") == Names{"m4", "fox", "m1", "aaa"});
+  // A word asked twice, or in two spellings that analyse alike, is one distinct query word.
+  CHECK(c.names("cafe orders") == Names{"bbb", "big cafe", "aaa"});
+  CHECK(c.names("cafe cafe orders") == Names{"bbb", "big cafe", "aaa"});
+  CHECK(c.names("cafe CAFÉ orders") == Names{"bbb", "big cafe", "aaa"});
+  // Highlights: the fields a clause searches, a phrase's where it stands.
+  const std::string on = R"(<span class="text-highlighter">)", off = "</span>";
+  auto fox = highlights_of(c, "name:fox");
+  CHECK(fox.size() == 1);
+  CHECK(fox["name"] == std::vector<std::string>{on + "fox" + off});
+  auto dog = highlights_of(c, "\"brown dog\"");
+  CHECK(dog.size() == 1);
+  CHECK(dog["description"] ==
+        std::vector<std::string>{"lazy " + on + "brown" + off + " " + on + "dog" + off});
+  // Near the end of a long description, the fragment takes its characters from before the match.
+  auto wolf = highlights_of(c, "wolf");
+  REQUIRE(wolf["description"].size() == 1);
+  const auto& fragment = wolf["description"][0];
+  CHECK(fragment.size() >= 140 + on.size() + off.size());
+  CHECK(fragment.substr(fragment.size() - 4 - off.size()) == "wolf" + off);
+  // Typeahead: Çafeteria does not begin with "cafe" case folded (it does with marks removed):
+  // it comes with the words, by name after "big cafe"; for "çaf" it is in the first group.
+  auto names_of = [&](std::string_view q) {
+    auto s = c.s.suggest(c.admin, q, "mlmodel", 10);
+    REQUIRE(s.has_value());
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& x : *s) out.emplace_back(x.text, x.score);
+    return out;
+  };
+  CHECK(names_of("cafe") ==
+        std::vector<std::pair<std::string, double>>{{"big cafe", 1.0}, {"Çafeteria", 1.0}});
+  CHECK(names_of("ÇAF") ==
+        std::vector<std::pair<std::string, double>>{{"Çafeteria", 2.0}, {"big cafe", 1.0}});
+}
+
 TEMPLATE_TEST_CASE("bad search requests are 400 invalid_parameter and change nothing", "[search]",
                    CATALOG_STORE_FIXTURES) {
   TestType f;

@@ -62,6 +62,10 @@ bool has_phrase(std::string_view text, std::span<const std::string> phrase);
 /// name matches and typeahead prefixes compare. Bytes that are not UTF-8 become spaces.
 std::string fold(std::string_view text);
 
+/// `text` case folded (and composed, NFC) and nothing else: accents and compatibility forms
+/// stay, so `Çafeteria` does not begin with `cafe`. What the first group of a typeahead compares.
+std::string case_folded(std::string_view text);
+
 /// The length in bytes of the character `text` starts with when it is Han, Kana or Hangul (a
 /// character words() pairs; halfwidth Katakana too, which normalize to Katakana), with the code
 /// points of its grapheme cluster (combining marks, conjoining jamo): else 0 (another

@@ -342,10 +342,19 @@ Result<std::vector<Facet>> count_facets(std::span<const Match> best,
                                         std::span<const std::string_view> fields,
                                         std::string_view contains, std::size_t size);
 
+/// What one clause that is not excluded lights in a hit (docs/SEMANTICS.md §16 "Hits"): its
+/// analysed words and stems, in the fields it searches; a phrase's only in a text the phrase
+/// stands in.
+struct Light {
+  FieldMask fields = 0;
+  std::vector<std::string> words;   // atoms_of the clause
+  std::vector<std::string> phrase;  // a phrase clause's words; empty for the others
+};
+
 /// The highlights of a hit whose own fields' texts are `texts`: per field, its texts with each
-/// run holding one of `words` (analysed words and stems) wrapped (highlight.ipp).
+/// run holding a word some of `lights` lights there wrapped (highlight.ipp).
 std::vector<std::pair<std::string, std::vector<std::string>>>
-highlights(const std::vector<si::FieldText>& texts, const std::set<std::string>& words);
+highlights(const std::vector<si::FieldText>& texts, const std::vector<Light>& lights);
 
 }  // namespace catalog::engine::search_query
 

@@ -271,6 +271,8 @@ std::string fold(std::string_view text) {
   return mapped(mapped(valid_text(text), normalize), case_fold);
 }
 
+std::string case_folded(std::string_view text) { return mapped(valid_text(text), case_fold); }
+
 std::vector<Word> words(std::string_view text) {
   if (ascii(text)) return ascii_words(text);
   const std::string normal = mapped(valid_text(text), normalize);

@@ -11,6 +11,7 @@
 #include <catalog/detail/search/analyzer.hpp>
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -193,10 +194,14 @@ std::string fragment(std::string_view text, const std::set<std::string>& words) 
   for (std::size_t back = 0; back < width / 3 && start > 0; ++back)
     do --start;
     while (start > 0 && continuation(text, start));
-  std::size_t end = start;
-  for (std::size_t ahead = 0; ahead < width && end < text.size(); ++ahead)
+  std::size_t end = start, ahead = 0;
+  for (; ahead < width && end < text.size(); ++ahead)
     do ++end;
     while (end < text.size() && continuation(text, end));
+  // Near the end of the text, the characters that did not fit after go before.
+  for (; ahead < width && start > 0; ++ahead)
+    do --start;
+    while (start > 0 && continuation(text, start));
   while (start > 0 && splits_word(text, start)) ++start;
   while (end < text.size() && end > start && splits_word(text, end)) ++end;
   return light(text.substr(start, end - start), words, true);
@@ -205,9 +210,8 @@ std::string fragment(std::string_view text, const std::set<std::string>& words) 
 }  // namespace
 
 std::vector<std::pair<std::string, std::vector<std::string>>>
-highlights(const std::vector<si::FieldText>& texts, const std::set<std::string>& words) {
+highlights(const std::vector<si::FieldText>& texts, const std::vector<Light>& lights) {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
-  if (words.empty()) return out;
   auto add = [&](std::string_view field, std::string lit) {
     if (lit.empty()) return;
     for (auto& [f, list] : out)
@@ -217,7 +221,14 @@ highlights(const std::vector<si::FieldText>& texts, const std::set<std::string>&
       }
     out.emplace_back(std::string(field), std::vector<std::string>{std::move(lit)});
   };
+  std::set<std::string> words;
   for (const auto& ft : texts) {
+    // The words of the clauses that search this field, a phrase's where it stands.
+    words.clear();
+    for (const auto& l : lights)
+      if ((l.fields & bit(ft.field)) && (l.phrase.empty() || search::has_phrase(ft.text, l.phrase)))
+        words.insert(l.words.begin(), l.words.end());
+    if (words.empty()) continue;
     switch (ft.field) {
     case Field::name: add("name", light(ft.text, words, false)); break;
     case Field::display_name: add("displayName", light(ft.text, words, true)); break;

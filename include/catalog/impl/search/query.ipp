@@ -71,7 +71,7 @@ struct Found {
   std::vector<Match> matches;
   Query query;
   Order order;
-  std::set<std::string> highlight_words;  // analysed words and stems the hits are lit by
+  std::vector<Light> lights;  // what lights the hits: one per clause that is not excluded
 };
 
 /// The best max_window of `matches`, once select_best put them first.
@@ -111,7 +111,9 @@ class Evaluator {
     }
     for (const auto& c : qu.clauses)
       if (c.occur != Occur::must_not)
-        for (const auto& w : atoms_of(c)) found.highlight_words.insert(w);
+        found.lights.push_back(
+            {c.fields, atoms_of(c),
+             c.type == ClauseType::phrase ? c.phrase : std::vector<std::string>{}});
     // Each candidate's ranking part and the bytes of its facet values, as views.
     si::FacetView view;
     std::optional<Error> bad;
@@ -830,10 +832,10 @@ Result<Ranked> search(Tx& tx, const Principal& who, const SearchRequest& request
     h.kind = m.doc->kind;
     h.score = m.score;
     h.sort = sort_values(m, found->order.field);
-    if (!found->highlight_words.empty()) {
+    if (!found->lights.empty()) {
       auto texts = ev.texts(h.id, false, &h.record);  // the fields lit are the entity's own
       if (!texts) return texts.error();
-      h.highlight = highlights(*texts, found->highlight_words);
+      h.highlight = highlights(*texts, found->lights);
     }
     out.hits.push_back(std::move(h));
   }

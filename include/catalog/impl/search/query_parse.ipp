@@ -8,6 +8,7 @@
 
 #include <catalog/detail/search/analyzer.hpp>
 #include <catalog/detail/utf8.hpp>
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string>
@@ -156,7 +157,14 @@ Result<Query> parse(std::string_view q) {
     return query;
   }
   query.folded = search::fold(trimmed);
-  bool next_must = false, next_not = false;
+  // First the items: phrases (with their closing quote) and whitespace-separated tokens.
+  struct Item {
+    std::string_view text;  // a token, or a phrase's inside
+    bool phrase = false;
+    Occur occur = Occur::should;  // a phrase's own + or -
+    std::optional<Field> field;   // a phrase's field
+  };
+  std::vector<Item> items;
   while (i < n) {
     while (i < n && is_space(q[i])) ++i;
     if (i >= n) break;
@@ -173,38 +181,76 @@ Result<Query> parse(std::string_view q) {
       k = j;
     if (k < n && q[k] == '"') {
       if (auto close = q.find('"', k + 1); close != std::string_view::npos) {
-        if (next_not) occur = Occur::must_not;
-        if (next_must && occur == Occur::should) occur = Occur::must;
-        next_must = next_not = false;
-        add_phrase(query, q.substr(k + 1, close - k - 1), field, occur);
+        items.push_back({q.substr(k + 1, close - k - 1), true, occur, field});
         i = close + 1;
         continue;
       }
     }
     std::size_t end = i;
     while (end < n && !is_space(q[end])) ++end;
-    auto token = q.substr(i, end - i);
+    items.push_back({q.substr(i, end - i), false, Occur::should, std::nullopt});
     i = end;
-    if (token == "AND") {
-      if (!query.clauses.empty() && query.clauses.back().occur == Occur::should)
-        query.clauses.back().occur = Occur::must;
-      next_must = true;
-      continue;
+  }
+  // Then the operators. AND and OR stand between two operands and NOT before one; anywhere else
+  // (first, last, beside another operator) they are stray, and a stray operator is a plain word.
+  const auto keyword = [&](std::size_t at) {
+    return at < items.size() && !items[at].phrase &&
+           (items[at].text == "AND" || items[at].text == "OR" || items[at].text == "NOT");
+  };
+  const auto operand_at = [&](std::size_t at) {  // an operand, or NOT before one
+    return at < items.size() &&
+           (!keyword(at) || (items[at].text == "NOT" && at + 1 < items.size() && !keyword(at + 1)));
+  };
+  bool next_must = false, next_not = false, last_operand = false;
+  for (std::size_t at = 0; at < items.size(); ++at) {
+    const auto& item = items[at];
+    if (keyword(at)) {
+      const bool is_not = item.text == "NOT";
+      const bool between = last_operand && operand_at(at + 1);
+      if (is_not ? (at + 1 < items.size() && !keyword(at + 1)) : between) {
+        if (item.text == "AND") {
+          if (!query.clauses.empty() && query.clauses.back().occur == Occur::should)
+            query.clauses.back().occur = Occur::must;
+          next_must = true;
+        }
+        if (is_not) next_not = true;
+        last_operand = false;
+        continue;
+      }
     }
-    if (token == "OR") continue;
-    if (token == "NOT") {
-      next_not = true;
-      continue;
+    Occur occur = item.occur;
+    auto token = item.text;
+    if (!item.phrase) {
+      if (token.size() > 1 && (token[0] == '+' || token[0] == '-'))
+        occur = token[0] == '+' ? Occur::must : Occur::must_not, token.remove_prefix(1);
     }
-    if (token.size() > 1 && (token[0] == '+' || token[0] == '-'))
-      token.remove_prefix(1);
-    else
-      occur = Occur::should;
     if (next_not) occur = Occur::must_not;
     if (next_must && occur == Occur::should) occur = Occur::must;
     next_must = next_not = false;
-    add_word(query, token, occur);
+    last_operand = true;
+    if (item.phrase)
+      add_phrase(query, token, item.field, occur);
+    else
+      add_word(query, token, occur);
   }
+  // A word asked twice (`cafe cafe`, `cafe CAFÉ`) is one distinct query word: it is counted and
+  // scored once (docs/SEMANTICS.md §16 "Ranking"), with the stronger of its occurrences
+  // (excluded, then required).
+  std::vector<Clause> kept;
+  for (auto& c : query.clauses) {
+    auto twin = std::find_if(kept.begin(), kept.end(), [&](const Clause& k) {
+      return k.type == c.type && k.fields == c.fields && k.scoped == c.scoped &&
+             k.word.whole == c.word.whole && k.word.parts == c.word.parts &&
+             k.phrase == c.phrase && k.prefix == c.prefix;
+    });
+    if (twin == kept.end()) {
+      kept.push_back(std::move(c));
+    } else if (c.occur == Occur::must_not ||
+               (c.occur == Occur::must && twin->occur == Occur::should)) {
+      twin->occur = c.occur;
+    }
+  }
+  query.clauses = std::move(kept);
   return query;
 }
 

@@ -119,8 +119,25 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
     }
     return {};
   };
-  if (auto t = take(exact, 3.0); !t) return t.error();
-  if (auto t = take(starting, 2.0); !t) return t.error();
+  // The first group is judged on the names themselves, case folded and nothing more
+  // (docs/SEMANTICS.md §16 "Suggest"): the K keys are folded further (marks removed), so they
+  // offer `Çafeteria` for `cafe`, which it does not begin with; it comes with the words.
+  const auto q_case = search::case_folded(q);
+  std::vector<Uuid> first_exact, first_starting;
+  for (const auto* group : {&exact, &starting})
+    for (const auto& id : *group) {
+      auto at = std::lower_bound(docs.begin(), docs.end(), id,
+                                 [](const si::Document& d, const Uuid& i) { return d.id < i; });
+      if (at == docs.end() || at->id != id) continue;
+      const auto name = search::case_folded(at->name);
+      const auto display = search::case_folded(at->display_name);
+      if (name == q_case || display == q_case)
+        first_exact.push_back(id);
+      else if (name.starts_with(q_case) || display.starts_with(q_case))
+        first_starting.push_back(id);
+    }
+  if (auto t = take(first_exact, 3.0); !t) return t.error();
+  if (auto t = take(first_starting, 2.0); !t) return t.error();
   if (auto t = take(by_word, 1.0); !t) return t.error();
   if (tx.raw().reads_ahead()) {
     // The records the caller renders, fetched together: one round trip on PostgreSQL.
