@@ -146,6 +146,9 @@ TEST_CASE_METHOD(SearchFixture, "bad search input is 400 and changes nothing", "
       "/v1/search/query?query_filter=" + encoded("{}"),
       "/v1/search/query?query_filter=" + encoded(R"({"bool":{}})"),
       "/v1/search/query?query_filter=" + encoded(R"({"query":{"match_all":{}}})"),
+      // The top is a bool (docs/SEMANTICS.md §16), not a leaf.
+      "/v1/search/query?query_filter=" + encoded(R"({"query":{"term":{"status":"Draft"}}})"),
+      "/v1/search/query?query_filter=" + encoded(R"({"query":{"terms":{"status":["Draft"]}}})"),
       "/v1/search/query?query_filter=" +
           encoded(R"({"query":{"bool":{"must":{"range":{"updatedAt":{"gt":1}}}}}})"),
       "/v1/search/query?query_filter=" +

@@ -187,10 +187,15 @@ Result<SearchFilter> parse_search_filter(std::string_view text) {
   auto v = catalog::json::parse(text);
   if (!v)
     return fail(Errc::invalid_parameter, "Invalid parameter query_filter: " + v.error().message());
-  if (!v->is_object() || v->get_object().size() != 1 || !v->get_object().contains("query"))
+  // The top is a bool (docs/SEMANTICS.md §16): `{"query": {"term": ...}}` is 400 too.
+  const auto* query = v->is_object() && v->get_object().size() == 1
+                          ? v->get_object().if_contains("query")
+                          : nullptr;
+  if (!query || !query->is_object() || query->get_object().size() != 1 ||
+      !query->get_object().contains("bool"))
     return fail(Errc::invalid_parameter,
                 "Invalid parameter query_filter: expected {\"query\": {\"bool\": {...}}}");
-  auto f = read_clause(v->get_object().at("query"), 0);
+  auto f = read_clause(*query, 0);
   if (!f) return f.error();
   // The fields are checked with the request (search_query::check).
   return f;
