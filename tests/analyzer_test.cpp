@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -245,16 +247,53 @@ TEST_CASE("ASCII text gives the words the Unicode path gives", "[search][analyze
   }
 }
 
-TEST_CASE("has_phrase answers what comparing the words' wholes answers", "[search][analyzer]") {
-  // The reference: the wholes of words(text), compared at every place.
+TEST_CASE("has_phrase answers what reading each word whole or as its parts answers",
+          "[search][analyzer]") {
+  // The reference: a graph of the text's words, each whole and, where it reads as parts, each
+  // part; after a whole or a last part come the next word's whole and first part, after a part
+  // the next part. The phrase stands where a walk of the graph spells it.
   auto reference = [](std::string_view text, const Strings& phrase) {
+    if (phrase.empty()) return true;
     const auto all = words(text);
-    for (std::size_t s = 0; s + phrase.size() <= all.size(); ++s) {
-      std::size_t k = 0;
-      while (k < phrase.size() && all[s + k].whole == phrase[k]) ++k;
-      if (k == phrase.size()) return true;
+    struct Node {
+      std::string token;
+      std::vector<std::size_t> after;
+    };
+    std::vector<Node> nodes;
+    std::vector<std::size_t> whole_at(all.size()), first_part_at(all.size(), SIZE_MAX);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      whole_at[i] = nodes.size();
+      nodes.push_back({all[i].whole, {}});
+      if (reads_as_parts(all[i])) {
+        first_part_at[i] = nodes.size();
+        for (const auto& p : all[i].parts) nodes.push_back({p, {}});
+      }
     }
-    return false;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      std::vector<std::size_t> next_word;
+      if (i + 1 < all.size()) {
+        next_word.push_back(whole_at[i + 1]);
+        if (first_part_at[i + 1] != SIZE_MAX) next_word.push_back(first_part_at[i + 1]);
+      }
+      nodes[whole_at[i]].after = next_word;
+      if (first_part_at[i] != SIZE_MAX) {
+        const auto n = all[i].parts.size();
+        for (std::size_t j = 0; j + 1 < n; ++j)
+          nodes[first_part_at[i] + j].after = {first_part_at[i] + j + 1};
+        nodes[first_part_at[i] + n - 1].after = next_word;
+      }
+    }
+    std::set<std::size_t> at;
+    for (std::size_t n = 0; n < nodes.size(); ++n)
+      if (nodes[n].token == phrase[0]) at.insert(n);
+    for (std::size_t k = 1; k < phrase.size() && !at.empty(); ++k) {
+      std::set<std::size_t> next;
+      for (auto n : at)
+        for (auto m : nodes[n].after)
+          if (nodes[m].token == phrase[k]) next.insert(m);
+      at = std::move(next);
+    }
+    return !at.empty();
   };
   // Cases by hand, each answer checked against the reference too.
   const std::string long_word(70, 'Q');
@@ -265,8 +304,14 @@ TEST_CASE("has_phrase answers what comparing the words' wholes answers", "[searc
   } cases[] = {
       {"Customer orders, by region", {"customer", "orders"}, true},
       {"customer-orders", {"customer", "orders"}, true},     // a separator is a separator
-      {"customerOrders", {"customer", "orders"}, false},     // parts are not wholes
+      {"customerOrders", {"customer", "orders"}, true},      // a word read as its parts
       {"customerOrders", {"customerorders"}, true},
+      {"customerOrders", {"orders", "customer"}, false},
+      {"the customerOrders table", {"the", "customer"}, true},   // into a word's first part
+      {"the customerOrders table", {"orders", "table"}, true},   // out of its last part
+      {"the customerOrders table", {"customerorders", "table"}, true},
+      {"the customerOrders table", {"the", "orders"}, false},
+      {"getHTTPResponse2 now", {"http", "response", "2", "now"}, true},
       {"orders customer", {"customer", "orders"}, false},    // order matters
       {"customer the orders", {"customer", "orders"}, false},  // consecutive places only
       {"HTTP2 server", {"http2", "server"}, true},
@@ -317,6 +362,13 @@ TEST_CASE("has_phrase answers what comparing the words' wholes answers", "[searc
       const std::size_t from = next() % all.size();
       const std::size_t count = 1 + next() % std::min<std::size_t>(3, all.size() - from);
       for (std::size_t k = 0; k < count; ++k) phrase.push_back(all[from + k].whole);
+      // Sometimes from a word's parts on, as a phrase may read them.
+      if (next() % 3 == 0 && reads_as_parts(all[from])) {
+        phrase.clear();
+        const auto& parts = all[from].parts;
+        for (std::size_t j = next() % parts.size(); j < parts.size(); ++j) phrase.push_back(parts[j]);
+        if (from + 1 < all.size()) phrase.push_back(all[from + 1].whole);
+      }
       if (next() % 3 == 0) phrase[next() % phrase.size()] += "z";
     } else {
       phrase.push_back("a");

@@ -655,6 +655,39 @@ TEMPLATE_TEST_CASE("a phrase of two words is found from the postings, as writes 
   c.clean();
 }
 
+TEMPLATE_TEST_CASE("a phrase reads a word that splits as its parts: customerOrders holds "
+                   "\"customer orders\"",
+                   "[search]", CATALOG_STORE_FIXTURES) {
+  // docs/SEMANTICS.md §16: customerOrders, customer_orders and customer orders find each other;
+  // a phrase reads a word whole or as its parts one after another (docs/SEARCH_INDEX.md,
+  // "Phrases").
+  TestType f;
+  Catalog c{f.store};
+  c.make(Kind::glossary, R"({"name":"g","description":"d"})");
+  for (auto [name, description] :
+       {std::pair{"camel", "the customerOrders table"}, {"snake", "the customer_orders table"},
+        {"spaced", "the customer orders table"}, {"other", "orders of customers"},
+        {"http", "calls getHTTPResponse2 twice"}}) {
+    c.make(Kind::glossary_term, std::string(R"({"glossary":"g","name":")") + name +
+                                    R"(","description":")" + description + "\"}");
+  }
+  CHECK(c.names("\"customer orders\"") == Names{"camel", "snake", "spaced"});
+  CHECK(c.names("\"orders table\"") == Names{"camel", "snake", "spaced"});
+  CHECK(c.names("\"the customer\"") == Names{"camel", "snake", "spaced"});
+  CHECK(c.names("\"the customer orders table\"") == Names{"camel", "snake", "spaced"});
+  CHECK(c.names("\"customerorders table\"") == Names{"camel"});
+  CHECK(c.names("\"orders customer\"").empty());
+  CHECK(c.names("\"http response\"") == Names{"http"});
+  CHECK(c.names("\"get http response 2 twice\"") == Names{"http"});
+  CHECK(c.names("\"calls get\"") == Names{"http"});
+  CHECK(c.names("\"response twice\"").empty());  // the last part is 2
+  // The highlight of such a phrase lights the word that holds it.
+  auto lit = highlights_of(c, "\"http response\"");
+  CHECK(lit["description"] == std::vector<std::string>{
+                                  R"(calls <span class="text-highlighter">getHTTPResponse2</span> twice)"});
+  c.clean();
+}
+
 TEMPLATE_TEST_CASE("a phrase finds what reading the text finds, over random texts",
                    "[search]", CATALOG_STORE_FIXTURES) {
   // Phrases come from the postings' following words (two words) or from them and the text
@@ -692,10 +725,14 @@ TEMPLATE_TEST_CASE("a phrase finds what reading the text finds, over random text
     descriptions[name] = stored;
   }
   int answered = 0;  // queries that some description answers
+  // The queries also name the parts of the words that split (getHTTPResponse2: get, http,
+  // response, 2), which a phrase reads one after another.
+  auto asked = vocabulary;
+  for (const char* part : {"get", "http", "response", "2", "x", "1"}) asked.push_back(part);
   for (int q = 0; q < 150; ++q) {
     const int n = std::uniform_int_distribution<int>(2, 3)(rng);
     std::string typed;
-    for (int w = 0; w < n; ++w) typed += (w > 0 ? " " : "") + pick(vocabulary);
+    for (int w = 0; w < n; ++w) typed += (w > 0 ? " " : "") + pick(asked);
     std::vector<std::string> phrase;
     for (auto& w : catalog::search::words(typed)) phrase.push_back(std::move(w.whole));
     Names expected;
@@ -1470,9 +1507,10 @@ TEMPLATE_TEST_CASE("soft delete, restore, follow and vote write a constant numbe
                          parse(R"({"description":")" + patched + "\"}"))
               .has_value());
   after = index_keys(c.s);
-  // The postings of yankee, of its stem (yanke) and of zulu (its own stem), of word399 (the
-  // word before: what follows it changed), and the document (its updatedAt).
-  CHECK(changed(before, after) == 5);
+  // The postings of yankee, of its stem (yanke) and of zulu (its own stem), of word399 and of
+  // its last part, 399 (the words before: what a phrase may read after them changed), and the
+  // document (its updatedAt).
+  CHECK(changed(before, after) == 6);
   CHECK(c.names("zulu") == Names{"long"});
   CHECK(c.names("yankee").empty());
   c.clean();

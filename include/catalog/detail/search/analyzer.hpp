@@ -54,9 +54,16 @@ struct Word {
 std::vector<Word> words(std::string_view text);
 
 /// Whether `phrase` (folded words, as words() gives their wholes) stands in `text` at consecutive
-/// places: some s where words(text)[s + k].whole == phrase[k] for every k (true for an empty
-/// phrase). The same answer as comparing words(text); on ASCII text no word is built.
+/// places (true for an empty phrase): the words of the text read one after another, each whole
+/// or, where it reads as parts (reads_as_parts), as its parts, so `customer orders` stands in
+/// `customerOrders` and `orders table` in `customerOrders table`. On ASCII text where the
+/// phrase stands as whole words, no word is built.
 bool has_phrase(std::string_view text, std::span<const std::string> phrase);
+
+/// Whether a phrase may read `w` as its parts one after another: it splits at case changes or
+/// between letters and digits (customerOrders: customer, orders), not a CJK run's overlapping
+/// pairs. has_phrase and the index's following words read such a word either way.
+bool reads_as_parts(const Word& w);
 
 /// `text` normalized as words are (NFKC, marks removed, case folded) but not split: what exact
 /// name matches and typeahead prefixes compare. Bytes that are not UTF-8 become spaces.

@@ -151,8 +151,10 @@ Related related_of(const Document& d);
 /// indexed by another is indexed again when it opens. 1: analyzer 1, a document's terms in its
 /// Y record; 2: analyzer 1, the terms under T; 3: as 2, with the facet keys (F); 4: as 3, each
 /// posting with the length class of its fields; 5: as 4, each posting and term with the words
-/// that follow it (Term::next); 6: as 5, without T (a write analyses the record it replaces).
-inline constexpr std::uint32_t index_version = 6;
+/// that follow it (Term::next); 6: as 5, without T (a write analyses the record it replaces);
+/// 7: as 6, the words that follow a word's parts too (a phrase reads customerOrders as
+/// customer orders).
+inline constexpr std::uint32_t index_version = 7;
 // A new analyzer makes other words: it needs a new index_version too, so that stores are
 // indexed again with it.
 static_assert(search::analyzer_version == 1, "a new analyzer_version needs a new index_version");

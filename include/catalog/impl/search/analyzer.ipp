@@ -327,7 +327,75 @@ std::vector<Word> words(std::string_view text) {
   return out;
 }
 
+bool reads_as_parts(const Word& w) {
+  if (w.parts.size() < 2) return false;
+  std::size_t bytes = 0;
+  for (const auto& p : w.parts) bytes += p.size();
+  return bytes == w.whole.size();  // a CJK run's pairs overlap: more bytes than the run
+}
+
+namespace {
+
+/// Whether `phrase` is read from place (i, j) of `words` on: j is a part of word i, or npos for
+/// the word whole; after a part comes the next part, after the last part or a whole the next
+/// word, whole or (reads_as_parts) from its first part.
+bool phrase_from(std::span<const Word> words, std::size_t i, std::size_t j,
+                 std::span<const std::string> phrase) {
+  while (true) {
+    const auto& w = words[i];
+    if ((j == std::string::npos ? w.whole : w.parts[j]) != phrase.front()) return false;
+    phrase = phrase.subspan(1);
+    if (phrase.empty()) return true;
+    if (j != std::string::npos && j + 1 < w.parts.size()) {
+      ++j;
+      continue;
+    }
+    if (++i == words.size()) return false;
+    if (reads_as_parts(words[i]) && phrase_from(words, i, 0, phrase)) return true;
+    j = std::string::npos;
+  }
+}
+
+/// Whether some word of ASCII `text` may split: a capital after a letter or digit, or a digit
+/// beside a letter. Without one, reading parts finds nothing reading wholes did not.
+bool ascii_may_split(std::string_view text) {
+  const auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (std::size_t i = 1; i < text.size(); ++i) {
+    const char a = text[i - 1], b = text[i];
+    if ((b >= 'A' && b <= 'Z' && (alpha(a) || digit(a))) || (digit(b) && alpha(a)) ||
+        (alpha(b) && digit(a)))
+      return true;
+  }
+  return false;
+}
+
+/// has_phrase where some word is read as its parts.
+bool has_phrase_in_parts(std::string_view text, std::span<const std::string> phrase) {
+  if (ascii(text) && !ascii_may_split(text)) return false;
+  const auto all = words(text);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (phrase_from(all, i, std::string::npos, phrase)) return true;
+    if (reads_as_parts(all[i]))
+      for (std::size_t j = 0; j < all[i].parts.size(); ++j)
+        if (phrase_from(all, i, j, phrase)) return true;
+  }
+  return false;
+}
+
+bool has_phrase_whole(std::string_view text, std::span<const std::string> phrase);
+
+}  // namespace
+
 bool has_phrase(std::string_view text, std::span<const std::string> phrase) {
+  if (phrase.empty()) return true;
+  return has_phrase_whole(text, phrase) || has_phrase_in_parts(text, phrase);
+}
+
+namespace {
+
+// The phrase among the words read whole.
+bool has_phrase_whole(std::string_view text, std::span<const std::string> phrase) {
   if (!ascii(text)) {
     const auto all = words(text);
     return has_consecutive(all.size(), phrase, [&](std::size_t i, const std::string& word) {
@@ -370,6 +438,8 @@ bool has_phrase(std::string_view text, std::span<const std::string> phrase) {
   });
   return (ends & whole) != 0;
 }
+
+}  // namespace
 
 namespace {
 

@@ -37,13 +37,30 @@ class TermCounter {
     lengths_[static_cast<std::size_t>(field)] += static_cast<std::uint32_t>(words.size());
     for (std::size_t i = 0; i < words.size(); ++i) {
       const auto& w = words[i];
-      for (const auto& p : w.parts)
-        if (p != w.whole) count(p, field);
-      // A whole word followed by another in this text: the occurrence keeps what follows.
-      if (i + 1 < words.size() && !words[i + 1].whole.empty())
-        count(w.whole, field, true, word_hash(words[i + 1].whole));
+      const auto* next =
+          i + 1 < words.size() && !words[i + 1].whole.empty() ? &words[i + 1] : nullptr;
+      // A phrase reads a word whole or, where it splits (customerOrders), as its parts one
+      // after another (search::reads_as_parts): each occurrence keeps what may follow it, the
+      // next part, or the next word whole or its first part.
+      const bool parted = search::reads_as_parts(w);
+      for (std::size_t k = 0; k < w.parts.size(); ++k) {
+        const auto& p = w.parts[k];
+        if (p == w.whole) continue;
+        if (parted && k + 1 < w.parts.size())
+          count(p, field, true, word_hash(w.parts[k + 1]));
+        else if (parted && next)
+          count(p, field, true, word_hash(next->whole));
+        else
+          count(p, field);
+      }
+      if (next)
+        count(w.whole, field, true, word_hash(next->whole));
       else
         count(w.whole, field);
+      if (next && search::reads_as_parts(*next)) {
+        follow(w.whole, field, word_hash(next->parts.front()));
+        if (parted) follow(w.parts.back(), field, word_hash(next->parts.front()));
+      }
     }
   }
   /// The terms sorted by (word, field), one per pair, with the stems of the stemmed fields'
@@ -58,11 +75,14 @@ class TermCounter {
       const Seen& first = seen_[i];
       Term t{std::string(first.word), first.field, 0, {}};
       std::size_t end = i;
+      std::uint32_t counted = 0;
       for (; end < seen_.size() && seen_[end].word == first.word && seen_[end].field == first.field;
-           ++end)
+           ++end) {
         if (seen_[end].followed && (t.next.empty() || t.next.back() != seen_[end].next))
           t.next.push_back(seen_[end].next);
-      t.count = static_cast<std::uint32_t>(end - i);
+        counted += seen_[end].counted ? 1 : 0;
+      }
+      t.count = counted;
       terms.push_back(std::move(t));
       i = end;
     }
@@ -102,17 +122,21 @@ class TermCounter {
     }
     terms.erase(out, terms.end());
   }
-  /// One occurrence of a word in a field, and the word_hash of the whole word after it when
-  /// it is a whole word followed by one in its text.
+  /// One occurrence of a word in a field, and the word_hash of a word a phrase may read after
+  /// it there; or (not counted) another word that may follow an occurrence counted already.
   struct Seen {
     std::string_view word;
     Field field;
     bool followed;
     std::uint32_t next;
+    bool counted;
     friend auto operator<=>(const Seen&, const Seen&) = default;
   };
   void count(const std::string& word, Field field, bool followed = false, std::uint32_t next = 0) {
-    if (!word.empty()) seen_.push_back(Seen{word, field, followed, next});
+    if (!word.empty()) seen_.push_back(Seen{word, field, followed, next, true});
+  }
+  void follow(const std::string& word, Field field, std::uint32_t next) {
+    if (!word.empty()) seen_.push_back(Seen{word, field, true, next, false});
   }
   /// The words of `text`: from shared_ when it has them (analysed there the first time), else
   /// analysed into analysed_.
