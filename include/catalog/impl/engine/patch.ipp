@@ -15,6 +15,7 @@
 #include <catalog/policy.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <type_traits>
 
@@ -355,19 +356,20 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const Record& r, const Before&
 /// glossary's reviewers): removing it is refused. Required and read-only members are left
 /// missing for check_patched to refuse.
 Result<void> default_removed(Kind kind, const json::object& before, json::object& after) {
-  const Record fresh(kind);
+  std::optional<Record> fresh;  // the kind's defaults, made when a member is missing
   for (const auto& kv : before) {
     const auto name = kv.key();
     if (after.contains(name)) continue;
     if (kind == Kind::glossary_term && name == wire::status())
       return fail(Errc::invalid_request,
                   "Invalid status: a glossary term's status may be changed, not removed");
-    const auto pos = fresh.position(name);
+    if (!fresh) fresh.emplace(kind);
+    const auto pos = fresh->position(name);
     if (!pos || rendered_only(kind, name) || relation(kind, name) || read_only(kind, name) ||
         listed(info(kind).required, name))
       continue;
-    const auto& field = fresh.fields()[*pos];
-    if (!field.ops->optional) after[name] = field.ops->to_json(field.in(fresh.object()));
+    const auto& field = fresh->fields()[*pos];
+    if (!field.ops->optional) after[name] = field.ops->to_json(field.in(fresh->object()));
   }
   return {};
 }
