@@ -366,7 +366,8 @@ TEST_CASE("has_phrase answers what reading each word whole or as its parts answe
       if (next() % 3 == 0 && reads_as_parts(all[from])) {
         phrase.clear();
         const auto& parts = all[from].parts;
-        for (std::size_t j = next() % parts.size(); j < parts.size(); ++j) phrase.push_back(parts[j]);
+        for (std::size_t j = next() % parts.size(); j < parts.size(); ++j)
+          phrase.push_back(parts[j]);
         if (from + 1 < all.size()) phrase.push_back(all[from + 1].whole);
       }
       if (next() % 3 == 0) phrase[next() % phrase.size()] += "z";

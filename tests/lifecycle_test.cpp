@@ -376,7 +376,8 @@ TEMPLATE_TEST_CASE("a patch that removes a member the kind always has gives it i
   const auto admin = s.principal("admin").value();
   auto g = s.create_json(admin, Kind::glossary, parse(R"({"name":"g","description":"d"})")).value();
   const auto gid = uuid_of(g);
-  auto t = s.create_json(admin, Kind::glossary_term, parse(R"({"glossary":"g","name":"t","description":"d"})"))
+  auto t = s.create_json(admin, Kind::glossary_term,
+                         parse(R"({"glossary":"g","name":"t","description":"d"})"))
                .value();
   const auto tid = uuid_of(t);
   auto u = s.create_json(admin, Kind::user, parse(R"({"name":"u","email":"u@example.com"})"))
@@ -449,7 +450,8 @@ TEMPLATE_TEST_CASE("a reference sent back in capitals is no change; under anothe
                               parse(R"({"reviewers":[{"id":")" + id + R"(","type":"team"}]})"));
   REQUIRE_FALSE(as_team);
   CHECK(as_team.error().code() == Errc::invalid_value);
-  auto untyped = s.patch_json(admin, Kind::glossary, g, parse(R"({"reviewers":[{"id":")" + id + R"("}]})"));
+  auto untyped =
+      s.patch_json(admin, Kind::glossary, g, parse(R"({"reviewers":[{"id":")" + id + R"("}]})"));
   REQUIRE_FALSE(untyped);
   CHECK(untyped.error().kind() == ErrorKind::bad_request);
   CHECK(test::dump(s) == before);

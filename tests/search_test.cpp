@@ -683,8 +683,8 @@ TEMPLATE_TEST_CASE("a phrase reads a word that splits as its parts: customerOrde
   CHECK(c.names("\"response twice\"").empty());  // the last part is 2
   // The highlight of such a phrase lights the word that holds it.
   auto lit = highlights_of(c, "\"http response\"");
-  CHECK(lit["description"] == std::vector<std::string>{
-                                  R"(calls <span class="text-highlighter">getHTTPResponse2</span> twice)"});
+  const std::string lit_word = R"(<span class="text-highlighter">getHTTPResponse2</span>)";
+  CHECK(lit["description"] == std::vector<std::string>{"calls " + lit_word + " twice"});
   c.clean();
 }
 
@@ -1003,7 +1003,8 @@ TEMPLATE_TEST_CASE("stray operators are words, a repeated word counts once, high
   Catalog c{f.store};
   c.make(Kind::mlmodel_service, R"({"name":"svc","serviceType":"Mlflow"})");
   auto model = [&](std::string_view rest) {
-    c.make(Kind::mlmodel, std::string(R"({"service":"svc","algorithm":"a",)") + std::string(rest) + "}");
+    c.make(Kind::mlmodel,
+           std::string(R"({"service":"svc","algorithm":"a",)") + std::string(rest) + "}");
   };
   model(R"("name":"m1","description":"black and white")");
   model(R"("name":"m4","description":"red")");
@@ -1016,13 +1017,22 @@ TEMPLATE_TEST_CASE("stray operators are words, a repeated word counts once, high
   model(R"("name":"hl3","description":")" + lorem + R"( wolf")");
   model(R"("name":"Çafeteria")");
   model(R"("name":"big cafe")");
-  // Stray operators are words; operators between operands are operators.
+  model(R"("name":"nt","description":"do not touch")");
+  // Stray operators are words; operators between operands (NOT before one) are operators.
   CHECK(c.names("AND") == Names{"m1", "aaa"});
   CHECK(c.names("red AND") == Names{"m4", "fox", "m1", "aaa"});
-  CHECK(c.names("NOT").empty());
+  CHECK(c.names("AND red") == Names{"m4", "fox", "m1", "aaa"});
+  CHECK(c.names("NOT") == Names{"nt"});
+  CHECK(c.names("touch NOT") == Names{"nt"});
   CHECK(c.names("red AND black").empty());
   CHECK(c.names("red NOT fox") == Names{"m4"});
-  CHECK(c.names("AND red") == Names{"m4", "fox", "m1", "aaa"});
+  CHECK(c.names("red AND NOT fox") == Names{"m4"});
+  CHECK(c.names("black AND AND white") == Names{"m1", "aaa"});  // both stray: plain words
+  CHECK(c.names("NOT NOT red") == Names{"nt", "m4", "fox"});  // both stray
+  CHECK(c.names("red OR OR white") == Names{"m1", "m4", "fox"});
+  // A word asked required and plain is required; excluded and plain, excluded.
+  CHECK(c.names("+cafe cafe") == Names{"big cafe", "aaa"});
+  CHECK(c.names("red fox -fox") == Names{"m4"});
   // A word asked twice, or in two spellings that analyse alike, is one distinct query word.
   CHECK(c.names("cafe orders") == Names{"bbb", "big cafe", "aaa"});
   CHECK(c.names("cafe cafe orders") == Names{"bbb", "big cafe", "aaa"});

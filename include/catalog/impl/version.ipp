@@ -35,8 +35,8 @@ Result<Version> Version::parse(std::string_view text) {
   char frac = text[dot + 1];
   if (frac < '0' || frac > '9') return bad();
   if (beyond)
-    return fail(Errc::not_found,
-                "Version " + std::string(text.substr(0, 64)) + " was never written: it is past the largest a catalog can write");
+    return fail(Errc::not_found, "Version " + std::string(text.substr(0, 64)) +
+                                     " was never written: it is past the largest a catalog writes");
   value = value * 10 + static_cast<std::uint64_t>(frac - '0');
   if (value == 0) return bad();
   return Version::from_tenths(static_cast<std::uint32_t>(value));

@@ -89,8 +89,6 @@ class Tx {
   /// A live entity of one of `kinds` by id. Errors: not_found.
   Result<Record> live_by_id(Kind kind, const Uuid& id);
   Result<void> put(const Record& r);
-  /// put() of `encoded`, which is encode(r), for a caller that measured it first.
-  Result<void> put(const Record& r, std::string encoded);
   /// Erases the record of `r` (a hard delete; its other keys are the caller's).
   Result<void> erase(const Record& r);
   /// Entities whose record or edges this transaction wrote: the search index follows them

@@ -99,12 +99,10 @@ Result<void> Tx::keep_before(const Uuid& id) {
   return {};
 }
 
-Result<void> Tx::put(const Record& r) { return put(r, encode(r)); }
-
-Result<void> Tx::put(const Record& r, std::string encoded) {
+Result<void> Tx::put(const Record& r) {
   if (auto k = keep_before(r.id); !k) return k;
   touch(r.id);
-  return txn_.put(keys::entity(r.id), encoded);
+  return txn_.put(keys::entity(r.id), encode(r));
 }
 
 Result<void> Tx::erase(const Record& r) {

@@ -370,10 +370,18 @@ bool ascii_may_split(std::string_view text) {
   return false;
 }
 
-/// has_phrase where some word is read as its parts.
-bool has_phrase_in_parts(std::string_view text, std::span<const std::string> phrase) {
-  if (ascii(text) && !ascii_may_split(text)) return false;
-  const auto all = words(text);
+/// Whether every word of `phrase` stands somewhere in ASCII `text`, case aside (as a word, a
+/// part or inside one): what any reading of the phrase there needs.
+bool ascii_holds_each(std::string_view text, std::span<const std::string> phrase) {
+  std::string lower(text);
+  for (auto& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return std::all_of(phrase.begin(), phrase.end(),
+                     [&](const std::string& w) { return lower.find(w) != std::string::npos; });
+}
+
+/// has_phrase over the words of a text: each read whole or, where it reads as parts, as them.
+bool phrase_in(std::span<const Word> all, std::span<const std::string> phrase) {
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (phrase_from(all, i, std::string::npos, phrase)) return true;
     if (reads_as_parts(all[i]))
@@ -383,25 +391,23 @@ bool has_phrase_in_parts(std::string_view text, std::span<const std::string> phr
   return false;
 }
 
-bool has_phrase_whole(std::string_view text, std::span<const std::string> phrase);
+bool ascii_phrase_of_wholes(std::string_view text, std::span<const std::string> phrase);
 
 }  // namespace
 
 bool has_phrase(std::string_view text, std::span<const std::string> phrase) {
   if (phrase.empty()) return true;
-  return has_phrase_whole(text, phrase) || has_phrase_in_parts(text, phrase);
+  if (!ascii(text)) return phrase_in(words(text), phrase);
+  // ASCII: the words read whole where they stand, without building them; the words (and their
+  // parts) built only where a word splits and each phrase word stands in the text somewhere.
+  if (ascii_phrase_of_wholes(text, phrase)) return true;
+  return ascii_may_split(text) && ascii_holds_each(text, phrase) && phrase_in(words(text), phrase);
 }
 
 namespace {
 
-// The phrase among the words read whole.
-bool has_phrase_whole(std::string_view text, std::span<const std::string> phrase) {
-  if (!ascii(text)) {
-    const auto all = words(text);
-    return has_consecutive(all.size(), phrase, [&](std::size_t i, const std::string& word) {
-      return all[i].whole == word;
-    });
-  }
+// ASCII text: the phrase among the words read whole.
+bool ascii_phrase_of_wholes(std::string_view text, std::span<const std::string> phrase) {
   // ASCII: each word's whole is its run lowercased and cut at max_word_bytes (ascii_words);
   // the runs are compared where they stand, in one pass. Bit k of `ends` says that the runs
   // just read end with phrase[0..k].

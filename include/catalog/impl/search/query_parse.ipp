@@ -191,32 +191,31 @@ Result<Query> parse(std::string_view q) {
     items.push_back({q.substr(i, end - i), false, Occur::should, std::nullopt});
     i = end;
   }
-  // Then the operators. AND and OR stand between two operands and NOT before one; anywhere else
-  // (first, last, beside another operator) they are stray, and a stray operator is a plain word.
+  // Then the operators, each judged by the items beside it as typed. AND and OR stand between
+  // two words or phrases (the second may follow a NOT: `a AND NOT b`); NOT stands before a word
+  // or phrase, and not after another NOT. Anywhere else (first, last, beside another operator)
+  // an operator is stray, and a stray operator is a plain word.
   const auto keyword = [&](std::size_t at) {
     return at < items.size() && !items[at].phrase &&
            (items[at].text == "AND" || items[at].text == "OR" || items[at].text == "NOT");
   };
-  const auto operand_at = [&](std::size_t at) {  // an operand, or NOT before one
-    return at < items.size() &&
-           (!keyword(at) || (items[at].text == "NOT" && at + 1 < items.size() && !keyword(at + 1)));
+  const auto is_not = [&](std::size_t at) { return keyword(at) && items[at].text == "NOT"; };
+  const auto word_at = [&](std::size_t at) { return at < items.size() && !keyword(at); };
+  const auto operator_at = [&](std::size_t at) {
+    if (is_not(at)) return word_at(at + 1) && (at == 0 || !is_not(at - 1));
+    return at > 0 && word_at(at - 1) && (word_at(at + 1) || (is_not(at + 1) && word_at(at + 2)));
   };
-  bool next_must = false, next_not = false, last_operand = false;
+  bool next_must = false, next_not = false;
   for (std::size_t at = 0; at < items.size(); ++at) {
     const auto& item = items[at];
-    if (keyword(at)) {
-      const bool is_not = item.text == "NOT";
-      const bool between = last_operand && operand_at(at + 1);
-      if (is_not ? (at + 1 < items.size() && !keyword(at + 1)) : between) {
-        if (item.text == "AND") {
-          if (!query.clauses.empty() && query.clauses.back().occur == Occur::should)
-            query.clauses.back().occur = Occur::must;
-          next_must = true;
-        }
-        if (is_not) next_not = true;
-        last_operand = false;
-        continue;
+    if (keyword(at) && operator_at(at)) {
+      if (item.text == "AND") {
+        if (!query.clauses.empty() && query.clauses.back().occur == Occur::should)
+          query.clauses.back().occur = Occur::must;
+        next_must = true;
       }
+      if (item.text == "NOT") next_not = true;
+      continue;
     }
     Occur occur = item.occur;
     auto token = item.text;
@@ -227,7 +226,6 @@ Result<Query> parse(std::string_view q) {
     if (next_not) occur = Occur::must_not;
     if (next_must && occur == Occur::should) occur = Occur::must;
     next_must = next_not = false;
-    last_operand = true;
     if (item.phrase)
       add_phrase(query, token, item.field, occur);
     else
