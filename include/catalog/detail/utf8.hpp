@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace catalog::detail {
@@ -47,6 +48,15 @@ inline bool next_code_point(std::string_view s, std::size_t& i, char32_t& cp) no
 }
 
 /// Whether all of `s` is well-formed UTF-8.
+/// `s` with A to Z lowered and every other byte as it is: ASCII case folding, which leaves UTF-8
+/// text UTF-8.
+inline std::string ascii_lowered(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 inline bool valid_utf8(std::string_view s) noexcept {
   for (std::size_t i = 0; i < s.size();) {
     if (s.size() - i >= 8) {  // eight ASCII bytes at a time

@@ -134,12 +134,18 @@ bool has_container_edges(Kind kind) {
                      [](const RelField& rf) { return rf.rel == Rel::contains && rf.reverse; });
 }
 
-/// Pre-order walk below `root` over children for which `enter(child)` says to descend; the
-/// stack holds one position per level. A child already on the stack (a containment cycle a
-/// store may hold from before docs/SEMANTICS.md §9 refused them, or from its bytes) is not entered
-/// again, so the walk ends whatever is stored.
-template <class Enter>
-Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
+/// Walk below `root` over children for which `enter(child)` says to descend; `leave(id)` is
+/// called for each entered child once the walk is done below it (a post-order), before its
+/// parent's next child is looked for. The stack holds one position per level, each level's
+/// next scan starting after the last child it went into, so children `leave` erased are not
+/// stepped over again. A child already on the stack (a containment cycle a store may hold from
+/// before docs/SEMANTICS.md §9 refused them, or from its bytes) is not entered again, so the walk
+/// ends whatever is stored.
+struct NoLeave {
+  Result<void> operator()(const Uuid&) const { return {}; }
+};
+template <class Enter, class Leave = NoLeave>
+Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter, Leave&& leave = {}) {
   struct Level {
     Uuid id;
     std::optional<Uuid> last;
@@ -151,8 +157,11 @@ Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter) {
     auto child = next_child(tx, top.id, top.last);
     if (!child) return child.error();
     if (!*child) {
-      on_stack.erase(top.id);
+      const Uuid done = top.id;
+      on_stack.erase(done);
       stack.pop_back();
+      if (!stack.empty())
+        if (auto l = leave(done); !l) return l.error();
       continue;
     }
     top.last = **child;
@@ -246,40 +255,21 @@ Result<void> hard_remove(Tx& tx, const Principal& who, Kind kind, const Record& 
   if (!first) return first.error();
   if (*first && !recursive) return fail(Errc::not_empty, kind_text(kind) + " is not empty");
   // The named entity's event comes first (docs/SEMANTICS.md §13); then the tree goes leaf by leaf,
-  // depth first: an entity goes when the last of its children has. Only the way down is held,
-  // one level per depth, each with the last child it went into, so that its next scan starts
-  // after the children already gone: a backend that keeps a transaction's erased keys until the
-  // commit (the memory backend's overlay) would otherwise step over every one of them again,
-  // and a tree of n terms would take n squared steps. A child that is on the way down is an edge
-  // back up a stored containment cycle, not a way down.
+  // depth first: an entity goes when the walk is done below it. Only the way down is held, and
+  // each level scans on after the children already gone: a backend that keeps a transaction's
+  // erased keys until the commit (the memory backend's overlay) would otherwise step over every
+  // one of them again, and a tree of n terms would take n squared steps.
   if (auto e = tx.append_event(event_text(EventType::entity_deleted, r, r.version(), who, tx.env().now_ms));
       !e)
     return e.error();
-  struct Level {
-    Uuid id;
-    std::optional<Uuid> last;
-  };
-  std::vector<Level> stack{{r.id, std::nullopt}};
-  std::set<Uuid> on_stack{r.id};
-  for (;;) {
-    auto& top = stack.back();
-    auto child = next_child(tx, top.id, top.last);
-    if (!child) return child.error();
-    if (*child) {
-      top.last = **child;
-      if (on_stack.contains(**child)) continue;
-      stack.push_back({**child, std::nullopt});
-      on_stack.insert(**child);
-      continue;
-    }
-    if (stack.size() == 1) break;  // the named entity's children are gone
-    const Uuid leaf_id = top.id;
-    on_stack.erase(leaf_id);
-    stack.pop_back();
-    auto leaf = must_find(tx, leaf_id);
-    if (!leaf) return leaf.error();
-    if (auto h = hard_delete_one(tx, who, *leaf, true); !h) return h.error();
-  }
+  auto removed = walk(
+      tx, r.id, [](const Uuid&) -> Result<bool> { return true; },
+      [&](const Uuid& id) -> Result<void> {
+        auto leaf = must_find(tx, id);
+        if (!leaf) return leaf.error();
+        return hard_delete_one(tx, who, *leaf, true);
+      });
+  if (!removed) return removed.error();
   return hard_delete_one(tx, who, r, false);
 }
 

@@ -7,6 +7,7 @@
 
 #include <catalog/detail/engine/engine.hpp>
 #include <catalog/detail/engine/validate.hpp>
+#include <catalog/detail/utf8.hpp>
 
 #include <catalog/entities.hpp>
 #include <catalog/json.hpp>
@@ -69,9 +70,7 @@ std::vector<std::string> reference_set(const json::value* v) {
       const auto& o = e.as_object();
       const auto* id = o.if_contains(wire::id());
       if (!id || !id->is_string()) continue;
-      std::string key(id->get_string());
-      for (auto& c : key)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      auto key = detail::ascii_lowered(id->get_string());
       key += '\0';
       if (const auto* type = o.if_contains(wire::reference_type()); type && type->is_string())
         key += type->get_string();

@@ -2,6 +2,7 @@
 #define CATALOG_IMPL_SEARCH_ANALYZER_IPP
 
 #include <catalog/detail/search/analyzer.hpp>
+#include <catalog/detail/utf8.hpp>
 
 #include <libstemmer.h>
 #include <utf8proc.h>
@@ -56,11 +57,7 @@ std::string mapped(std::string_view valid, int options) {
   // case folding is A-Z to a-z (what utf8proc gives, without its decomposition buffers).
   if (std::all_of(valid.begin(), valid.end(),
                   [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-    std::string out(valid);
-    if (options & UTF8PROC_CASEFOLD)
-      for (auto& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
+    return (options & UTF8PROC_CASEFOLD) ? detail::ascii_lowered(valid) : std::string(valid);
   }
   utf8proc_uint8_t* out = nullptr;
   const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(valid.data()),
@@ -192,10 +189,7 @@ bool has_consecutive(std::size_t count, std::span<const std::string> phrase, Equ
 std::vector<Word> ascii_words(std::string_view text) {
   const auto cls = [&](std::size_t i) { return class_of(static_cast<unsigned char>(text[i])); };
   const auto lowered = [&](std::size_t from, std::size_t to) {
-    std::string w(text.substr(from, std::min(to - from, max_word_bytes)));
-    for (auto& c : w)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return w;
+    return detail::ascii_lowered(text.substr(from, std::min(to - from, max_word_bytes)));
   };
   std::vector<Word> out;
   for_each_ascii_run(text, [&](std::size_t i, std::size_t end) {
@@ -373,9 +367,7 @@ bool ascii_may_split(std::string_view text) {
 /// Whether every word of `phrase` stands somewhere in ASCII `text`, case aside (as a word, a
 /// part or inside one): what any reading of the phrase there needs.
 bool ascii_holds_each(std::string_view text, std::span<const std::string> phrase) {
-  std::string lower(text);
-  for (auto& c : lower)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  const auto lower = detail::ascii_lowered(text);
   return std::all_of(phrase.begin(), phrase.end(),
                      [&](const std::string& w) { return lower.find(w) != std::string::npos; });
 }

@@ -6,6 +6,7 @@
 // fragment around its first.
 
 #include <catalog/detail/search/query_parts.hpp>
+#include <catalog/detail/utf8.hpp>
 
 #include <algorithm>
 #include <catalog/detail/search/analyzer.hpp>
@@ -32,9 +33,7 @@ bool run_lit(std::string_view run, const std::set<std::string>& words, bool stem
   // An ASCII run none of whose lowered text holds a word (or a stem) is not lit: most runs.
   if (std::all_of(run.begin(), run.end(),
                   [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-    std::string lower(run);
-    for (auto& c : lower)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const auto lower = detail::ascii_lowered(run);
     const bool may = std::any_of(words.begin(), words.end(), [&](const std::string& w) {
       std::string_view plain = w;
       if (!plain.empty() && plain[0] == si::stem_marker) {

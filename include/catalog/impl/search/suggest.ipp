@@ -97,15 +97,18 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
     if (!read) return read.error();
     if (bad) return *bad;
   }
+  // The document of a candidate, if it is live and of the index's kinds.
+  auto doc_of = [&](const Uuid& id) -> const si::Document* {
+    auto at = std::lower_bound(docs.begin(), docs.end(), id,
+                               [](const si::Document& d, const Uuid& i) { return d.id < i; });
+    return at != docs.end() && at->id == id ? &*at : nullptr;
+  };
   // Keeps the visible ones among `group` not kept or refused before, by name then id.
   auto take = [&](const std::vector<Uuid>& group, double score) -> Result<void> {
     std::vector<const si::Document*> found;
-    for (const auto& id : group) {
-      if (seen.count(id) != 0) continue;
-      auto at = std::lower_bound(docs.begin(), docs.end(), id,
-                                 [](const si::Document& d, const Uuid& i) { return d.id < i; });
-      if (at != docs.end() && at->id == id) found.push_back(&*at);
-    }
+    for (const auto& id : group)
+      if (seen.count(id) == 0)
+        if (const auto* d = doc_of(id)) found.push_back(d);
     std::sort(found.begin(), found.end(), [](const si::Document* a, const si::Document* b) {
       return std::tie(a->name, a->id) < std::tie(b->name, b->id);
     });
@@ -126,11 +129,10 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
   std::vector<Uuid> first_exact, first_starting;
   for (const auto* group : {&exact, &starting})
     for (const auto& id : *group) {
-      auto at = std::lower_bound(docs.begin(), docs.end(), id,
-                                 [](const si::Document& d, const Uuid& i) { return d.id < i; });
-      if (at == docs.end() || at->id != id) continue;
-      const auto name = search::case_folded(at->name);
-      const auto display = search::case_folded(at->display_name);
+      const auto* d = doc_of(id);
+      if (!d) continue;
+      const auto name = search::case_folded(d->name);
+      const auto display = search::case_folded(d->display_name);
       if (name == q_case || display == q_case)
         first_exact.push_back(id);
       else if (name.starts_with(q_case) || display.starts_with(q_case))
