@@ -734,6 +734,18 @@ void header_rows(Table& t, World& w) {
   t.add("stale If-Match on DELETE by name", "DELETE", "/v1/mlmodels/name/mlflow.churn")
       .header("If-Match", "\"0.3\"")
       .is409("not 0.3");
+  // Well formed, past the largest version a catalog writes: it names no entity's version, so
+  // 409 as any other, naming the version as sent.
+  t.add("If-Match past the largest version on PATCH", "PATCH", model, R"({"description":"x"})")
+      .header("If-Match", "\"99999999999999999999999.1\"")
+      .is409("is at version 0.2, not 99999999999999999999999.1");
+  t.add("If-Match past the largest version on DELETE", "DELETE", model)
+      .header("If-Match", "\"429496729.5\"")
+      .is409("not 429496729.5");
+  t.add("If-Match past the largest version on a missing entity", "DELETE",
+        "/v1/mlmodels/" + zero_id)
+      .header("If-Match", "\"4294967296.0\"")
+      .is404();
   // Content-Type on PATCH (docs/REST.md): the two patch types or application/json.
   for (std::string type : {"text/plain", "application/xml", "application/merge-patch",
                            "application/json-patch", "", "application/jsonx", "json",

@@ -115,10 +115,11 @@ Result<Response> patch(const Context& c) {
   options.format = *format;
   auto expected = if_match(c.request);
   if (!expected) return expected.error();
-  options.expected_version = *expected;
+  options.expected_version = expected->version;
   auto body = parse_body(c.request);
   if (!body) return body.error();
-  auto entity = c.store.patch_json(c.who, c.route.entity, *key, *body, options);
+  auto entity = naming_sent_version(
+      c.store.patch_json(c.who, c.route.entity, *key, *body, options), *expected);
   if (!entity) return entity.error();
   return entity_response(200, std::move(*entity));
 }
@@ -135,8 +136,9 @@ Result<Response> remove(const Context& c) {
   options.recursive = *recursive;
   auto expected = if_match(c.request);
   if (!expected) return expected.error();
-  options.expected_version = *expected;
-  auto removed = c.store.remove_json(c.who, c.route.entity, *key, options);
+  options.expected_version = expected->version;
+  auto removed =
+      naming_sent_version(c.store.remove_json(c.who, c.route.entity, *key, options), *expected);
   if (!removed) return removed.error();
   if (!*removed) return no_content();
   return entity_response(200, std::move(**removed));

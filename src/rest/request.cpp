@@ -10,6 +10,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/string.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <string>
 
 namespace catalog::rest::detail {
@@ -75,20 +77,25 @@ Result<PatchFormat> patch_format(const Request& request) {
                          "or application/json");
 }
 
-Result<std::optional<Version>> if_match(const Request& request) {
+Result<IfMatch> if_match(const Request& request) {
   auto values = header_values(request, "If-Match");
-  if (values.empty()) return std::optional<Version>();
+  if (values.empty()) return IfMatch{};
   if (values.size() > 1) return invalid_request("More than one If-Match header");
   std::string_view v = trim_ows(values.front());
-  if (v == "*") return std::optional<Version>();
+  if (v == "*") return IfMatch{};
   auto bad = [&] {
     return invalid_request("Invalid If-Match " + std::string(v.substr(0, 100)) +
                            ": expected \"<version>\" or *");
   };
   if (v.size() < 2 || v.front() != '"' || v.back() != '"') return bad();
-  auto version = Version::parse(v.substr(1, v.size() - 2));
-  if (!version) return bad();
-  return std::optional<Version>(*version);
+  std::string_view text = v.substr(1, v.size() - 2);
+  auto version = Version::parse(text);
+  if (version) return IfMatch{*version, {}};
+  if (version.error().kind() != ErrorKind::not_found) return bad();
+  // Past the largest version a catalog writes (Version::parse): no entity has the largest
+  // Version can hold either, so the store answers 409 where it would for any other version.
+  return IfMatch{Version::from_tenths(std::numeric_limits<std::uint32_t>::max()),
+                 std::string(text)};
 }
 
 Result<Uuid> restore_body(const bj::value& body) {

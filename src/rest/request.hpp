@@ -15,6 +15,7 @@
 #include <boost/json/value.hpp>
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace catalog::rest::detail {
@@ -36,9 +37,29 @@ Result<boost::json::value> parse_body(const Request& request);
 /// Errors: bad_request (invalid_request): any other media type, or several Content-Type headers.
 Result<PatchFormat> patch_format(const Request& request);
 
-/// The version of `If-Match: "<version>"`; nullopt for `*` or no header.
-/// Errors: bad_request (invalid_request): anything else (weak tags, lists, bad versions).
-Result<std::optional<Version>> if_match(const Request& request);
+/// What `If-Match` asks for: `version` is nullopt for `*` or no header. A version of S3's
+/// grammar past the largest a catalog writes (`"99999999999.9"`) is well formed and matches no
+/// entity: `version` is then one no entity has, and `past_largest` the version as sent, for the
+/// 409's message (Version cannot hold it).
+struct IfMatch {
+  std::optional<Version> version;
+  std::string past_largest;
+};
+
+/// The `If-Match` header. Errors: bad_request (invalid_request): anything but `"<version>"` or
+/// `*`, once (weak tags, lists, bad versions).
+Result<IfMatch> if_match(const Request& request);
+
+/// `result`, with the version a 409 names written as sent when `expected` is past the largest.
+template <class T>
+Result<T> naming_sent_version(Result<T> result, const IfMatch& expected) {
+  if (result || expected.past_largest.empty() || result.error().code() != Errc::version_mismatch)
+    return result;
+  std::string message = result.error().message();
+  auto at = message.rfind(", not ");
+  if (at != std::string::npos) message = message.substr(0, at) + ", not " + expected.past_largest;
+  return Error(Errc::version_mismatch, std::move(message));
+}
 
 /// Restore body `{"id": "<uuid>"}` exactly. Errors: bad_request (invalid_request, invalid_uuid).
 Result<Uuid> restore_body(const boost::json::value& body);
