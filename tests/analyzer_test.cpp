@@ -247,6 +247,18 @@ TEST_CASE("ASCII text gives the words the Unicode path gives", "[search][analyze
   }
 }
 
+TEST_CASE("a query's phrase read with its words that split as their parts", "[search][analyzer]") {
+  CHECK(phrase_as_parts(words("customerOrders table")) == Strings{"customer", "orders", "table"});
+  CHECK(phrase_as_parts(words("the getHTTPResponse2 x1")) ==
+        Strings{"the", "get", "http", "response", "2", "x", "1"});
+  CHECK(phrase_as_parts(words("customer_orders table")).empty());  // no word splits
+  CHECK(phrase_as_parts(words("customerorders table")).empty());
+  // A Han run's overlapping pairs are not read one after another.
+  CHECK(phrase_as_parts(words("\xe6\x9d\xb1\xe4\xba\xac\xe9\x83\xbd tower")).empty());
+  CHECK(phrase_as_parts(words("\xe6\x9d\xb1\xe4\xba\xac\xe9\x83\xbd towerA")) ==
+        Strings{"\xe6\x9d\xb1\xe4\xba\xac\xe9\x83\xbd", "tower", "a"});
+}
+
 TEST_CASE("has_phrase answers what reading each word whole or as its parts answers",
           "[search][analyzer]") {
   // The reference: a graph of the text's words, each whole and, where it reads as parts, each

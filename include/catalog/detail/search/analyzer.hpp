@@ -65,6 +65,12 @@ bool has_phrase(std::string_view text, std::span<const std::string> phrase);
 /// pairs. has_phrase and the index's following words read such a word either way.
 bool reads_as_parts(const Word& w);
 
+/// The phrase `words` make (a query's) with each word that reads as its parts
+/// (reads_as_parts) written as its parts: `customerOrders table` gives `customer orders table`.
+/// Empty when no word does. A query's phrase stands where either reading does, so a word typed
+/// whole finds a text that splits it (`customer_orders table`).
+std::vector<std::string> phrase_as_parts(std::span<const Word> words);
+
 /// `text` normalized as words are (NFKC, marks removed, case folded) but not split: what exact
 /// name matches and typeahead prefixes compare. Bytes that are not UTF-8 become spaces.
 std::string fold(std::string_view text);

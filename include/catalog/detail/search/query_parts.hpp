@@ -169,6 +169,10 @@ struct Clause {
   QueryWord word;                            // word
   std::vector<std::string> phrase;           // phrase: consecutive words
   std::vector<std::uint32_t> phrase_hashes;  // phrase: the word_hash of each
+  /// phrase: where a typed word splits, the phrase with it read as its parts
+  /// (search::phrase_as_parts), a phrase clause of its own. The clause matches where either
+  /// reading stands, and scores as the better.
+  std::vector<Clause> as_parts;
   std::vector<std::string> expanded;         // prefix: the words it stands for
   std::string prefix;
   /// What evaluation reads: the word (word), each phrase word, each expansion (prefix).

@@ -328,6 +328,21 @@ bool reads_as_parts(const Word& w) {
   return bytes == w.whole.size();  // a CJK run's pairs overlap: more bytes than the run
 }
 
+std::vector<std::string> phrase_as_parts(std::span<const Word> words) {
+  std::vector<std::string> out;
+  bool split = false;
+  for (const auto& w : words) {
+    if (reads_as_parts(w)) {
+      split = true;
+      out.insert(out.end(), w.parts.begin(), w.parts.end());
+    } else {
+      out.push_back(w.whole);
+    }
+  }
+  if (!split) out.clear();
+  return out;
+}
+
 namespace {
 
 /// Whether `phrase` is read from place (i, j) of `words` on: j is a part of word i, or npos for

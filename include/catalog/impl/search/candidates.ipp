@@ -244,6 +244,8 @@ Result<void> prepare(Postings& postings, Clause& c) {
     // Every word but the last with the words that follow it (fields_with_pairs).
     for (std::size_t k = 0; k < c.phrase.size(); ++k)
       if (auto r = add(QueryWord{c.phrase[k], {}}, false, k + 1 < c.phrase.size()); !r) return r;
+    for (auto& reading : c.as_parts)
+      if (auto r = prepare(postings, reading); !r) return r;
     return {};
   case ClauseType::prefix:
     for (const auto& w : c.expanded)
@@ -372,6 +374,13 @@ std::vector<Uuid> clause_ids(const Clause& c) {
   std::vector<Uuid> ids;
   if (c.type == ClauseType::phrase) {
     add_phrase_ids(c, ids);
+    for (const auto& reading : c.as_parts) {
+      // Each reading's ids ascend: merged, each once.
+      const auto middle = static_cast<std::ptrdiff_t>(ids.size());
+      add_phrase_ids(reading, ids);
+      std::inplace_merge(ids.begin(), ids.begin() + middle, ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    }
     return ids;
   }
   // Each posting list adds an ascending run; runs are merged pairwise, not sorted again.

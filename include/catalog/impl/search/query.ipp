@@ -108,12 +108,18 @@ class Evaluator {
     for (auto& c : qu.clauses) {
       if (auto p = prepare(postings_, c); !p) return p.error();
       for (auto& p : c.prepared) p.idf = idf(p.df);
+      for (auto& reading : c.as_parts)
+        for (auto& p : reading.prepared) p.idf = idf(p.df);
     }
+    const auto light = [&](const Clause& c) {
+      found.lights.push_back({c.fields, atoms_of(c),
+                              c.type == ClauseType::phrase ? c.phrase : std::vector<std::string>{}});
+    };
     for (const auto& c : qu.clauses)
-      if (c.occur != Occur::must_not)
-        found.lights.push_back(
-            {c.fields, atoms_of(c),
-             c.type == ClauseType::phrase ? c.phrase : std::vector<std::string>{}});
+      if (c.occur != Occur::must_not) {
+        light(c);
+        for (const auto& reading : c.as_parts) light(reading);
+      }
     // Each candidate's ranking part and the bytes of its facet values, as views.
     si::FacetView view;
     std::optional<Error> bad;
@@ -324,8 +330,16 @@ class Evaluator {
         probe.id = id;
         double s = 0;
         if (c.type == ClauseType::phrase) {
-          if (const FieldMask common = fields_with_pairs(c, id))
-            for (const auto& w : c.prepared) s += word_score(w, probe, common, c.scoped, true);
+          // The better of the readings (Clause::as_parts).
+          const auto bound = [&](const Clause& reading) {
+            double b = 0;
+            if (const FieldMask common = fields_with_pairs(reading, id))
+              for (const auto& w : reading.prepared)
+                b += word_score(w, probe, common, reading.scoped, true);
+            return b;
+          };
+          s = bound(c);
+          for (const auto& reading : c.as_parts) s = std::max(s, bound(reading));
         } else {
           auto scored = clause_score(c, probe, true);  // words and prefixes read no document
           if (!scored) return scored.error();
@@ -674,12 +688,18 @@ class Evaluator {
       return best;
     }
     case ClauseType::phrase: {
-      auto fields = phrase_fields(c, d);
-      if (!fields) return fields.error();
-      if (!*fields) return 0.0;
-      double total = 0;
-      for (const auto& p : c.prepared) total += word_score(p, d, *fields, c.scoped);
-      return total;
+      // The better of the readings (Clause::as_parts).
+      double best = 0;
+      for (std::size_t r = 0; r <= c.as_parts.size(); ++r) {
+        const Clause& reading = r == 0 ? c : c.as_parts[r - 1];
+        auto fields = phrase_fields(reading, d);
+        if (!fields) return fields.error();
+        if (!*fields) continue;
+        double total = 0;
+        for (const auto& p : reading.prepared) total += word_score(p, d, *fields, reading.scoped);
+        best = std::max(best, total);
+      }
+      return best;
     }
     }
     return 0.0;

@@ -120,6 +120,15 @@ void add_phrase(Query& query, std::string_view text, std::optional<Field> field,
     c.word = QueryWord{std::move(words[0].whole), std::move(words[0].parts)};
   } else {
     c.type = ClauseType::phrase;
+    if (auto parts = search::phrase_as_parts(words); !parts.empty()) {
+      Clause& reading = c.as_parts.emplace_back();
+      reading.occur = c.occur;
+      reading.type = ClauseType::phrase;
+      reading.fields = c.fields;
+      reading.scoped = c.scoped;
+      for (auto& w : parts) reading.phrase_hashes.push_back(si::word_hash(w));
+      reading.phrase = std::move(parts);
+    }
     for (auto& w : words) {
       c.phrase_hashes.push_back(si::word_hash(w.whole));
       c.phrase.push_back(std::move(w.whole));
