@@ -268,6 +268,57 @@ TEST_CASE("admins are created or promoted on every open; principals must be live
   CHECK(u.is_admin);
 }
 
+TEST_CASE("a soft-deleted user named as an admin principal is restored on open, and made admin",
+          "[store][admin]") {
+  test::TempDir dir;
+  {
+    auto s = Store::open_lmdb(dir.path(), test::test_options()).value();
+    auto admin = s.principal("admin").value();
+    for (std::string name : {"root2", "ops"}) {
+      const std::string is_admin = name == "root2" ? "true" : "false";
+      s.create_json(admin, Kind::user,
+                    parse(R"({"name":")" + name + R"(","email":")" + name +
+                          R"(@example.com","isAdmin":)" + is_admin + "}"))
+          .value();
+      s.remove_json(admin, Kind::user, EntityKey::by_fqn(name), DeleteOptions{}).value();
+      CHECK(s.principal(name).error().kind() == ErrorKind::unauthorized);
+    }
+  }
+  auto options = test::test_options();
+  options.admins = {"admin", "root2", "ops"};
+  std::vector<std::string> logged;
+  options.log = [&](LogLevel, std::string_view message) { logged.emplace_back(message); };
+  std::size_t total = 0;
+  {
+    auto s = Store::open_lmdb(dir.path(), options).value();
+    CHECK(s.principal("root2").value().is_admin);
+    CHECK(s.principal("ops").value().is_admin);
+    CHECK(std::count_if(logged.begin(), logged.end(), [](const std::string& m) {
+            return m.find("restored the soft-deleted user") != std::string::npos;
+          }) == 2);
+    // Each a change like any other: root2 restored (0.3); ops restored (0.3), made admin (0.4).
+    auto admin = s.principal("admin").value();
+    auto root2 = s.get_json(admin, Kind::user, EntityKey::by_fqn("root2")).value();
+    CHECK(catalog::json::serialize(root2.at("version")) == "0.3");
+    CHECK(root2.at("deleted") == false);
+    auto ops = s.get_json(admin, Kind::user, EntityKey::by_fqn("ops")).value();
+    CHECK(catalog::json::serialize(ops.at("version")) == "0.4");
+    auto events = s.events(admin, 0, 100).value();
+    total = events.data.size();
+    REQUIRE(total >= 3);
+    CHECK(events.data[total - 3].event_type == EventType::entity_restored);
+    CHECK(events.data[total - 3].entity_fully_qualified_name == "root2");
+    CHECK(events.data[total - 2].event_type == EventType::entity_restored);
+    CHECK(events.data[total - 1].event_type == EventType::entity_updated);
+    CHECK(events.data[total - 1].entity_fully_qualified_name == "ops");
+  }
+  // Opened again: nothing more to do, nothing written.
+  logged.clear();
+  auto s = Store::open_lmdb(dir.path(), options).value();
+  CHECK(s.events(s.principal("admin").value(), 0, 100).value().data.size() == total);
+  CHECK(logged.empty());
+}
+
 TEST_CASE("only an admin creates an admin user", "[create]") {
   auto s = Store::in_memory(test::test_options()).value();
   auto admin = s.principal("admin").value();

@@ -129,7 +129,8 @@ using LogSink = std::function<void(LogLevel level, std::string_view message)>;
 
 /// Options of a Store: values, and the functions it calls (clock, log, authorization).
 struct StoreOptions {
-  /// Admin principals: created (email `<name>@example.com`) or made admin on every open
+  /// Admin principals: created (email `<name>@example.com`), restored if soft-deleted, or made
+  /// admin on every open
   /// (docs/SEMANTICS.md §11). Default: none.
   std::vector<std::string> admins{};
   /// Base URL for `href` (`<base>/v1/<collection>/<id>`). Default: no href.

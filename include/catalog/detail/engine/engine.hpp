@@ -320,8 +320,9 @@ Result<std::uint64_t> stored_key_schema(Tx& tx);
 /// by a newer schema).
 Result<bool> upgrade_key_schema(Tx& tx);
 
-/// Creates or promotes an admin user (docs/SEMANTICS.md §11), without authorization.
-Result<void> ensure_admin(Tx& tx, std::string_view name);
+/// Creates, restores or promotes an admin user (docs/SEMANTICS.md §11), without authorization.
+/// Whether it restored a soft-deleted one (the store logs it). Errors: invalid_name, storage.
+Result<bool> ensure_admin(Tx& tx, std::string_view name);
 
 // ---- stored values (values.ipp) ----
 

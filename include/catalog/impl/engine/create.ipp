@@ -445,16 +445,28 @@ Result<Answer> write_new(Tx& tx, const Principal& who, Draft& d, AnswerForm form
   return answer;
 }
 
-Result<void> ensure_admin(Tx& tx, std::string_view name) {
+Result<bool> ensure_admin(Tx& tx, std::string_view name) {
   auto canonical = fqn::validate_name(name, "admin name");
   if (!canonical) return canonical.error();
   auto existing = tx.find(Kind::user, fqn::quote(name));
   if (!existing) return existing.error();
   Principal system{Uuid{}, std::string(name), true};
+  bool restored = false;
+  if (*existing && (*existing)->deleted()) {
+    // docs/SEMANTICS.md §11: a configured admin principal is one that can act, and a
+    // soft-deleted user cannot authenticate: it is restored, as an admin's restore would
+    // (its own version and event), then made admin if it is not.
+    const Uuid id = (*existing)->id;
+    if (auto r = restore(tx, system, Kind::user, id, AnswerForm::none); !r) return r.error();
+    restored = true;
+    existing = tx.find(Kind::user, fqn::quote(name));
+    if (!existing) return existing.error();
+    if (!*existing) return fail(Errc::storage, "restored admin user " + std::string(name) + " is missing");
+  }
   if (*existing) {
     auto& r = **existing;
     auto& user = r.as<User>();
-    if (user.is_admin) return {};
+    if (user.is_admin) return restored;
     // docs/SEMANTICS.md §11: an existing admin principal is made admin: a change like any other, so
     // it gets its own version, history snapshot and event (docs/SEMANTICS.md §3, §13).
     user.is_admin = true;
@@ -464,7 +476,7 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
     auto w = write_version(tx, system, r, r.deleted(), std::move(change),
                            EventType::entity_updated, false, AnswerForm::none);
     if (!w) return w.error();
-    return {};
+    return restored;
   }
   Draft d;
   d.record = Record(Kind::user);
@@ -475,7 +487,7 @@ Result<void> ensure_admin(Tx& tx, std::string_view name) {
   user.is_bot = false;
   auto made = write_new(tx, system, d, AnswerForm::none);
   if (!made) return made.error();
-  return {};
+  return false;
 }
 
 }  // namespace catalog::engine

@@ -275,11 +275,11 @@ Result<void> Store::Impl::prepare() {
     }
   }
   for (const auto& admin : options.admins) {
-    auto made = write_step([&](engine::Tx& tx) -> Result<bool> {
-      if (auto r = engine::ensure_admin(tx, admin); !r) return r.error();
-      return true;
-    });
-    if (!made) return made.error();
+    auto restored = write_step([&](engine::Tx& tx) { return engine::ensure_admin(tx, admin); });
+    if (!restored) return restored.error();
+    if (*restored)
+      log(LogLevel::warning, "restored the soft-deleted user " + admin +
+                                 ": it is a configured admin principal");
   }
   return {};
 }
