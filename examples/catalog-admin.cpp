@@ -705,8 +705,9 @@ constexpr const char* footer =
     "be opened, 3 the store cannot be read (corrupt).";
 
 void report(const Refusal& r) {
-  std::cerr << "catalog-admin: " << r.message << '\n';
-  if (r.show_usage) std::cerr << "Run catalog-admin --help for the usage.\n";
+  // One line: what is wrong, and for a bad command line where the usage is.
+  std::cerr << "catalog-admin: " << r.message
+            << (r.show_usage ? " (run catalog-admin --help for the usage)\n" : "\n");
 }
 
 }  // namespace

@@ -125,8 +125,7 @@ int main(int argc, char** argv) {
   if (!store) {
     // Keys, leeway or admin names the store refuses are bad options too.
     if (store.error().kind() == catalog::ErrorKind::bad_request) {
-      std::cerr << "catalog-replay: " << store.error().message() << "\nRun catalog-replay --help for the usage.\n";
-      return 2;
+      return catalog_examples::bad_usage("catalog-replay", store.error().message());
     }
     std::cerr << "catalog-replay: cannot open the store: " << store.error().message() << '\n';
     return 1;

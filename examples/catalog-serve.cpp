@@ -70,7 +70,7 @@ struct Host {
   const rest::Api& api;
   std::size_t body_limit;
   catalog_examples::ServerCounters counters;
-  std::optional<catalog_examples::AccessLog> access_log;
+  std::unique_ptr<catalog_examples::AccessLog> access_log;
 };
 
 constexpr auto idle_timeout = std::chrono::seconds(60);        // also bounds reading and writing
@@ -80,6 +80,8 @@ constexpr auto shed_pause = std::chrono::milliseconds(5);      // after idle con
 // server reads and drops before it closes (Session::linger).
 constexpr auto linger_time = std::chrono::seconds(2);
 constexpr std::size_t linger_bytes = 8 << 20;
+// The most a connection's read buffer holds (Session::buffer_).
+constexpr std::size_t read_buffer_limit = 64 << 10;
 
 std::string str(beast::string_view s) { return std::string(s.data(), s.size()); }
 
@@ -144,6 +146,16 @@ std::optional<std::string> framing_error(const http::request_parser<http::string
   // Beast must frame the body as chunked too, or the two readings could still differ.
   if (codings != 1 || !chunked_only || !parser.chunked())
     return "Transfer-Encoding other than chunked";
+  return std::nullopt;
+}
+
+// Why an HTTP/1.1 request's Host is unusable (RFC 9112 3.2: none, or more than one, is 400), or
+// nothing.
+std::optional<std::string> host_error(const http::request<http::string_body>& header) {
+  if (header.version() < 11) return std::nullopt;
+  const auto hosts = header.count(http::field::host);
+  if (hosts == 0) return "no Host header";
+  if (hosts > 1) return "more than one Host header";
   return std::nullopt;
 }
 
@@ -241,18 +253,26 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       target_ = str(parser_->get().target());
     }
     if (auto framing = framing_error(*parser_)) return respond(bad_request(*framing), false);
+    if (auto host = host_error(parser_->get()))
+      return respond(bad_request("Malformed HTTP request: " + *host), false);
     // A body is read only for a client with a valid token: the Api's 401 comes first anyway
     // (docs/SEMANTICS.md §14, before a body too long), and without this a client with no token
-    // could make the server hold a body up to the limit on every connection it opens. The body
+    // could make the server hold a body up to the limit on every connection it opens. The
+    // server's own routes take no body at all: they answer from the header. Either way the body
     // is left unread, so the connection closes after the answer (linger).
     auto length = parser_->content_length();
-    if (parser_->chunked() || length.value_or(0) > 0)
-      if (auto head = head_of(parser_->get()); !catalog_examples::own_path(head.target))
-        if (auto refused = host_.api.refuse_unauthenticated(head))
-          return respond(std::move(*refused), false);
-    if (length && *length > body_limit_)
-      return respond(bad_request("Request body exceeds " + std::to_string(body_limit_) + " bytes"),
-                     false);
+    if (parser_->chunked() || length.value_or(0) > 0) {
+      auto head = head_of(parser_->get());
+      if (catalog_examples::own_path(head.target)) {
+        const bool head_only = head.method == "HEAD";
+        if (head_only) head.method = "GET";
+        auto own = catalog_examples::own_route(head, host_.api, host_.store, host_.counters);
+        return respond(std::move(*own), false, head_only);
+      }
+      if (auto refused = host_.api.refuse_unauthenticated(head))
+        return respond(std::move(*refused), false);
+    }
+    if (length && *length > body_limit_) return respond(body_too_large(), false);
     parser_->body_limit(body_limit_);  // a chunked body is counted as it comes: never buffered
     if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
       // curl sends `Expect: 100-continue` before a large body and waits for this answer.
@@ -284,12 +304,19 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
   void on_error(beast::error_code ec) {
     if (ec == http::error::body_limit)  // a chunked body grew past the limit
-      return respond(bad_request("Request body exceeds " + std::to_string(body_limit_) + " bytes"),
-                     false);
+      return respond(body_too_large(), false);
     if (ec != http::error::end_of_stream &&
-        ec.category() == make_error_code(http::error::bad_target).category())
+        ec.category() == make_error_code(http::error::bad_target).category()) {
+      // A request whose header never parsed is timed from when it was found malformed.
+      if (!parser_->is_header_done()) started_ = std::chrono::steady_clock::now();
       return respond(bad_request("Malformed HTTP request: " + ec.message()), false);
+    }
     close();  // the peer closed, a timeout, or a stop
+  }
+
+  // The Api's own words for a body over its limit (docs/REST.md).
+  rest::Response body_too_large() const {
+    return bad_request("Request body is larger than " + std::to_string(body_limit_) + " bytes");
   }
 
   // Writes the answer as one buffer: the status line, the Api's fields in their order, then
@@ -300,7 +327,6 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     busy_ = true;
     idle_since_.store(0);
     status_ = r.status;
-    host_.counters.answered(r.status, r.body.size());
     const unsigned version = parser_->is_header_done() ? parser_->get().version() : 11;
     keep_alive_ = keep_alive && !stopping_;
     const auto reason = http::obsolete_reason(static_cast<http::status>(r.status));
@@ -329,14 +355,22 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       out_ += "\r\n";
     }
     out_ += "\r\n";
+    header_bytes_ = out_.size();
     if (r.status != 204 && !head) {
       out_ += r.body;
       body_bytes_ = r.body.size();
     }
+    host_.counters.answered(r.status, body_bytes_);  // a HEAD answer sends no body
     lowest().expires_after(idle_timeout);
     asio::async_write(stream_, asio::buffer(out_),
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        self->log_request();
+                      [self = shared_from_this()](beast::error_code ec, std::size_t written) {
+                        // What reached the socket of the body: all of it, unless the write
+                        // failed (the client went away) part way.
+                        const std::size_t sent =
+                            written > self->header_bytes_
+                                ? std::min(written - self->header_bytes_, self->body_bytes_)
+                                : 0;
+                        self->log_request(sent);
                         if (ec) return self->close();
                         if (!self->keep_alive_)
                           return self->body_unread() ? self->linger() : self->close();
@@ -344,11 +378,11 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
                       });
   }
 
-  // The access log's line for the request just answered.
-  void log_request() {
+  // The access log's line for the request just answered, `sent` bytes of its body written.
+  void log_request(std::size_t sent) {
     if (!host_.access_log) return;
     host_.access_log->write(peer_, method_.empty() ? "-" : method_, target_.empty() ? "-" : target_,
-                            status_, body_bytes_, std::chrono::steady_clock::now() - started_);
+                            status_, sent, std::chrono::steady_clock::now() - started_);
     method_.clear();
     target_.clear();
   }
@@ -396,12 +430,15 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   std::string target_;
   int status_ = 0;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  beast::flat_buffer buffer_;
+  // Bounded: what it holds at once is a header (Beast's limit, 8 KiB), a chunk's size line or
+  // a trailer; one that keeps growing (a chunk extension without end) is a 400, not memory.
+  beast::flat_buffer buffer_{read_buffer_limit};
   static constexpr std::size_t drop_size = 16384;
   std::unique_ptr<char[]> dropped_;  // what linger() reads, to drop
   std::optional<http::request_parser<http::string_body>> parser_;
   std::string out_;              // the answer's bytes, while they are written
-  std::size_t body_bytes_ = 0;   // of the body written, for the access log
+  std::size_t header_bytes_ = 0;  // of the answer being written: its status line and fields
+  std::size_t body_bytes_ = 0;    // of the body in the answer being written
   bool keep_alive_ = false;      // of the answer being written
   bool busy_ = false;
   bool stopping_ = false;
@@ -503,7 +540,10 @@ class Server {
       accept_reported_ = now;
       std::cerr << "catalog-serve: accept failed (" << accept_error_text(ec) << "); ";
       if (shed > 0) std::cerr << "closing the " << shed << " longest idle connections; ";
-      std::cerr << "retrying every " << accept_pause.count() << " ms\n";
+      if (shed > 0)
+        std::cerr << "retrying in " << shed_pause.count() << " ms\n";
+      else
+        std::cerr << "retrying every " << accept_pause.count() << " ms\n";
     }
     accept_timer_.expires_after(shed > 0 ? shed_pause : accept_pause);
     accept_timer_.async_wait([this](beast::error_code ec) {
@@ -611,8 +651,8 @@ int main(int argc, char** argv) {
           tls_key = key->as<std::string>();
         }
         slow_ms = catalog_examples::read_integer(slow_text, "--slow-ms", 86'400'000);
-        threads = static_cast<int>(catalog_examples::read_integer(threads_text, "--threads", 256));
-        if (threads == 0) throw catalog_examples::BadOption{"--threads: 0 threads answer nothing"};
+        threads = static_cast<int>(
+            catalog_examples::read_integer(threads_text, "--threads", 256, /*min=*/1));
         options = flags.options();
       }))
     return *status;
@@ -636,6 +676,23 @@ int main(int argc, char** argv) {
                 << '\n';
       return 2;
     }
+    // OpenSSL compares a key with the certificate of its own type only: an EC key beside an RSA
+    // certificate loads, and every handshake would then fail.
+    if (SSL_CTX_check_private_key(tls->native_handle()) != 1) {
+      std::cerr << "catalog-serve: --tls-key: " << *tls_key << " is not the private key of "
+                << *tls_cert << '\n';
+      return 2;
+    }
+  }
+  // An access log that cannot be opened is a bad command line, found before the store opens.
+  std::unique_ptr<catalog_examples::AccessLog> opened_log;
+  if (access_log) {
+    try {
+      opened_log = std::make_unique<catalog_examples::AccessLog>(*access_log);
+    } catch (const std::exception& e) {
+      std::cerr << "catalog-serve: " << e.what() << '\n';
+      return 2;
+    }
   }
   // What the store says of its own work (a store converted or indexed on open, a map grown,
   // retries; slow operations with --slow-ms) goes to standard error.
@@ -645,24 +702,14 @@ int main(int argc, char** argv) {
   if (!store) {
     // Keys, leeway or admin names the store refuses are bad options too.
     if (store.error().kind() == catalog::ErrorKind::bad_request) {
-      std::cerr << "catalog-serve: " << store.error().message()
-                << "\nRun catalog-serve --help for the usage.\n";
-      return 2;
+      return catalog_examples::bad_usage("catalog-serve", store.error().message());
     }
     std::cerr << "catalog-serve: cannot open the store: " << store.error().message() << '\n';
     return 1;
   }
   rest::ApiOptions api_options;
   rest::Api api(*store, api_options);
-  Host host{*store, api, api_options.max_body_bytes, {}, std::nullopt};
-  if (access_log) {
-    try {
-      host.access_log.emplace(*access_log);
-    } catch (const std::exception& e) {
-      std::cerr << "catalog-serve: " << e.what() << '\n';
-      return 1;
-    }
-  }
+  Host host{*store, api, api_options.max_body_bytes, {}, std::move(opened_log)};
 
   Threads pool(threads);
   std::optional<Server> server;

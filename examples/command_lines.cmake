@@ -19,7 +19,7 @@ foreach(tool ${TOOLS})
   endif()
   execute_process(COMMAND "${tool}" --no-such-flag RESULT_VARIABLE rc OUTPUT_VARIABLE out
                   ERROR_VARIABLE err)
-  set(expected "^${name}: [^\n]*--no-such-flag[^\n]*\nRun ${name} --help for the usage.\n$")
+  set(expected "^${name}: [^\n]*--no-such-flag[^\n]* \\(run ${name} --help for the usage\\)\n$")
   if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR NOT err MATCHES "${expected}")
     message(FATAL_ERROR "${name} --no-such-flag: exit ${rc}, printed '${out}', said '${err}'")
   endif()

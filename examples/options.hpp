@@ -50,10 +50,10 @@ struct BadOption {
   std::string message;
 };
 
-// Reports a command line that cannot be used: one line naming what is wrong, one saying where
-// the usage is, on stderr. Returns the exit status, 2.
+// Reports a command line that cannot be used: one line on stderr naming what is wrong and where
+// the usage is. Returns the exit status, 2.
 inline int bad_usage(const std::string& program, std::string_view message) {
-  std::cerr << program << ": " << message << "\nRun " << program << " --help for the usage.\n";
+  std::cerr << program << ": " << message << " (run " << program << " --help for the usage)\n";
   return 2;
 }
 
@@ -119,17 +119,21 @@ inline std::string read_file(const std::string& path, std::string_view flag) {
   }
 }
 
-// A non-negative decimal integer no larger than `max` (CLI11's own conversion would take signs,
-// hexadecimal and exponents).
-inline std::int64_t read_integer(std::string_view text, std::string_view flag, std::int64_t max) {
+// A decimal integer from `min` to `max` (CLI11's own conversion would take signs, hexadecimal
+// and exponents).
+inline std::int64_t read_integer(std::string_view text, std::string_view flag, std::int64_t max,
+                                 std::int64_t min = 0) {
+  const auto refused = [&] {
+    return BadOption{std::string(flag) + ": " + std::string(text) + " is not an integer from " +
+                     std::to_string(min) + " to " + std::to_string(max)};
+  };
   if (text.empty()) throw BadOption{std::string(flag) + " needs a non-negative integer"};
   std::int64_t n = 0;
   for (char c : text) {
-    if (c < '0' || c > '9' || n > (max - (c - '0')) / 10)
-      throw BadOption{std::string(flag) + ": " + std::string(text) +
-                      " is not an integer from 0 to " + std::to_string(max)};
+    if (c < '0' || c > '9' || n > (max - (c - '0')) / 10) throw refused();
     n = n * 10 + (c - '0');
   }
+  if (n < min) throw refused();
   return n;
 }
 

@@ -34,8 +34,8 @@ namespace catalog_examples {
 
 // One line per request, appended with one write(2) so that lines from concurrent connections
 // never interleave: `<time> <peer> <method> <target> <status> <bytes> <milliseconds>`, where
-// time is UTC to the millisecond, bytes the response body's, and milliseconds from the request's
-// first byte to its answer written.
+// time is UTC to the millisecond, bytes those of the response body written, and milliseconds
+// from the request's header to its answer written.
 class AccessLog {
  public:
   // "-" is standard output. Throws std::runtime_error when the file cannot be opened.
@@ -64,13 +64,15 @@ class AccessLog {
     line += ' ';
     line += method;
     line += ' ';
-    // The target as received, with bytes that would break the line (controls, spaces) escaped.
+    // The target as received, with bytes that would break the line (controls, spaces, bytes
+    // past ASCII) and the escape's own backslash written \xHH, so that no two targets log alike
+    // (a target's own %XX stays as sent).
     for (unsigned char c : target) {
-      if (c > 0x20 && c < 0x7f) {
+      if (c > 0x20 && c < 0x7f && c != '\\') {
         line += static_cast<char>(c);
       } else {
         constexpr char hex[] = "0123456789ABCDEF";
-        line += '%';
+        line += "\\x";
         line += hex[c >> 4];
         line += hex[c & 0xf];
       }
@@ -252,9 +254,16 @@ inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Req
   auto error = [](int status, std::string_view type, const std::string& message) {
     return error_response(status, type, message);
   };
+  // The Api's order (docs/SEMANTICS.md §14): /metrics authenticates first, then the method.
+  std::optional<catalog::Principal> who;
+  if (path == "/metrics") {
+    auto found = api.principal(request);
+    if (!found) return catalog::rest::Api::error_response(found.error());
+    who = std::move(*found);
+  }
   if (request.method != "GET") {
     r = error(405, "METHOD_NOT_ALLOWED",
-              "Method " + request.method + " not allowed on " + std::string(path));
+              "Method " + request.method.substr(0, 32) + " not allowed; allowed: GET, HEAD");
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
@@ -263,8 +272,6 @@ inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Req
     r.body = R"({"status":"ok"})";
     return r;
   }
-  auto who = api.principal(request);
-  if (!who) return catalog::rest::Api::error_response(who.error());
   if (!who->is_admin) return error(403, "FORBIDDEN", "Only admins may read the metrics");
   r.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}};
   r.body = counters.prometheus(store.counters());

@@ -316,7 +316,7 @@ run 2 frobnicate
 has err "unknown command frobnicate"
 run 2 --bogus
 has err "catalog-admin: unknown option --bogus"
-has err "Run catalog-admin --help for the usage."
+has err "(run catalog-admin --help for the usage)"
 run 2 verify --bogus
 has err "unknown option --bogus"
 run 2 verify "lmdb:$TMP/a" --follow  # an option of another command
@@ -325,7 +325,7 @@ run 2 stats "lmdb:$TMP/a" --json=no --bogus=1
 has err "unknown option --bogus"
 run 2 export
 has err "STORE is required"
-has err "Run catalog-admin --help for the usage."
+has err "(run catalog-admin --help for the usage)"
 run 2 export "lmdb:$TMP/a" one two
 has err "not expected: two"
 run 2 stats --json=yes "lmdb:$TMP/a"

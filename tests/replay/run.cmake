@@ -201,7 +201,7 @@ foreach(args
     OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr RESULT_VARIABLE rc)
   # One line saying what is wrong, and where the usage is: not the usage itself, no abort.
   if(NOT rc EQUAL 2 OR stderr STREQUAL "" OR NOT stdout STREQUAL "" OR stderr MATCHES "usage:"
-     OR NOT stderr MATCHES "^catalog-replay: [^\n]*\nRun catalog-replay --help for the usage\.\n$")
+     OR NOT stderr MATCHES "^catalog-replay: [^\n]* \\(run catalog-replay --help for the usage\\)\n$")
     failed("options ${args}: exit ${rc}, stderr '${stderr}', stdout '${stdout}'")
   endif()
 endforeach()

@@ -12,6 +12,9 @@
 #    A request that announces a body but has no valid token is answered 401 before any of the
 #    body is read (no 100 Continue either), and the connection closed: a client without a
 #    token cannot make the server hold bodies.
+#    The server's own routes (/healthz, /metrics) take no body: answered from the header. A
+#    chunk line or trailer without end is a 400 once the read buffer is full, and an HTTP/1.1
+#    request needs exactly one Host.
 # 2. Out of file descriptors: catalog-serve runs with `ulimit -n 64` while this script holds 100
 #    idle connections, so accept fails with EMFILE. Over 2 s of that its CPU time (from
 #    /proc/<pid>/stat) must stay under 20% of the wall time (a spin on accept uses a whole
@@ -180,6 +183,57 @@ headers_only "Authorization: Bearer $ADMIN" "Expect: 100-continue"
 raw 1
 [[ $RAW_STATUS -eq 124 ]] || fail "with a valid token the server did not wait for the body"
 head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 100 ' || fail "with a valid token, no 100 Continue"
+rm -f "$TMP/raw"
+
+step "the server's own routes take no body: answered from the header alone, and a close"
+# own_route <request line> <extra header line or empty> <expected status>: announces a body of
+# 8,000,000 bytes and sends none of it.
+own_route() {
+  {
+    printf '%s\r\nHost: 127.0.0.1\r\n' "$1"
+    [[ -n $2 ]] && printf '%s\r\n' "$2"
+    printf 'Expect: 100-continue\r\nContent-Length: 8000000\r\n\r\n'
+  } >"$TMP/request"
+  raw 5
+  head -n 1 "$TMP/raw" | grep -q "^HTTP/1\.1 $3 " ||
+    fail "$1 '$2' with a body unsent: not answered $3 at once: $(head -n 1 "$TMP/raw")"
+  [[ $RAW_STATUS -eq 0 ]] || fail "$1 '$2': the connection was not closed after the answer"
+  rm -f "$TMP/raw"
+}
+own_route 'POST /healthz HTTP/1.1' '' 405
+own_route 'GET /healthz HTTP/1.1' '' 200
+own_route 'GET /metrics HTTP/1.1' '' 401
+own_route 'PUT /metrics HTTP/1.1' '' 401  # authentication first, as the Api's routes
+own_route 'PUT /metrics HTTP/1.1' "Authorization: Bearer $ADMIN" 405
+own_route 'GET /metrics HTTP/1.1' "Authorization: Bearer $ADMIN" 200
+
+step "a chunk line or trailer that never ends is a 400 once the read buffer is full, not memory"
+# 1 MiB of a chunk extension, then of a trailer field: the answer comes before the end.
+for shape in ext trailer; do
+  {
+    printf 'POST /v1/glossaries HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n' "$ADMIN"
+    printf 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n'
+    if [[ $shape == ext ]]; then printf '1;e='; else printf '1\r\na\r\n0\r\nX-T: '; fi
+    head -c 1048576 /dev/zero | tr '\0' 'a'
+  } >"$TMP/request"
+  raw 10
+  head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 400 ' ||
+    fail "an endless chunk $shape: not answered 400: $(head -n 1 "$TMP/raw")"
+  [[ $RAW_STATUS -eq 0 ]] || fail "an endless chunk $shape: the connection was not closed"
+  rm -f "$TMP/raw"
+done
+
+step "an HTTP/1.1 request without a Host, or with two, is 400 (RFC 9112 3.2)"
+for hosts in "" 'Host: a\r\nHost: b\r\n'; do
+  printf "GET /healthz HTTP/1.1\r\n${hosts}\r\n" >"$TMP/request"
+  raw 5
+  head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 400 ' ||
+    fail "Host lines '$hosts': not answered 400: $(head -n 1 "$TMP/raw")"
+  rm -f "$TMP/raw"
+done
+printf 'GET /healthz HTTP/1.0\r\n\r\n' >"$TMP/request"
+raw 5
+head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.0 200 ' || fail "an HTTP/1.0 request without Host is refused"
 rm -f "$TMP/raw"
 
 # ---- 2. out of file descriptors ----

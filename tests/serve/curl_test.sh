@@ -45,7 +45,7 @@ grep -q -- '--bind: not an IPv4 or IPv6 address: not-an-address' "$TMP/bind_err"
 rc=0
 "$SERVE" --threads 0 --port 0 >"$TMP/bind_out" 2>"$TMP/bind_err" || rc=$?
 [[ $rc -eq 2 ]] || fail "catalog-serve --threads 0 exited $rc, not 2"
-grep -q -- '--threads: 0 threads answer nothing' "$TMP/bind_err" ||
+grep -q -- '--threads: 0 is not an integer from 1 to 256' "$TMP/bind_err" ||
   fail "catalog-serve --threads 0 said: $(cat "$TMP/bind_err")"
 
 # ---- tokens: HS256 signed here ----
@@ -256,13 +256,13 @@ step "bodies: over 8 MiB is 400 (401 first without a token); 1.5 MiB (Expect: 10
 head -c $((8 * 1024 * 1024 + 1)) /dev/zero | tr '\0' ' ' >"$TMP/huge"
 call 400 "$ADMIN" POST /v1/glossaries -H 'Content-Type: application/json' \
   --data-binary "@$TMP/huge"
-expect_body 'Request body exceeds'
+expect_body 'Request body is larger than 8388608 bytes'
 call 401 - POST /v1/glossaries -H 'Content-Type: application/json' --data-binary "@$TMP/huge"
 expect_body '"errorType":"UNAUTHORIZED"'
 # Chunked, the length is not known before: the body is counted as it comes.
 call 400 "$ADMIN" POST /v1/glossaries -H 'Content-Type: application/json' \
   -H 'Transfer-Encoding: chunked' --data-binary "@$TMP/huge"
-expect_body 'Request body exceeds'
+expect_body 'Request body is larger than 8388608 bytes'
 {
   printf '{"name":"Big","description":"'
   head -c $((1536 * 1024)) /dev/zero | tr '\0' 'd'
@@ -296,6 +296,7 @@ got=$(curl -sS -I -o /dev/null -w '%{http_code}' "$BASE/healthz")
 [[ $got == 200 ]] || fail "HEAD /healthz: expected 200, got $got"
 call 405 - POST /healthz
 expect_header Allow 'GET, HEAD'
+expect_body 'Method POST not allowed; allowed: GET, HEAD'  # the Api's words
 call 401 - GET /metrics
 expect_body '"errorType":"UNAUTHORIZED"'
 expect_header WWW-Authenticate Bearer  # the Api's own 401
@@ -322,8 +323,27 @@ grep -Eq '^catalog_http_requests_total\{status="401"\} [1-9][0-9]*$' "$TMP/body"
   fail "the metrics count no 401"
 grep -Eq '^catalog_commit_seconds_count [1-9][0-9]*$' "$TMP/body" || fail "the metrics count no commit"
 expect_body 'catalog_http_connections '
+# Response bytes count what was sent: the /metrics body above, and nothing for HEAD requests.
+bytes_of() { sed -n 's/^catalog_http_response_bytes_total \([0-9]*\)$/\1/p' "$1"; }
+first_bytes=$(bytes_of "$TMP/body")
+first_size=$(wc -c <"$TMP/body")
+for _ in 1 2 3; do curl -sS -I -o /dev/null "$BASE/healthz"; done
+call 200 "$ADMIN" GET /metrics
+[[ $(($(bytes_of "$TMP/body") - first_bytes)) -eq $first_size ]] ||
+  fail "response bytes grew by $(($(bytes_of "$TMP/body") - first_bytes)), not the $first_size of the /metrics body"
 
 step "the access log: one line per request, time peer method target status bytes milliseconds"
+# A raw byte is logged \xHH, a target's own %XX as sent, a backslash as \x5C: no two alike.
+for target in $'/v1/raw\xff' '/v1/pct%FF' '/v1/back\slash'; do
+  exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+  printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' "$target" >&3
+  cat <&3 >/dev/null
+  exec 3<&-
+done
+call 200 - GET /healthz  # its line follows theirs
+grep -qF ' GET /v1/raw\xFF 4' "$TMP/access.log" || fail "a raw byte is not logged as \\xFF"
+grep -qF ' GET /v1/pct%FF 4' "$TMP/access.log" || fail "a target's %FF is not logged as sent"
+grep -qF ' GET /v1/back\x5Cslash 4' "$TMP/access.log" || fail "a backslash is not logged as \\x5C"
 # A request that never parsed (a malformed message) has "-" for its method and target.
 # The line of a request is written once its answer is: the /metrics answer above is the last.
 line_re='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z 127\.0\.0\.1:[0-9]+ ([A-Z]+|-) [^ ]+ [0-9]{3} [0-9]+ [0-9]+\.[0-9]{3}$'

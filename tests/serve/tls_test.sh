@@ -5,7 +5,7 @@
 #
 # Makes a self-signed certificate for 127.0.0.1 with openssl, then checks: the TLS flags go
 # together and a key that is not the certificate's, or a file that is not there, is a bad command
-# line (exit 2); the server answers HTTPS (GET /healthz, an authenticated create and read, two
+# line (exit 2), as is a key of another type (RSA beside an EC certificate); the server answers HTTPS (GET /healthz, an authenticated create and read, two
 # requests on one kept-alive connection) and only HTTPS (a plain HTTP request gets no answer, and
 # the server goes on); the access log has the lines; SIGTERM ends it with 0. Exit 77 (skipped)
 # when curl or openssl is missing.
@@ -22,6 +22,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
   -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
   -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>/dev/null
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$TMP/other.pem" 2>/dev/null
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$TMP/rsa.pem" 2>/dev/null
 
 step "bad TLS command lines exit 2 with one line naming the flag"
 bad() {  # bad <text the error must hold> <flags...>
@@ -35,6 +36,9 @@ bad "--tls-cert and --tls-key go together" --tls-cert "$TMP/cert.pem"
 bad "--tls-cert and --tls-key go together" --tls-key "$TMP/key.pem"
 bad "--tls-cert: cannot load $TMP/missing.pem" --tls-cert "$TMP/missing.pem" --tls-key "$TMP/key.pem"
 bad "--tls-key: cannot use $TMP/other.pem: key values mismatch" --tls-cert "$TMP/cert.pem" --tls-key "$TMP/other.pem"
+# A key of another type loads beside the certificate (OpenSSL keeps one per type), and every
+# handshake would fail: refused too.
+bad "--tls-key: $TMP/rsa.pem is not the private key of $TMP/cert.pem" --tls-cert "$TMP/cert.pem" --tls-key "$TMP/rsa.pem"
 
 SECRET=$(openssl rand -hex 24)
 printf '%s' "$SECRET" >"$TMP/secret"
