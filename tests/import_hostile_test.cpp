@@ -128,6 +128,13 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
       t.find("edge", [](const bj::object& e) { return e.at("relation") == "follows"; });
   const auto events = last_event - first_event + 1;
 
+  // Sets member `name` of an entity line's object just before its doc, where export puts it.
+  const auto before_doc = [](bj::object& e, std::string_view name, bj::value v) {
+    bj::value doc = e.at("doc");
+    e.erase("doc");
+    e[name] = std::move(v);
+    e["doc"] = std::move(doc);
+  };
   std::vector<Case> cases;
   auto add = [&](std::string name, std::string input, std::size_t line, std::string message,
                  Errc code = Errc::invalid_request) {
@@ -247,6 +254,72 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
       }),
       user + 1, "is not an id");
 
+  // ---- docs not as the catalog writes them (what the API never stores) ----
+  add("a doc version spelled 1",
+      t.edited_doc(user, [](bj::object& d) { d["version"] = 1; }), user + 1, "no valid version");
+  add("a null member", t.edited_doc(user, [](bj::object& d) { d["displayName"] = nullptr; }),
+      user + 1, "the doc's displayName is null");
+  add("an ML model without its algorithm",
+      t.edited_doc(model, [](bj::object& d) { d.erase("algorithm"); }), model + 1,
+      "the doc has no algorithm");
+  add("a changeDescription at version 0.1",
+      t.edited_doc(user, [](bj::object& d) {
+        d["changeDescription"] = test::parse(R"({"fieldsAdded":[],"fieldsUpdated":[],"fieldsDeleted":[],"previousVersion":0.1})");
+      }),
+      user + 1, "changeDescription at version 0.1");
+  add("a changeDescription naming a later version",
+      t.edited_doc(deleted, [](bj::object& d) {
+        d["changeDescription"].as_object()["previousVersion"] = 9.9;
+      }),
+      deleted + 1, "previousVersion is not a version before");
+  add("a version after 0.1 without its changeDescription",
+      t.edited_doc(deleted, [](bj::object& d) { d.erase("changeDescription"); }), deleted + 1,
+      "has no changeDescription");
+  add("a changeDescription 200 deep",
+      t.edited_doc(deleted, [](bj::object& d) {
+        bj::value deep = bj::array();
+        for (int i = 0; i < 200; ++i) deep = bj::array{std::move(deep)};
+        d["changeDescription"].as_object()["fieldsUpdated"] = bj::array{
+            bj::object{{"name", "description"}, {"oldValue", "a"}, {"newValue", std::move(deep)}}};
+      }),
+      deleted + 1, "changeDescription nests deeper");
+  add("a glossary member on a user",
+      t.edited(user, [&](bj::object& e) {
+        before_doc(e, "glossary", test::parse(lines[glossary]).at("entity").at("doc").at("id"));
+      }),
+      user + 1, "a glossary member on a user");
+  add("an entity line's members out of order",
+      t.edited(user, [](bj::object& e) {
+        bj::value type = e.at("type");
+        e.erase("type");
+        e["type"] = std::move(type);
+      }),
+      user + 1, "the members of an entity are not in export's order");
+  add("the format line's members out of order",
+      t.replaced(0, R"({"version":1,"format":"catalog-export"})"), 1, "in that order");
+  add("an edge's members out of order",
+      t.edited(edge, [](bj::object& e) {
+        bj::value from = e.at("from");
+        e.erase("from");
+        e["from"] = std::move(from);
+      }),
+      edge + 1, "the members of an edge are not in export's order");
+  add("no newline after the end line", text.substr(0, text.size() - 1), n, "no newline at its end");
+  add("a snapshot whose doc has an invalid name",
+      t.edited(snapshot, [](bj::object& s) { s["doc"].as_object()["name"] = "bad::name"; }),
+      snapshot + 1, "the snapshot's doc has no valid name");
+  add("a snapshot of the current version that is not the entity",
+      t.edited(snapshot, [](bj::object& s) { s["doc"].as_object()["email"] = "x@example.com"; }),
+      snapshot + 1, "differs from the entity's doc in email");
+  add("a snapshot whose doc is at another version",
+      t.edited(snapshot, [](bj::object& s) { s["doc"].as_object()["version"] = 0.2; }),
+      snapshot + 1, "the snapshot's doc is at version 0.2");
+  add("a snapshot whose doc is of another entity",
+      t.edited(snapshot, [&](bj::object& s) {
+        s["doc"].as_object()["id"] = test::parse(lines[team]).at("entity").at("doc").at("id");
+      }),
+      snapshot + 1, "the snapshot's doc is of another entity");
+
   // ---- deletion and the events ----
   add("deletedBy past the last event",
       t.edited(deleted, [&](bj::object& e) { e["deletedBy"] = events + 5; }), n,
@@ -258,7 +331,7 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
       deleted + 1, "deletedBy is not an event offset");
   add("deletedBy as text", t.edited(deleted, [](bj::object& e) { e["deletedBy"] = "3"; }),
       deleted + 1, "deletedBy is not an event offset");
-  add("deletedBy on a live entity", t.edited(user, [](bj::object& e) { e["deletedBy"] = 1; }),
+  add("deletedBy on a live entity", t.edited(user, [&](bj::object& e) { before_doc(e, "deletedBy", 1); }),
       user + 1, "a live entity with deletedBy");
   add("a soft-deleted entity without deletedBy",
       t.edited(deleted, [](bj::object& e) { e.erase("deletedBy"); }), deleted + 1,

@@ -18,6 +18,7 @@
 #include <catalog/detail/search/index.hpp>
 
 #include <catalog/change_event.hpp>
+#include <catalog/fqn.hpp>
 #include <catalog/detail/json_mapping.hpp>
 #include <catalog/json.hpp>
 
@@ -385,6 +386,7 @@ class LineReader {
         if (end_ == 0) {
           if (!any) return std::optional<std::string_view>();
           ++number_;
+          unterminated_ = true;
           return std::optional<std::string_view>(line_.view());
         }
       }
@@ -411,6 +413,8 @@ class LineReader {
 
   std::uint64_t number() const noexcept { return number_; }
   std::uint64_t bytes() const noexcept { return bytes_; }
+  // Whether the last line read ended at the end of the input, without a newline.
+  bool unterminated() const noexcept { return unterminated_; }
 
  private:
   Result<void> fill() {
@@ -431,6 +435,7 @@ class LineReader {
   LineBuffer line_;
   std::uint64_t number_ = 0;
   std::uint64_t bytes_ = 0;
+  bool unterminated_ = false;
 };
 
 // Reads the lines of an export into a transaction, checking each against the format and the
@@ -508,6 +513,8 @@ class Importer {
     const auto* version = o->if_contains("version");
     if (!version || !version->is_int64() || version->get_int64() < 1 || o->size() != 2)
       return bad(R"(the format line must be {"format":"catalog-export","version":N}, N from 1)");
+    if (o->begin()->key() != "format")
+      return bad(R"(the format line must be {"format":"catalog-export","version":N}, in that order)");
     if (version->get_int64() > export_format_version)
       return fail(Errc::invalid_value, "format version " + std::to_string(version->get_int64()) +
                                            " is newer than this library reads (" +
@@ -547,6 +554,55 @@ class Importer {
     return {};
   }
 
+  // Checks that the members of `o` come in the order of `order` (export's; some may be absent).
+  static Result<void> in_order(const bj::object& o, std::string_view what,
+                               std::initializer_list<std::string_view> order) {
+    auto next = order.begin();
+    for (const auto& m : o) {
+      while (next != order.end() && *next != m.key()) ++next;
+      if (next == order.end())
+        return bad("the members of " + std::string(what) + " are not in export's order (" +
+                   [&] {
+                     std::string names;
+                     for (auto n : order) names += (names.empty() ? "" : ", ") + std::string(n);
+                     return names;
+                   }() +
+                   ")");
+      ++next;
+    }
+    return {};
+  }
+
+  // What every doc of an entity line or snapshot line holds as the catalog writes it, beyond
+  // its kind's members: no member null (an unset member is omitted, docs/SEMANTICS.md §2), a
+  // changeDescription exactly after version 0.1, naming an earlier version, and within the
+  // limits a patch could make it reach (an old and a new value of each changed member).
+  static Result<void> doc_rules(const bj::object& doc, Version version,
+                                const StoreOptions& options) {
+    for (const auto& m : doc)
+      if (m.value().is_null())
+        return bad("the doc's " + std::string(m.key()) + " is null: an unset member is omitted");
+    const auto* change = doc.if_contains("changeDescription");
+    if ((change != nullptr) != (version > Version::initial()))
+      return bad(change ? "the doc has a changeDescription at version 0.1"
+                        : "the doc at version " + version.to_string() +
+                              " has no changeDescription (every version after 0.1 has one)");
+    if (!change) return {};
+    const auto* o = change->if_object();
+    const auto* previous = o ? o->if_contains("previousVersion") : nullptr;
+    Version before;
+    if (!previous || !catalog::detail::from_json(*previous, before, "previousVersion") ||
+        catalog::json::serialize(*previous) != before.to_string() || !(before < version))
+      return bad("the doc's changeDescription.previousVersion is not a version before " +
+                 version.to_string());
+    const auto extent = catalog::json::measure(*change, 2 * options.max_document_bytes + 4096);
+    if (extent.bytes > 2 * options.max_document_bytes + 4096)
+      return bad("the doc's changeDescription is larger than two documents");
+    if (extent.depth > catalog::json::max_document_depth + 3)
+      return bad("the doc's changeDescription nests deeper than its values can");
+    return {};
+  }
+
   // An id written as export writes them: lowercase 8-4-4-4-12.
   static Result<Uuid> id_member(const bj::object& o, std::string_view name, std::string_view what) {
     const auto* v = o.if_contains(name);
@@ -561,8 +617,10 @@ class Importer {
   static Result<Version> version_member(const bj::object& o, std::string_view what) {
     const auto* v = o.if_contains("version");
     Version version;
-    if (!v || !catalog::detail::from_json(*v, version, "version"))
-      return bad(std::string(what) + " has no valid version");
+    if (!v || !catalog::detail::from_json(*v, version, "version") ||
+        catalog::json::serialize(*v) != version.to_string())
+      return bad(std::string(what) + " has no valid version (a plain decimal with one digit "
+                                     "after the point, as 0.1 or 1.2)");
     return version;
   }
 
@@ -588,6 +646,14 @@ class Importer {
     // limits, and values the docs/SEMANTICS.md §2 rules do not allow.
     if (auto l = document_limits(o.at("doc").get_object(), tx_.env().options); !l)
       return bad(l.error().message());
+    const auto& doc = o.at("doc").get_object();
+    if (auto d = doc_rules(doc, r->version(), tx_.env().options); !d) return d.error();
+    for (auto name : info(r->kind).required)
+      if (!doc.contains(name))
+        return bad("the doc has no " + std::string(name) + " (every " +
+                   std::string(type_name(r->kind)) + " has one)");
+    if (r->fqn().size() > catalog::fqn::max_fqn_bytes)
+      return bad("the FQN is longer than " + std::to_string(catalog::fqn::max_fqn_bytes) + " bytes");
     if (auto v = engine::check_entity_values(*r); !v) return bad(v.error().message());
     if (auto v = engine::check_stored_tags(*r); !v) return bad(v.error().message());
     if (r->deleted_by > max_deleted_by_) {
@@ -602,9 +668,14 @@ class Importer {
   static Result<engine::Record> entity_record(bj::object& o) {
     if (auto c = only(o, "an entity", {"type", "container", "glossary", "deletedBy", "doc"}); !c)
       return c.error();
+    if (auto c = in_order(o, "an entity", {"type", "container", "glossary", "deletedBy", "doc"}); !c)
+      return c.error();
     const auto* type = o.if_contains("type");
     auto kind = type && type->is_string() ? kind_from_type(type->get_string()) : std::nullopt;
     if (!kind) return bad("the entity has no known type");
+    if (o.contains("glossary") && *kind != Kind::glossary_term)
+      return bad("a glossary member on a " + std::string(type_name(*kind)) +
+                 " (only glossary terms have one)");
     std::optional<Uuid> container, glossary;
     for (auto [name, field] : {std::pair{"container", &container}, {"glossary", &glossary}}) {
       if (!o.contains(name)) continue;
@@ -660,6 +731,7 @@ class Importer {
                  " has the FQN of an entity before it (" +
                  ((*named)->size() == id_size ? id_text(**named) : "?") + ")");
     if (auto p = tx_.put(r); !p) return p.error();
+    current_doc_ = engine::encode(r);
     if (auto p = tx_.put_name(r); !p) return p.error();
     if (auto p = tx_.index(r, true); !p) return p.error();
     keys_ += r.scope() ? 4 : 3;
@@ -682,6 +754,7 @@ class Importer {
 
   Result<void> snapshot(bj::object& o) {
     if (auto c = only(o, "a snapshot", {"id", "version", "doc"}); !c) return c.error();
+    if (auto c = in_order(o, "a snapshot", {"id", "version", "doc"}); !c) return c.error();
     auto id = id_member(o, "id", "the snapshot");
     if (!id) return id.error();
     if (auto c = of_current(*id, "a snapshot"); !c) return c.error();
@@ -695,6 +768,7 @@ class Importer {
                  current_->version().to_string());
     const auto* doc = o.if_contains("doc");
     if (!doc || !doc->is_object()) return bad("the snapshot has no doc object");
+    if (auto c = snapshot_doc(doc->get_object(), *version); !c) return c.error();
     if (auto p = txn_.put(keys::history(*id, *version), catalog::json::serialize(*doc)); !p)
       return p.error();
     ++keys_;
@@ -703,8 +777,48 @@ class Importer {
     return {};
   }
 
+  // A snapshot's doc is the entity as the history API returned it at that version: its id,
+  // version, name and FQN, the rules of every doc, limits as an entity's with its relationships,
+  // and at the entity's current version every member of the entity line's doc as it is there.
+  Result<void> snapshot_doc(const bj::object& doc, Version version) {
+    auto id = id_member(doc, "id", "the snapshot's doc");
+    if (!id) return id.error();
+    if (*id != current_->id) return bad("the snapshot's doc is of another entity");
+    auto at = version_member(doc, "the snapshot's doc");
+    if (!at) return at.error();
+    if (*at != version) return bad("the snapshot's doc is at version " + at->to_string());
+    const auto* name = doc.if_contains("name");
+    if (!name || !name->is_string() || !catalog::fqn::validate_name(name->get_string()))
+      return bad("the snapshot's doc has no valid name");
+    const auto* fqn_value = doc.if_contains("fullyQualifiedName");
+    if (!fqn_value || !fqn_value->is_string() ||
+        fqn_value->get_string().size() > catalog::fqn::max_fqn_bytes)
+      return bad("the snapshot's doc has no valid fullyQualifiedName");
+    const auto& options = tx_.env().options;
+    if (auto d = doc_rules(doc, version, options); !d) return d.error();
+    const auto extent =
+        catalog::json::measure(bj::value(doc), 3 * options.max_document_bytes + 4096);
+    if (extent.bytes > 3 * options.max_document_bytes + 4096 ||
+        extent.depth > catalog::json::max_document_depth + 4)
+      return bad("the snapshot's doc is past the limits of an entity");
+    if (version == current_->version()) {
+      auto stored = catalog::json::parse(current_doc_, {catalog::json::max_parse_depth});
+      const auto* entity = stored && stored->is_object() ? stored->get_object().if_contains("doc")
+                                                         : nullptr;
+      if (!entity || !entity->is_object()) return bad("the entity's doc does not read back");
+      for (const auto& m : entity->get_object()) {
+        const auto* same = doc.if_contains(m.key());
+        if (!same || *same != m.value())
+          return bad("the snapshot of the current version differs from the entity's doc in " +
+                     std::string(m.key()));
+      }
+    }
+    return {};
+  }
+
   Result<void> edge(const bj::object& o) {
     if (auto c = only(o, "an edge", {"from", "relation", "to", "data"}); !c) return c.error();
+    if (auto c = in_order(o, "an edge", {"from", "relation", "to", "data"}); !c) return c.error();
     auto to = id_member(o, "to", "the edge");
     if (!to) return to.error();
     if (auto c = of_current(*to, "an edge into"); !c) return c.error();
@@ -793,6 +907,7 @@ class Importer {
   std::uint64_t keys_ = 0;
   // The entity whose snapshots and edges are being read, and where they are.
   std::optional<engine::Record> current_;
+  std::string current_doc_;  // its record as stored (engine::encode)
   std::uint64_t entity_line_ = 0;
   std::string last_entity_;  // id bytes
   std::optional<Version> last_snapshot_;
@@ -856,6 +971,9 @@ Result<DumpCounts> import_once(storage::Backend& backend, std::istream& in,
     if (!line) return line.error();
     if (!*line) break;
     if (auto t = importer.take(**line, reader.number()); !t) return t.error();
+    if (reader.unterminated())  // export ends every line with \n, the last one too
+      return fail(Errc::invalid_request,
+                  "line " + std::to_string(reader.number()) + ": no newline at its end");
     reporter.progress().entities = importer.counts().entities;
     reporter.progress().done = reader.bytes();
     reporter.step();
