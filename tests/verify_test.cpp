@@ -244,6 +244,39 @@ TEMPLATE_TEST_CASE("verify reports each broken invariant under its key", "[verif
               s.get_json(w.admin, Kind::mlmodel, model).value().at("service").at("id").as_string()))
           .value();
 
+  // What import refuses, verify reports (docs/EXPORT_FORMAT.md): the value rules, one container,
+  // owners the kind's rule allows, nothing live in a soft-deleted container.
+  const auto edit_record = [&](const Uuid& id, std::string_view from, std::string_view to) {
+    auto bytes = get(s, keys::entity(id));
+    const auto at = bytes.find(from);
+    REQUIRE(at != std::string::npos);
+    bytes.replace(at, from.size(), to);
+    put(s, keys::entity(id), bytes);
+  };
+  SECTION("a record holding a value its rules refuse") {
+    edit_record(alice, "alice@example.com", "alice_example.com");
+    CHECK(reported(broken(s), keys::entity(alice), "Invalid email alice_example.com") == 1);
+  }
+  SECTION("a containment edge from an entity that is not the container") {
+    const auto a = uuid_of(w.term_a), b = uuid_of(w.term_b);
+    put(s, keys::edge(a, keys::Rel::contains, b), "");
+    put(s, keys::reverse_edge(b, keys::Rel::contains, a), "");
+    CHECK(reported(broken(s), keys::edge(a, keys::Rel::contains, b),
+                   "glossaryTerm G.B (" + to_string(b) + "), which is not its container") == 1);
+  }
+  SECTION("an owner team that is not a Group") {
+    const auto dept =
+        uuid_of(s.get_json(w.admin, Kind::team, EntityKey::by_fqn("dept")).value());
+    put(s, keys::edge(dept, keys::Rel::owns, model), "");
+    put(s, keys::reverse_edge(model, keys::Rel::owns, dept), "");
+    CHECK(reported(broken(s), keys::edge(dept, keys::Rel::owns, model),
+                   "cannot own entities: only Group teams can") == 1);
+  }
+  SECTION("a live entity in a soft-deleted container") {
+    edit_record(uuid_of(w.glossary), R"("deleted":false)", R"("deleted":true)");
+    CHECK(reported(broken(s), keys::entity(uuid_of(w.term_b)),
+                   "is in soft-deleted glossary G") == 1);
+  }
   SECTION("a missing name key") {
     auto key = keys::name(Kind::mlmodel, "mlflow.churn");
     erase(s, key);

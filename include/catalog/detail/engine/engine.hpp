@@ -21,6 +21,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <functional>
 
 #include <cstdint>
@@ -177,6 +178,13 @@ class Tx {
 using RelField = RelationField;
 /// Relationship fields per kind, in the order they are rendered (the kind's traits).
 inline std::span<const RelField> relation_fields(Kind k) { return info(k).relations; }
+/// Whether entities of `kind` name their containers in a relation field (a team's parents):
+/// then they may have several, found by their containment edges.
+inline bool has_container_edges(Kind kind) {
+  const auto fields = relation_fields(kind);
+  return std::any_of(fields.begin(), fields.end(),
+                     [](const RelField& rf) { return rf.rel == Rel::contains && rf.reverse; });
+}
 
 /// `{id, type, name, fullyQualifiedName, displayName?, deleted}` of a record.
 boost::json::object reference(const Record& r);

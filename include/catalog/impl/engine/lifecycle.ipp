@@ -126,14 +126,6 @@ Result<Record> must_find(Tx& tx, const Uuid& id) {
   return std::move(**r);
 }
 
-/// Whether entities of `kind` name their containers in a relation field (a team's parents):
-/// then they may have several, found by their containment edges.
-bool has_container_edges(Kind kind) {
-  const auto fields = relation_fields(kind);
-  return std::any_of(fields.begin(), fields.end(),
-                     [](const RelField& rf) { return rf.rel == Rel::contains && rf.reverse; });
-}
-
 /// Walk below `root` over children for which `enter(child)` says to descend; `leave(id)` is
 /// called for each entered child once the walk is done below it (a post-order), before its
 /// parent's next child is looked for. The stack holds one position per level, each level's

@@ -343,6 +343,12 @@ class Verifier {
     if (r.deleted() != (r.deleted_by != 0))
       problem(key, r.deleted() ? "soft-deleted entity without the operation that deleted it"
                                : "live entity marked as deleted by an operation");
+    // The value rules every write keeps (docs/SEMANTICS.md §2), as import checks them.
+    if (auto v = check_entity_values(r); !v) problem(key, entity_text(r) + ": " + v.error().message());
+    if (auto v = check_stored_tags(r); !v) problem(key, entity_text(r) + ": " + v.error().message());
+    if (r.fqn().size() > fqn::max_fqn_bytes)
+      problem(key, "FQN of " + entity_text(r) + " is longer than " +
+                       std::to_string(fqn::max_fqn_bytes) + " bytes");
     if (auto p = check_entity_name(key, r); !p) return p.error();
     if (auto p = check_entity_lists(r); !p) return p.error();
     if (auto p = check_entity_container(key, r); !p) return p.error();
@@ -445,6 +451,10 @@ class Verifier {
     if (!*edge) problem(edge_key, "missing: containment edge to " + entity_text(r));
     if (!c->record) return {};  // reported under its own key
     const Record& container = *c->record;
+    // docs/SEMANTICS.md §6, §7: a soft delete takes what a container holds with it, and a
+    // restore brings nothing back under a deleted container.
+    if (container.deleted() && !r.deleted())
+      problem(key, "live " + entity_text(r) + " is in soft-deleted " + entity_text(container));
     if (!edge_kinds_allowed(Rel::contains, container.kind, r.kind))
       problem(key,
               entity_text(r) + " is in " + entity_text(container) + ", which cannot contain it");
@@ -712,9 +722,29 @@ class Verifier {
     if (!b) return b.error();
     if (!a->present) problem(key, "edge from a missing entity " + to_string(from));
     if (!b->present) problem(key, "edge to a missing entity " + to_string(to));
-    if (a->record && b->record && !edge_kinds_allowed(rel, a->record->kind, b->record->kind))
+    if (!a->record || !b->record) return {};
+    if (!edge_kinds_allowed(rel, a->record->kind, b->record->kind)) {
       problem(key, "edge of this relation cannot go from " + entity_text(*a->record) + " to " +
                        entity_text(*b->record));
+      return {};
+    }
+    // An entity with one container (all but teams) is contained by that one alone.
+    if (rel == Rel::contains && !has_container_edges(b->record->kind) &&
+        b->record->container != from)
+      problem(key, "containment edge from " + entity_text(*a->record) + " to " +
+                       entity_text(*b->record) + ", which is not its container");
+    // docs/SEMANTICS.md §9: only an owner its kind's rule allows owns (Group teams).
+    if (rel == Rel::owns)
+      if (const auto* rule = info(a->record->kind).owner_rule) {
+        auto owner = tx_.find(from);
+        if (!owner) return owner.error();
+        if (*owner) {
+          auto value = (*owner)->member(rule->field);
+          if (!value || !value->is_string() || value->get_string() != rule->value)
+            problem(key, entity_text(**owner) + " owns " + entity_text(*b->record) + ", but " +
+                             std::string(rule->refusal));
+        }
+      }
     return {};
   }
 
