@@ -495,19 +495,24 @@ std::unique_ptr<std::istream> seekable_stdin(std::uint64_t& bytes) {
   std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/catalog-admin-import-XXXXXX";
   const int fd = ::mkstemp(path.data());
   if (fd < 0) throw Refusal{"cannot create a temporary file for stdin in " + path};
-  ::close(fd);
+  // Unlinked at once, so that nothing is left behind however the program ends: the descriptor
+  // keeps the file, and /dev/fd/N opens it again for reading.
+  ::unlink(path.c_str());
+  const std::string reopen = "/dev/fd/" + std::to_string(fd);
   {
-    std::ofstream spool(path, std::ios::binary | std::ios::trunc);
-    spool << std::cin.rdbuf();
+    std::ofstream spool(reopen, std::ios::binary | std::ios::trunc);
+    // An empty stdin copies nothing (operator<< would call that a failure): the import then
+    // says the input is empty.
+    if (std::cin.peek() != std::char_traits<char>::eof()) spool << std::cin.rdbuf();
     spool.flush();
     if (!spool) {
-      std::remove(path.c_str());
-      throw Refusal{"cannot copy stdin to " + path + " (disk full?)"};
+      ::close(fd);
+      throw Refusal{"cannot copy stdin to a temporary file in " + path + " (disk full?)"};
     }
   }
-  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
-  std::remove(path.c_str());  // unlinked: the open stream keeps it until the end
-  if (!*in) throw Refusal{"cannot read back " + path};
+  auto in = std::make_unique<std::ifstream>(reopen, std::ios::binary);
+  ::close(fd);  // the stream holds the file now
+  if (!*in) throw Refusal{"cannot read back the copy of stdin"};
   in->seekg(0, std::ios::end);
   bytes = static_cast<std::uint64_t>(in->tellg());
   in->seekg(0);
@@ -515,7 +520,15 @@ std::unique_ptr<std::istream> seekable_stdin(std::uint64_t& bytes) {
 }
 
 int import(const Invocation& args) {
-  auto store = open_store(args.store, true);
+  // A target that cannot be read because it is damaged is exit 3, as for the other commands.
+  auto store = [&] {
+    try {
+      return open_store(args.store, true);
+    } catch (const Refusal& r) {
+      if (!says_corrupt(r.message)) throw;
+      throw Refusal{"cannot read the store, it is corrupt: " + r.message, false, exit_corrupt};
+    }
+  }();
   admin::ImportOptions options;
   std::unique_ptr<std::istream> owned;
   std::istream* in = &std::cin;
@@ -539,8 +552,11 @@ int import(const Invocation& args) {
     const bool refused = code == catalog::Errc::invalid_request ||
                          code == catalog::Errc::invalid_value ||
                          code == catalog::Errc::already_exists;
-    throw Refusal{"import refused, nothing imported: " + imported.error().message(), false,
-                  refused ? exit_problems : exit_usage};
+    const std::string message = imported.error().message();
+    throw Refusal{"import refused, nothing imported: " + message, false,
+                  refused                  ? exit_problems
+                  : says_corrupt(message) ? exit_corrupt
+                                           : exit_usage};
   }
   std::cout << "imported " << grouped(imported->entities) << " entities, "
             << grouped(imported->snapshots) << " snapshots, " << grouped(imported->edges)

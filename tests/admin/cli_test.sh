@@ -192,6 +192,13 @@ for store in b c; do
 done
 
 step "import refused: nothing imported"
+mkdir -p "$TMP/spool"
+# An empty pipe is an empty input (exit 1), and the pipe's copy is never left behind.
+got=0
+printf '' | TMPDIR="$TMP/spool" "$ADMIN" import "lmdb:$TMP/e" >"$TMP/out" 2>"$TMP/err" || got=$?
+[[ $got == 1 ]] || fail "import from an empty pipe: exit $got, not 1: $(cat "$TMP/err")"
+has err "the input is empty: not a catalog export"
+[[ -z $(ls -A "$TMP/spool") ]] || fail "the copy of stdin was left in \$TMPDIR"
 run 1 import "lmdb:$TMP/a" "$TMP/dump.jsonl"
 has err "import refused, nothing imported: the store is not empty"
 head -n 10 "$TMP/dump.jsonl" >"$TMP/truncated.jsonl"

@@ -229,8 +229,9 @@ Result<std::uint64_t> events(Store& store, std::uint64_t after, const EventSink&
         const auto offset = keys::decode_event(c->key());
         auto event = engine::parse_stored(c->value());
         if (!offset || !event || !event->is_object())
-          return fail(Errc::storage, "change event " + std::to_string(offset.value_or(0)) +
-                                         " is not a JSON object");
+          return fail(Errc::storage, "corrupt change event " +
+                                         std::to_string(offset.value_or(0)) +
+                                         ": not a JSON object");
         found.emplace_back(*offset, catalog::json::serialize(*event));
         if (auto n = c->next(); !n) return n.error();
       }
