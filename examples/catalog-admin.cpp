@@ -43,6 +43,7 @@
 #include "options.hpp"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -312,7 +313,12 @@ extern "C" void pass_on_signal(int sig) {
 int guarded(const Invocation& args, int (*here)(const Invocation&), bool corrupt_if_thrown) {
   auto run_here = [&] {
     try {
-      return here(args);
+      const int status = here(args);
+      // What a command printed and could not write (a full disk, a closed pipe) is a failure,
+      // not a success with its output lost.
+      std::cout.flush();
+      if (!std::cout) throw Refusal{"cannot write to standard output"};
+      return status;
     } catch (const Refusal& r) {
       // A store that could not be read because it is damaged is exit 3 whatever the command.
       if (r.status == exit_usage && says_corrupt(r.message)) {
@@ -341,6 +347,7 @@ int guarded(const Invocation& args, int (*here)(const Invocation&), bool corrupt
   sigemptyset(&held);
   for (int sig : passed) sigaddset(&held, sig);
   ::sigprocmask(SIG_BLOCK, &held, &unheld);
+  const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(told[0]);
@@ -349,6 +356,10 @@ int guarded(const Invocation& args, int (*here)(const Invocation&), bool corrupt
     return run_here();  // no child to be had: run here
   }
   if (child == 0) {
+    // Killed with its parent (kill -9 of catalog-admin): a child left alone would go on
+    // writing to the store, or following events, with no one to tell.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(exit_usage);  // the parent died before prctl
     ::sigprocmask(SIG_SETMASK, &unheld, nullptr);
     ::close(told[0]);
     const int status = run_here();

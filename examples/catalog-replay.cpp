@@ -20,8 +20,10 @@
 #include <boost/json/string.hpp>
 #include <boost/json/value.hpp>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -145,6 +147,13 @@ int main(int argc, char** argv) {
       out = bad_line(std::string("Request not handled: ") + e.what());
     }
     std::cout << out << '\n' << std::flush;
+    // An answer that cannot be written (a full disk, a closed pipe) ends the replay: its
+    // request was carried out, and whoever reads the answers must not miss that one was lost.
+    if (!std::cout) {
+      std::cerr << "catalog-replay: cannot write the answer to standard output ("
+                << std::strerror(errno) << "); stopped\n";
+      return 1;
+    }
   }
   return 0;
 }

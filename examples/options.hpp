@@ -127,7 +127,7 @@ inline std::int64_t read_integer(std::string_view text, std::string_view flag, s
     return BadOption{std::string(flag) + ": " + std::string(text) + " is not an integer from " +
                      std::to_string(min) + " to " + std::to_string(max)};
   };
-  if (text.empty()) throw BadOption{std::string(flag) + " needs a non-negative integer"};
+  if (text.empty()) throw refused();
   std::int64_t n = 0;
   for (char c : text) {
     if (c < '0' || c > '9' || n > (max - (c - '0')) / 10) throw refused();

@@ -78,6 +78,8 @@ TEST_CASE("a full disk is a storage error, and the store is usable once space is
   small.map_size = 1 << 20;  // grows 1, 2, 4, 8 MiB; 16 MiB does not fit beside the ballast
   auto s = Store::open_lmdb(root / "store", test::test_options(), small).value();
   auto target = Store::open_lmdb(root / "target", StoreOptions{}, small).value();  // for import
+  // A store made and closed, to be opened again on the full disk.
+  Store::open_lmdb(root / "spare", StoreOptions{}, small).value();
   auto admin = s.principal("admin").value();
   ballast(root / "ballast", std::size_t{10} << 20);
 
@@ -148,6 +150,23 @@ TEST_CASE("a full disk is a storage error, and the store is usable once space is
       REQUIRE_FALSE(write.has_value());
       CHECK(full_disk_error(write.error()));
     }
+  }
+  SECTION("a lock file that cannot be reserved: each open is refused, none crashes") {
+    // LMDB lays its lock file out through a mapping, so one without its blocks on a full disk
+    // is SIGBUS. An open that made the file and could not reserve it must leave none behind,
+    // and one that finds it (left by an older release) reserves it first.
+    std::filesystem::remove(root / "spare" / "lock.mdb");
+    ballast(root / "fill", std::size_t{64} << 20);  // every block left
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      auto reopened = storage::LmdbBackend::open(root / "spare", small);
+      REQUIRE_FALSE(reopened.has_value());
+      CHECK(full_disk_error(reopened.error()));
+    }
+    std::ofstream(root / "spare" / "lock.mdb").close();  // an empty one, as older releases left
+    auto reopened = storage::LmdbBackend::open(root / "spare", small);
+    REQUIRE_FALSE(reopened.has_value());
+    CHECK(full_disk_error(reopened.error()));
+    std::filesystem::remove(root / "fill");
   }
   SECTION("an import is refused, the target left empty") {
     const auto empty = test::dump(target);

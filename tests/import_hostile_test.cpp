@@ -257,8 +257,6 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
   // ---- docs not as the catalog writes them (what the API never stores) ----
   add("a doc version spelled 1",
       t.edited_doc(user, [](bj::object& d) { d["version"] = 1; }), user + 1, "no valid version");
-  add("a null member", t.edited_doc(user, [](bj::object& d) { d["displayName"] = nullptr; }),
-      user + 1, "the doc's displayName is null");
   add("an ML model without its algorithm",
       t.edited_doc(model, [](bj::object& d) { d.erase("algorithm"); }), model + 1,
       "the doc has no algorithm");

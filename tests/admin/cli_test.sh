@@ -154,6 +154,11 @@ has out " bytes of keys and values ("  # how many counter keys depends on the id
 has out "lmdb map size: 67,108,864 bytes"
 has out "free pages: "
 has out "lmdb readers: 0 active"
+# Output that cannot be written is a failure, not a success with the output lost.
+got=0
+"$ADMIN" stats "lmdb:$TMP/src" >/dev/full 2>"$TMP/err" || got=$?
+[[ $got == 2 ]] || fail "stats to a full device: exit $got, not 2"
+has err "cannot write to standard output"
 run 0 stats --json "lmdb:$TMP/src"
 has out '{"entities":{"live":14,"deleted":4,"kinds":{"user":{"live":2,"deleted":1},'
 has out '"glossaryTerm":{"live":5,"deleted":0}'

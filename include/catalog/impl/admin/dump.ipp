@@ -32,6 +32,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <istream>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -574,14 +575,10 @@ class Importer {
   }
 
   // What every doc of an entity line or snapshot line holds as the catalog writes it, beyond
-  // its kind's members: no member null (an unset member is omitted, docs/SEMANTICS.md §2), a
-  // changeDescription exactly after version 0.1, naming an earlier version, and within the
-  // limits a patch could make it reach (an old and a new value of each changed member).
-  static Result<void> doc_rules(const bj::object& doc, Version version,
-                                const StoreOptions& options) {
-    for (const auto& m : doc)
-      if (m.value().is_null())
-        return bad("the doc's " + std::string(m.key()) + " is null: an unset member is omitted");
+  // its kind's members: a changeDescription exactly after version 0.1, naming an earlier
+  // version, nested no deeper than the values it records. (Its bytes are not bounded here: it
+  // records rendered references, which no document limit bounds; the line limit does.)
+  static Result<void> doc_rules(const bj::object& doc, Version version) {
     const auto* change = doc.if_contains("changeDescription");
     if ((change != nullptr) != (version > Version::initial()))
       return bad(change ? "the doc has a changeDescription at version 0.1"
@@ -595,9 +592,7 @@ class Importer {
         catalog::json::serialize(*previous) != before.to_string() || !(before < version))
       return bad("the doc's changeDescription.previousVersion is not a version before " +
                  version.to_string());
-    const auto extent = catalog::json::measure(*change, 2 * options.max_document_bytes + 4096);
-    if (extent.bytes > 2 * options.max_document_bytes + 4096)
-      return bad("the doc's changeDescription is larger than two documents");
+    const auto extent = catalog::json::measure(*change, std::numeric_limits<std::size_t>::max());
     if (extent.depth > catalog::json::max_document_depth + 3)
       return bad("the doc's changeDescription nests deeper than its values can");
     return {};
@@ -647,7 +642,7 @@ class Importer {
     if (auto l = document_limits(o.at("doc").get_object(), tx_.env().options); !l)
       return bad(l.error().message());
     const auto& doc = o.at("doc").get_object();
-    if (auto d = doc_rules(doc, r->version(), tx_.env().options); !d) return d.error();
+    if (auto d = doc_rules(doc, r->version()); !d) return d.error();
     for (auto name : info(r->kind).required)
       if (!doc.contains(name))
         return bad("the doc has no " + std::string(name) + " (every " +
@@ -778,8 +773,8 @@ class Importer {
   }
 
   // A snapshot's doc is the entity as the history API returned it at that version: its id,
-  // version, name and FQN, the rules of every doc, limits as an entity's with its relationships,
-  // and at the entity's current version every member of the entity line's doc as it is there.
+  // version, name and FQN, the rules of every doc, an entity's nesting, and at the entity's
+  // current version every member of the entity line's doc as it is there.
   Result<void> snapshot_doc(const bj::object& doc, Version version) {
     auto id = id_member(doc, "id", "the snapshot's doc");
     if (!id) return id.error();
@@ -794,13 +789,13 @@ class Importer {
     if (!fqn_value || !fqn_value->is_string() ||
         fqn_value->get_string().size() > catalog::fqn::max_fqn_bytes)
       return bad("the snapshot's doc has no valid fullyQualifiedName");
-    const auto& options = tx_.env().options;
-    if (auto d = doc_rules(doc, version, options); !d) return d.error();
-    const auto extent =
-        catalog::json::measure(bj::value(doc), 3 * options.max_document_bytes + 4096);
-    if (extent.bytes > 3 * options.max_document_bytes + 4096 ||
-        extent.depth > catalog::json::max_document_depth + 4)
-      return bad("the snapshot's doc is past the limits of an entity");
+    if (auto d = doc_rules(doc, version); !d) return d.error();
+    // As deep as an entity's own members and its references; its bytes are bounded by the
+    // line limit alone (followers, users and their displayNames have no other).
+    for (const auto& m : doc)
+      if (catalog::json::measure(m.value(), std::numeric_limits<std::size_t>::max()).depth >
+          catalog::json::max_document_depth + 2)
+        return bad("the snapshot's doc nests deeper than an entity's members can");
     if (version == current_->version()) {
       auto stored = catalog::json::parse(current_doc_, {catalog::json::max_parse_depth});
       const auto* entity = stored && stored->is_object() ? stored->get_object().if_contains("doc")

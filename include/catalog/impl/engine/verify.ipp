@@ -227,6 +227,9 @@ class Verifier {
   // The entity whose history keys are being passed, and whether its record exists.
   std::optional<Uuid> history_of_;
   bool history_owner_exists_ = false;
+  // The owner whose `owns` edges are being passed, and whether its kind's rule lets it own.
+  std::optional<Uuid> owner_checked_;
+  bool owner_may_own_ = true;
   // The last event offset seen (offsets are dense from 1).
   std::uint64_t last_event_ = 0;
 
@@ -736,14 +739,17 @@ class Verifier {
     // docs/SEMANTICS.md §9: only an owner its kind's rule allows owns (Group teams).
     if (rel == Rel::owns)
       if (const auto* rule = info(a->record->kind).owner_rule) {
-        auto owner = tx_.find(from);
-        if (!owner) return owner.error();
-        if (*owner) {
-          auto value = (*owner)->member(rule->field);
-          if (!value || !value->is_string() || value->get_string() != rule->value)
-            problem(key, entity_text(**owner) + " owns " + entity_text(*b->record) + ", but " +
-                             std::string(rule->refusal));
+        // The edges of one owner are consecutive keys: its record is read once for all.
+        if (owner_checked_ != from) {
+          auto owner = tx_.find(from);
+          if (!owner) return owner.error();
+          auto value = *owner ? (*owner)->member(rule->field) : std::nullopt;
+          owner_checked_ = from;
+          owner_may_own_ = !*owner || (value && value->is_string() && value->get_string() == rule->value);
         }
+        if (!owner_may_own_)
+          problem(key, entity_text(*a->record) + " owns " + entity_text(*b->record) + ", but " +
+                           std::string(rule->refusal));
       }
     return {};
   }

@@ -890,14 +890,20 @@ Result<void> reserve_lock_file(LmdbEnv& env, const std::filesystem::path& dir,
                                unsigned max_readers) {
   detail::MapLock sizing(env.sizing_mutex, env.map_lock_fd);
   const auto file = dir / "lock.mdb";
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return {};  // there already (LMDB checks it), or not ours to make: LMDB says why
+  int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const bool made = fd >= 0;
+  if (!made) {
+    // There already: its blocks are reserved too (a no-op where they are). One that an open
+    // made and could not reserve, on a full disk, is empty, and LMDB lays it out through a
+    // mapping: SIGBUS where the disk cannot give it the pages.
+    fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return {};  // not ours to write (read-only media): LMDB says why, if anything
   }
   // The table's header and one 64-byte slot per reader, a page more for slack.
   const std::size_t size = (std::size_t{max_readers} + 2) * 64 + 2 * page_size();
   auto reserved = detail::reserve_blocks(fd, size, FALLOC_FL_KEEP_SIZE, file);
   ::close(fd);
+  if (!reserved && made) ::unlink(file.c_str());  // the next open makes it again
   return reserved;
 }
 

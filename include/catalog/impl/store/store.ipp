@@ -275,6 +275,16 @@ Result<void> Store::Impl::prepare() {
     }
   }
   for (const auto& admin : options.admins) {
+    // Read first: an admin that is already one needs no write, so a store on a full disk (or
+    // read-only media) still opens for reading with the same options.
+    auto current = read_step([&](engine::Tx& tx) -> Result<bool> {
+      if (!fqn::validate_name(admin)) return false;  // ensure_admin says why
+      auto user = tx.find(Kind::user, fqn::quote(admin));
+      if (!user) return user.error();
+      return *user && !(*user)->deleted() && (*user)->as<User>().is_admin;
+    });
+    if (!current) return current.error();
+    if (*current) continue;
     auto restored = write_step([&](engine::Tx& tx) { return engine::ensure_admin(tx, admin); });
     if (!restored) return restored.error();
     if (*restored)
