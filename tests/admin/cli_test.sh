@@ -204,6 +204,15 @@ printf '' | TMPDIR="$TMP/spool" "$ADMIN" import "lmdb:$TMP/e" >"$TMP/out" 2>"$TM
 [[ $got == 1 ]] || fail "import from an empty pipe: exit $got, not 1: $(cat "$TMP/err")"
 has err "the input is empty: not a catalog export"
 [[ -z $(ls -A "$TMP/spool") ]] || fail "the copy of stdin was left in \$TMPDIR"
+# While a pipe is being copied, its copy is already unlinked: an import killed then leaves none.
+(head -c 4096 "$TMP/dump.jsonl"; sleep 3) |
+  TMPDIR="$TMP/spool" "$ADMIN" import "lmdb:$TMP/k" >/dev/null 2>&1 &
+spooling=$!
+sleep 1
+[[ -z $(ls -A "$TMP/spool") ]] || fail "the copy of stdin is visible in \$TMPDIR while it is made"
+kill -TERM "$spooling" 2>/dev/null || true
+wait "$spooling" 2>/dev/null || true
+[[ -z $(ls -A "$TMP/spool") ]] || fail "a killed import left the copy of stdin in \$TMPDIR"
 run 1 import "lmdb:$TMP/a" "$TMP/dump.jsonl"
 has err "import refused, nothing imported: the store is not empty"
 head -n 10 "$TMP/dump.jsonl" >"$TMP/truncated.jsonl"
