@@ -135,6 +135,14 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
     e[name] = std::move(v);
     e["doc"] = std::move(doc);
   };
+  // Moves member `name` of a line's object to its end, out of export's order.
+  const auto moved_last = [](std::string name) {
+    return [name](bj::object& o) {
+      bj::value v = o.at(name);
+      o.erase(name);
+      o[name] = std::move(v);
+    };
+  };
   std::vector<Case> cases;
   auto add = [&](std::string name, std::string input, std::size_t line, std::string message,
                  Errc code = Errc::invalid_request) {
@@ -286,22 +294,12 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
         before_doc(e, "glossary", test::parse(lines[glossary]).at("entity").at("doc").at("id"));
       }),
       user + 1, "a glossary member on a user");
-  add("an entity line's members out of order",
-      t.edited(user, [](bj::object& e) {
-        bj::value type = e.at("type");
-        e.erase("type");
-        e["type"] = std::move(type);
-      }),
-      user + 1, "the members of an entity are not in export's order");
+  add("an entity line's members out of order", t.edited(user, moved_last("type")), user + 1,
+      "the members of an entity are not in export's order");
   add("the format line's members out of order",
       t.replaced(0, R"({"version":1,"format":"catalog-export"})"), 1, "in that order");
-  add("an edge's members out of order",
-      t.edited(edge, [](bj::object& e) {
-        bj::value from = e.at("from");
-        e.erase("from");
-        e["from"] = std::move(from);
-      }),
-      edge + 1, "the members of an edge are not in export's order");
+  add("an edge's members out of order", t.edited(edge, moved_last("from")), edge + 1,
+      "the members of an edge are not in export's order");
   add("no newline after the end line", text.substr(0, text.size() - 1), n, "no newline at its end");
   add("a snapshot whose doc has an invalid name",
       t.edited(snapshot, [](bj::object& s) { s["doc"].as_object()["name"] = "bad::name"; }),

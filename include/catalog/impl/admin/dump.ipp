@@ -655,7 +655,9 @@ class Importer {
       max_deleted_by_ = r->deleted_by;
       max_deleted_by_line_ = line_;
     }
-    return store_entity(std::move(*r));
+    if (auto s = store_entity(std::move(*r)); !s) return s.error();
+    current_doc_ = doc;  // for the snapshot of its current version
+    return {};
   }
 
   // The record an entity line holds, checked alone: its members, type, container ids,
@@ -726,7 +728,6 @@ class Importer {
                  " has the FQN of an entity before it (" +
                  ((*named)->size() == id_size ? id_text(**named) : "?") + ")");
     if (auto p = tx_.put(r); !p) return p.error();
-    current_doc_ = engine::encode(r);
     if (auto p = tx_.put_name(r); !p) return p.error();
     if (auto p = tx_.index(r, true); !p) return p.error();
     keys_ += r.scope() ? 4 : 3;
@@ -797,11 +798,7 @@ class Importer {
           catalog::json::max_document_depth + 2)
         return bad("the snapshot's doc nests deeper than an entity's members can");
     if (version == current_->version()) {
-      auto stored = catalog::json::parse(current_doc_, {catalog::json::max_parse_depth});
-      const auto* entity = stored && stored->is_object() ? stored->get_object().if_contains("doc")
-                                                         : nullptr;
-      if (!entity || !entity->is_object()) return bad("the entity's doc does not read back");
-      for (const auto& m : entity->get_object()) {
+      for (const auto& m : current_doc_) {
         const auto* same = doc.if_contains(m.key());
         if (!same || *same != m.value())
           return bad("the snapshot of the current version differs from the entity's doc in " +
@@ -902,7 +899,7 @@ class Importer {
   std::uint64_t keys_ = 0;
   // The entity whose snapshots and edges are being read, and where they are.
   std::optional<engine::Record> current_;
-  std::string current_doc_;  // its record as stored (engine::encode)
+  bj::object current_doc_;  // its entity line's doc
   std::uint64_t entity_line_ = 0;
   std::string last_entity_;  // id bytes
   std::optional<Version> last_snapshot_;

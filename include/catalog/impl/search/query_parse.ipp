@@ -122,7 +122,6 @@ void add_phrase(Query& query, std::string_view text, std::optional<Field> field,
     c.type = ClauseType::phrase;
     if (auto parts = search::phrase_as_parts(words); !parts.empty()) {
       Clause& reading = c.as_parts.emplace_back();
-      reading.occur = c.occur;
       reading.type = ClauseType::phrase;
       reading.fields = c.fields;
       reading.scoped = c.scoped;
