@@ -18,7 +18,9 @@
 // STORE is `lmdb:DIR` or `postgresql:CONNINFO` (libpq keywords or a postgresql:// URI; with
 // `--postgres-schema NAME`, anywhere on the line, for a schema other than "catalog"). Every
 // command but import needs a store that exists; import creates an LMDB directory. An in-memory
-// store would be empty, so `memory` is refused.
+// store would be empty, so `memory` is refused. An LMDB store that cannot be written (read-only
+// media, files that are not ours) is opened read-only by the commands that only read (verify,
+// backup's source, export, stats, events), which say so on stderr: then nothing is written.
 //
 // Progress: export, import and verify print a progress line on stderr (entities done, rate, time
 // left) when stderr is a terminal, and nothing extra otherwise.
@@ -109,12 +111,34 @@ Global global;
 
 // ---- STORE ----
 
-// Opens the store `spec` names. It must exist already unless `create` (opening an LMDB
+// What a command does with its store.
+enum class Use {
+  read,    // verify, backup (its source), export, stats, events: read-only where it must be
+  write,   // reindex
+  create,  // import: an LMDB directory may be new
+};
+
+// Why the LMDB store in `dir` cannot be written by this process (read-only media, or files
+// that are not ours to write), or nothing when it can.
+std::optional<std::string> not_writable(const fs::path& dir) {
+  for (const fs::path& p : {dir, dir / "data.mdb", dir / "lock.mdb", dir / "map.lock"}) {
+    std::error_code ec;
+    if (p != dir && !fs::exists(p, ec)) continue;
+    if (::access(p.c_str(), W_OK) == 0) continue;
+    if (errno == EROFS || errno == EACCES || errno == EPERM)
+      return p.string() + ": " + std::strerror(errno);
+  }
+  return std::nullopt;
+}
+
+// Opens the store `spec` names. It must exist already unless `use` is create (opening an LMDB
 // directory would make one, and checking an empty new store says nothing about the one meant).
 // Opened with no admins, so opening writes nothing (but the key schema of a new store, and the
 // search index of a store written before search or by another analyzer version: docs/
-// SEARCH_INDEX.md).
-catalog::Store open_store(std::string_view spec, bool create = false) {
+// SEARCH_INDEX.md). A command that reads opens an LMDB store it cannot write read-only
+// (LmdbOptions::read_only), and says so: then nothing at all is written.
+catalog::Store open_store(std::string_view spec, Use use = Use::read) {
+  const bool create = use == Use::create;
   // What the store says of its own work (a conversion from an older key schema, the search
   // index built on open, a storage map grown) goes to standard error.
   catalog::StoreOptions options;
@@ -149,7 +173,15 @@ catalog::Store open_store(std::string_view spec, bool create = false) {
     throw Refusal{"the store is corrupt: " + (dir / "data.mdb").string() +
                       " is empty (a truncated copy?)",
                   false, exit_corrupt};
-  auto store = catalog::Store::open_lmdb(dir, options);
+  catalog::storage::LmdbOptions lmdb;
+  if (use == Use::read) {
+    if (auto why = not_writable(dir)) {
+      lmdb.read_only = true;
+      std::cerr << "catalog-admin: the store cannot be written (" << *why
+                << "): it is opened read-only\n";
+    }
+  }
+  auto store = catalog::Store::open_lmdb(dir, options, lmdb);
   if (!store) throw Refusal{"cannot open " + dir.string() + ": " + store.error().message()};
   return std::move(*store);
 }
@@ -451,7 +483,7 @@ int backup_here(const Invocation& args) {
 }
 
 int reindex_here(const Invocation& args) {
-  auto store = open_store(args.store);
+  auto store = open_store(args.store, Use::write);
   // The tool acts for whoever may run it on the store's files: as an admin.
   catalog::Principal tool{catalog::Uuid{}, "catalog-admin", true};
   auto indexed = store.reindex(tool);
@@ -534,7 +566,7 @@ int import(const Invocation& args) {
   // A target that cannot be read because it is damaged is exit 3, as for the other commands.
   auto store = [&] {
     try {
-      return open_store(args.store, true);
+      return open_store(args.store, Use::create);
     } catch (const Refusal& r) {
       if (!says_corrupt(r.message)) throw;
       throw Refusal{"cannot read the store, it is corrupt: " + r.message, false, exit_corrupt};
@@ -727,7 +759,9 @@ constexpr Command commands[] = {
 
 constexpr const char* footer =
     "STORE is lmdb:DIR or postgresql:CONNINFO (schema \"catalog\" unless --postgres-schema, "
-    "which may stand anywhere on the line). Progress goes to stderr when it is a terminal.\n"
+    "which may stand anywhere on the line). Progress goes to stderr when it is a terminal. An "
+    "LMDB store that cannot be written is read read-only by verify, backup, export, stats and "
+    "events.\n"
     "Exit status: 0 done, 1 problems found or input refused, 2 bad usage or a store that cannot "
     "be opened, 3 the store cannot be read (corrupt).";
 

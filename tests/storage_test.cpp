@@ -446,11 +446,14 @@ TEST_CASE("lmdb: another process reads while this one holds a write transaction"
   CHECK(read(*db, "k") == "uncommitted"s);
 }
 
-TEST_CASE("lmdb: another process adopts a map grown here", "[storage][lmdb]") {
+TEST_CASE("lmdb: another process adopts a map grown here, read-write or read-only",
+          "[storage][lmdb]") {
   TempDir dir;
   LmdbOptions options;
   options.map_size = 1 << 20;
   auto db = open_lmdb(dir.path(), options);
+  LmdbOptions child_options = options;
+  child_options.read_only = GENERATE(false, true);
   write(*db, {{"small", "1"}});
 
   int to_child[2];
@@ -463,7 +466,7 @@ TEST_CASE("lmdb: another process adopts a map grown here", "[storage][lmdb]") {
   if (pid == 0) {
     // The child maps 1 MiB, then reads data written after the parent grew the map.
     int code = 0;
-    auto other = LmdbBackend::open(dir.path(), options);
+    auto other = LmdbBackend::open(dir.path(), child_options);
     if (!other) {
       code = 1;
     }

@@ -26,8 +26,10 @@ PG=${3:-}
 
 TMP=$(mktemp -d)
 PIDS=()
+RO_MOUNT=""
 cleanup() {
   for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  [[ -z $RO_MOUNT ]] || umount "$RO_MOUNT" 2>/dev/null || true
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -286,6 +288,39 @@ for command in verify stats export events reindex; do
 done
 run 2 backup "lmdb:$TMP/src"
 has err "DEST is required"
+
+step "a store on read-only media: the commands that read open it read-only, and write nothing"
+# A read-only bind mount of a store: possible as root with CAP_SYS_ADMIN (CI's machine), else
+# skipped, saying so.
+mkdir "$TMP/ro"
+if mount --bind "$TMP/a" "$TMP/ro" 2>/dev/null; then
+  RO_MOUNT=$TMP/ro
+  if mount -o remount,bind,ro "$TMP/ro" 2>/dev/null; then
+    before=$(md5sum <"$TMP/a/data.mdb")
+    run 0 export "lmdb:$TMP/a" "$TMP/a.jsonl"
+    run 0 verify "lmdb:$TMP/ro"
+    has out ok
+    has err "catalog-admin: the store cannot be written ($TMP/ro: Read-only file system): it is opened read-only"
+    run 0 export "lmdb:$TMP/ro" "$TMP/ro.jsonl"
+    same "$TMP/a.jsonl" "$TMP/ro.jsonl"
+    run 0 stats "lmdb:$TMP/ro"
+    has out "events: 57"
+    run 0 events "lmdb:$TMP/ro" --after 55
+    [[ $(lines "$TMP/out") == 2 ]] || fail "events --after 55 printed $(lines "$TMP/out") lines"
+    run 0 backup "lmdb:$TMP/ro" "$TMP/ro-backup"
+    has out "the backup opens and verifies clean"
+    # A command that writes says why it cannot.
+    run 2 reindex "lmdb:$TMP/ro"
+    has err "Read-only file system"
+    [[ $(md5sum <"$TMP/a/data.mdb") == "$before" ]] || fail "a read-only open changed data.mdb"
+  else
+    echo "  skipped: the bind mount cannot be made read-only here"
+  fi
+  umount "$TMP/ro"
+  RO_MOUNT=""
+else
+  echo "  skipped: this machine does not let the test mount (it needs root and CAP_SYS_ADMIN)"
+fi
 
 step "events"
 run 0 events "lmdb:$TMP/a"

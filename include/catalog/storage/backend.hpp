@@ -227,6 +227,10 @@ class CATALOG_DECL Backend {
   /// Makes room ahead of about `bytes` more data, so that a large transaction need not fill the
   /// store and run again. A hint: failing to is not an error. Default: nothing.
   virtual void make_room(std::uint64_t bytes) { (void)bytes; }
+  /// Whether every write transaction is refused (a store opened for reading only, as
+  /// LmdbOptions::read_only): Store::open then writes nothing and says what it could not do.
+  /// Default: false.
+  [[nodiscard]] virtual bool read_only() const noexcept { return false; }
 };
 
 }  // namespace catalog::storage

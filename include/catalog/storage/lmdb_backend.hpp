@@ -37,6 +37,14 @@ struct LmdbOptions {
   unsigned max_readers = 126;
   /// How much a commit waits for the disk (docs/SEMANTICS.md §15). Default: Durability::sync.
   Durability durability = Durability::sync;
+  /// Open for reading only (LMDB's MDB_RDONLY): the store must exist, nothing is created,
+  /// reserved or grown, and every write transaction fails with Errc::storage. A store on
+  /// read-only media opens so (LMDB then takes no locks: no process may write it meanwhile); on
+  /// a writable file system LMDB still needs to write `lock.mdb`, as every reader does. A
+  /// directory already open read-write in this process is shared, and this backend still refuses
+  /// writes; one already open read-only cannot be opened read-write in the same process.
+  /// Default: false.
+  bool read_only = false;
 };
 
 /// What LMDB says about an environment (the MapStats of the storage interface).
@@ -75,8 +83,10 @@ struct LmdbEnv;
 class CATALOG_DECL LmdbBackend final : public Backend {
  public:
   /// Opens (creating if missing) the environment in directory `dir`, creating the directory
-  /// too, and clears reader slots left by dead processes. Errors: storage (the directory cannot
-  /// be created or opened, or is not an LMDB environment).
+  /// too, and clears reader slots left by dead processes; read-only (LmdbOptions::read_only), it
+  /// opens an existing one and creates nothing. Errors: storage (the directory cannot be created
+  /// or opened, is not an LMDB environment, or has no data.mdb when read-only; one open
+  /// read-only in this process asked for read-write).
   [[nodiscard]] static Result<std::unique_ptr<LmdbBackend>> open(const std::filesystem::path& dir,
                                                                  LmdbOptions options = {});
 
@@ -90,7 +100,7 @@ class CATALOG_DECL LmdbBackend final : public Backend {
   /// Begins a transaction. A write transaction first grows the map if a write found it full
   /// (see the class comment) and reserves its disk blocks if that has not been done, and every
   /// transaction adopts a map grown by another process. Errors: storage (including too many
-  /// readers, and a disk too full for the map).
+  /// readers, a disk too full for the map, and a write transaction of a read-only backend).
   [[nodiscard]] Result<std::unique_ptr<Transaction>> begin(Mode mode) override;
 
   /// Doubles the map now, up to `max_map_size`. Waits until every transaction of this process
@@ -116,17 +126,21 @@ class CATALOG_DECL LmdbBackend final : public Backend {
   /// this directory. Errors: storage (`dir` missing, data.mdb already there, a failed write).
   [[nodiscard]] Result<bool> copy_to(const std::filesystem::path& dir) const override;
 
-  /// True: a write that finds the map full fails with storage_full, and the next grows it.
-  [[nodiscard]] bool grows_when_full() const noexcept override { return true; }
+  /// True unless read-only: a write that finds the map full fails with storage_full, and the
+  /// next grows it.
+  [[nodiscard]] bool grows_when_full() const noexcept override { return !read_only_; }
+  /// Whether it was opened with LmdbOptions::read_only.
+  [[nodiscard]] bool read_only() const noexcept override { return read_only_; }
   /// Grows the map ahead of `bytes` more data: to the pages in use plus twice `bytes` (its
   /// blocks are reserved as it grows), stopping at `max_map_size` or at the first growth that
   /// fails.
   void make_room(std::uint64_t bytes) override;
 
  private:
-  explicit LmdbBackend(std::shared_ptr<detail::LmdbEnv> env);
+  LmdbBackend(std::shared_ptr<detail::LmdbEnv> env, bool read_only);
 
   std::shared_ptr<detail::LmdbEnv> env_;
+  bool read_only_ = false;
 };
 
 }  // namespace catalog::storage

@@ -127,6 +127,11 @@ struct CATALOG_LOCAL Store::Impl {
   /// configured admins. Logs each conversion. Errors: storage, and the admins' own.
   Result<void> prepare();
 
+  /// Whether searches may read the index in `tx`: always, unless the backend is read-only and
+  /// the index is not built (or is of another version, or a reindex is under way): it cannot be
+  /// built then, and a search is refused rather than answered from part of it. Errors: storage.
+  Result<void> searchable(engine::Tx& tx) const;
+
   /// Builds the search index from the entities in transactions of `batch` entities; goes on
   /// with a reindex under way unless `from_scratch`. Returns the entities indexed. Errors:
   /// storage. Its transactions are steps: the caller counts the operation.

@@ -123,7 +123,10 @@ struct LmdbEnv {
   std::mutex sizing_mutex;
   TxnGate gate;
   // `map.lock` beside the data: held (flock) by whichever process sizes its map, see MapLock.
+  // -1 in a read-only environment that could not open it: a reader sizes nothing.
   int map_lock_fd = -1;
+  // Opened with MDB_RDONLY (LmdbOptions::read_only): nothing reserved, grown or written.
+  bool read_only = false;
 };
 
 // With MDB_WRITEMAP, LMDB ftruncates data.mdb to the map size whenever a process maps it (open,
@@ -248,7 +251,7 @@ Result<MDB_txn*> LmdbEnv::begin_txn(unsigned flags) {
     refresh_map_size();
     // The process that grew it reserved it before committing; a writer that does not (another
     // program) is covered by reserving here. If that fails, writes wait for space (start()).
-    if (map_size.load() > before && !reserve_map()) {
+    if (!read_only && map_size.load() > before && !reserve_map()) {
       reserved.store(false);
     }
   }
@@ -907,8 +910,15 @@ Result<void> reserve_lock_file(LmdbEnv& env, const std::filesystem::path& dir,
   return reserved;
 }
 
-// Opens `map.lock` beside the data, which every sizing of the map holds (MapLock).
+// Opens `map.lock` beside the data, which every sizing of the map holds (MapLock). Read-only,
+// it is opened for reading (flock needs no more), and not created: without it (read-only media
+// that a copy made without it) the reader adopts other processes' growth unlocked, as LMDB
+// itself does there.
 Result<void> open_map_lock(LmdbEnv& env, const std::filesystem::path& dir) {
+  if (env.read_only) {
+    env.map_lock_fd = ::open((dir / "map.lock").c_str(), O_RDONLY | O_CLOEXEC);
+    return {};
+  }
   env.map_lock_fd = ::open((dir / "map.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (env.map_lock_fd < 0) {
     return fail(Errc::storage, "open " + (dir / "map.lock").string() + ": " + std::strerror(errno));
@@ -945,14 +955,16 @@ Result<void> map_env(LmdbEnv& env, const std::filesystem::path& dir, const LmdbO
   if (int rc = mdb_env_set_mapsize(env.env, map_size); rc != MDB_SUCCESS) {
     return lmdb_error(rc, "set map size");
   }
-  if (int rc = mdb_env_open(env.env, dir.c_str(), env_flags(options.durability), 0644);
-      rc != MDB_SUCCESS) {
+  // Read-only: MDB_RDONLY (LMDB leaves out MDB_WRITEMAP then, and never cuts the file).
+  const unsigned flags = env_flags(options.durability) | (env.read_only ? MDB_RDONLY : 0u);
+  if (int rc = mdb_env_open(env.env, dir.c_str(), flags, 0644); rc != MDB_SUCCESS) {
     return lmdb_error(rc, "open " + dir.string());
   }
   int dead_readers = 0;
   if (int rc = mdb_reader_check(env.env, &dead_readers); rc != MDB_SUCCESS) {
     return lmdb_error(rc, "clear stale readers");
   }
+  if (env.read_only) return {};  // writes no data: needs no room for it
   return grow_past_data(env, map_size);
 }
 
@@ -980,6 +992,7 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
   auto env = std::make_unique<LmdbEnv>();
   env->path = dir;
   env->pid = ::getpid();
+  env->read_only = options.read_only;
   const std::size_t page = page_size();
   const std::size_t map_size = (std::max(options.map_size, page) + page - 1) / page * page;
   env->max_map_size = std::max(map_size, options.max_map_size / page * page);
@@ -994,14 +1007,16 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
   if (auto l = open_map_lock(*env, dir); !l) {
     return l.error();
   }
-  if (auto l = reserve_lock_file(*env, dir, options.max_readers); !l) {
-    return l.error();
+  if (!env->read_only) {
+    if (auto l = reserve_lock_file(*env, dir, options.max_readers); !l) {
+      return l.error();
+    }
   }
   if (auto m = map_env(*env, dir, options, map_size, page); !m) {
     return m.error();
   }
   env->refresh_map_size();
-  {
+  if (!env->read_only) {
     // A disk too full for the map still lets the store be read (verify, export); write
     // transactions try again and are refused until the reservation succeeds.
     detail::MapLock sizing(env->sizing_mutex, env->map_lock_fd);
@@ -1015,16 +1030,25 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
 
 }  // namespace
 
-LmdbBackend::LmdbBackend(std::shared_ptr<LmdbEnv> env) : env_(std::move(env)) {}
+LmdbBackend::LmdbBackend(std::shared_ptr<LmdbEnv> env, bool read_only)
+    : env_(std::move(env)), read_only_(read_only) {}
 
 LmdbBackend::~LmdbBackend() = default;
 
 Result<std::unique_ptr<LmdbBackend>> LmdbBackend::open(const std::filesystem::path& dir,
                                                        LmdbOptions options) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    return fail(Errc::storage, "cannot create directory " + dir.string() + ": " + ec.message());
+  if (options.read_only) {
+    // Nothing is created: a store to read must be there.
+    if (!std::filesystem::is_regular_file(dir / "data.mdb", ec)) {
+      return fail(Errc::storage, "no LMDB store in " + dir.string() + " to open read-only (no " +
+                                     (dir / "data.mdb").string() + ")");
+    }
+  } else {
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      return fail(Errc::storage, "cannot create directory " + dir.string() + ": " + ec.message());
+    }
   }
   const std::filesystem::path path = std::filesystem::canonical(dir, ec);
   if (ec) {
@@ -1043,6 +1067,11 @@ Result<std::unique_ptr<LmdbBackend>> LmdbBackend::open(const std::filesystem::pa
       }
       env = it->second.env.lock();
       if (env) {
+        if (env->read_only && !options.read_only) {
+          return fail(Errc::storage, "the LMDB store in " + path.string() +
+                                         " is open read-only in this process: it cannot be "
+                                         "opened read-write until every handle is closed");
+        }
         break;
       }
       reg.closed.wait(lock);  // its last user is closing it
@@ -1056,10 +1085,14 @@ Result<std::unique_ptr<LmdbBackend>> LmdbBackend::open(const std::filesystem::pa
       reg.envs.insert_or_assign(path, Registry::Entry{env, env.get(), pid});
     }
   }
-  return std::unique_ptr<LmdbBackend>(new LmdbBackend(std::move(env)));
+  return std::unique_ptr<LmdbBackend>(new LmdbBackend(std::move(env), options.read_only));
 }
 
 Result<std::unique_ptr<Transaction>> LmdbBackend::begin(Mode mode) {
+  if (mode == Mode::read_write && read_only_) {
+    return fail(Errc::storage, "the LMDB store in " + env_->path.string() +
+                                   " is open read-only (LmdbOptions::read_only): it takes no write");
+  }
   if (mode == Mode::read_write) {
     // At the maximum size the write may still fit (erasures free pages): go on, and let a
     // write that does not fit fail with storage_full.
@@ -1078,6 +1111,11 @@ Result<std::unique_ptr<Transaction>> LmdbBackend::begin(Mode mode) {
 }
 
 Result<void> LmdbBackend::grow() {
+  if (read_only_) {
+    return fail(Errc::storage, "the LMDB store in " + env_->path.string() +
+                                   " is open read-only (LmdbOptions::read_only): its map does "
+                                   "not grow");
+  }
   ExclusiveGate exclusive(env_->gate);
   env_->growth_needed.store(false);
   return env_->grow_locked();

@@ -242,6 +242,20 @@ Result<void> Store::Impl::prepare() {
   auto log = [&](LogLevel level, const std::string& message) {
     if (!*fresh) this->log(level, message);
   };
+  // A store opened read-only (LmdbOptions::read_only) is read as it is: opening it writes
+  // nothing. An empty one has nothing to set up for reading; an older key schema cannot be read
+  // without its conversion; a search index it lacks makes searches fail (searchable), not open.
+  const bool read_only = backend->read_only();
+  if (read_only && *fresh) return {};
+  if (read_only && *schema > engine::keys::key_schema)
+    return fail(Errc::storage, "the store was written with key schema " + std::to_string(*schema) +
+                                   "; this library knows up to " +
+                                   std::to_string(engine::keys::key_schema));
+  if (read_only && *schema < engine::keys::key_schema)
+    return fail(Errc::storage, "the store was written with key schema " + std::to_string(*schema) +
+                                   ", which this library converts to " +
+                                   std::to_string(engine::keys::key_schema) +
+                                   " when it opens the store read-write; it is open read-only");
   if (*schema != engine::keys::key_schema) {
     const bool older = *schema < engine::keys::key_schema;
     const auto versions =
@@ -262,7 +276,13 @@ Result<void> Store::Impl::prepare() {
   if (options.search_index) {
     auto current = read_step([](engine::Tx& tx) { return engine::search_index::current(tx); });
     if (!current) return current.error();
-    if (!*current) {
+    if (!*current && read_only) {
+      log(LogLevel::warning,
+          "the store has no search index of version " +
+              std::to_string(engine::search_index::index_version) +
+              " (none, another version, or one half built), and it is open read-only: searches "
+              "fail until a read-write open builds it");
+    } else if (!*current) {
       log(LogLevel::info, "building the search index (version " +
                               std::to_string(engine::search_index::index_version) +
                               "): the store has none, one of another version, or one half built");
@@ -292,6 +312,16 @@ Result<void> Store::Impl::prepare() {
                                  ": it is a configured admin principal");
   }
   return {};
+}
+
+Result<void> Store::Impl::searchable(engine::Tx& tx) const {
+  if (!backend->read_only()) return {};
+  auto current = engine::search_index::current(tx);
+  if (!current) return current.error();
+  if (*current) return {};
+  return fail(Errc::storage, "the store has no search index of version " +
+                                 std::to_string(engine::search_index::index_version) +
+                                 " and is open read-only; a read-write open builds it");
 }
 
 Result<Store> Store::in_memory(StoreOptions options) {

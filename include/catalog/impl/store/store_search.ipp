@@ -220,6 +220,7 @@ std::string_view search_index_name(Kind kind) noexcept {
 Result<SearchResult> Store::search(const Principal& who, const SearchRequest& request) {
   if (auto c = sq::check(request); !c) return impl_->failed(StoreOperation::search, c.error());
   return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<SearchResult> {
+    if (auto ready = impl_->searchable(tx); !ready) return ready.error();
     auto ranked = sq::search(tx, who, request);
     if (!ranked) return ranked.error();
     SearchResult out;
@@ -247,6 +248,7 @@ Result<bjson::object> Store::search_json(const Principal& who, const SearchReque
   const auto start = std::chrono::steady_clock::now();
   if (auto c = sq::check(request); !c) return impl_->failed(StoreOperation::search, c.error());
   return impl_->read(StoreOperation::search, [&](engine::Tx& tx) -> Result<bjson::object> {
+    if (auto ready = impl_->searchable(tx); !ready) return ready.error();
     auto ranked = sq::search(tx, who, request);
     if (!ranked) return ranked.error();
     auto records =
@@ -296,6 +298,7 @@ Result<std::vector<Suggestion>> Store::suggest(const Principal& who, std::string
                                                std::string_view index, std::int64_t size) {
   return impl_->read(
       StoreOperation::suggest, [&](engine::Tx& tx) -> Result<std::vector<Suggestion>> {
+        if (auto ready = impl_->searchable(tx); !ready) return ready.error();
         auto found = sq::suggest(tx, who, q, index, size);
         if (!found) return found.error();
         auto records =
@@ -318,6 +321,7 @@ Result<std::vector<Suggestion>> Store::suggest(const Principal& who, std::string
 Result<bjson::object> Store::suggest_json(const Principal& who, std::string_view q,
                                           std::string_view index, std::int64_t size) {
   return impl_->read(StoreOperation::suggest, [&](engine::Tx& tx) -> Result<bjson::object> {
+    if (auto ready = impl_->searchable(tx); !ready) return ready.error();
     auto found = sq::suggest(tx, who, q, index, size);
     if (!found) return found.error();
     auto records =
@@ -347,6 +351,7 @@ Result<bjson::object> Store::suggest_json(const Principal& who, std::string_view
 
 Result<Facet> Store::aggregate(const Principal& who, const AggregateRequest& request) {
   return impl_->read(StoreOperation::aggregate, [&](engine::Tx& tx) -> Result<Facet> {
+    if (auto ready = impl_->searchable(tx); !ready) return ready.error();
     return sq::aggregate(tx, who, request);
   });
 }
