@@ -607,6 +607,14 @@ int import(const Invocation& args) {
   return exit_ok;
 }
 
+// A key family's tag as text: the letter, or \xHH for a byte that is not printable ASCII.
+std::string printable_tag(char tag) {
+  const auto byte = static_cast<unsigned char>(tag);
+  if (byte > 0x20 && byte < 0x7f) return std::string(1, tag);
+  constexpr const char* hex = "0123456789abcdef";
+  return std::string("\\x") + hex[byte >> 4] + hex[byte & 15];
+}
+
 boost::json::object stats_json(const admin::StoreStats& s) {
   boost::json::object o;
   boost::json::object kinds;
@@ -619,7 +627,12 @@ boost::json::object stats_json(const admin::StoreStats& s) {
   o["edges"] = {{"total", s.edges}, {"relations", std::move(relations)}};
   o["events"] = s.events;
   boost::json::object families;
-  for (const auto& f : s.families) families[f.name] = {{"keys", f.keys}, {"bytes", f.bytes}};
+  for (const auto& f : s.families) {
+    // A family the key schema does not know is named by its tag: each stays apart.
+    std::string name(f.name);
+    if (name == "unknown") name += " " + printable_tag(f.tag);
+    families[name] = {{"tag", printable_tag(f.tag)}, {"keys", f.keys}, {"bytes", f.bytes}};
+  }
   o["keys"] = {{"total", s.keys}, {"bytes", s.bytes}, {"families", std::move(families)}};
   if (s.lmdb) {
     const auto& l = *s.lmdb;
@@ -672,7 +685,7 @@ int stats_here(const Invocation& args) {
   out << "keys: " << grouped(s->keys) << ", " << grouped(s->bytes) << " bytes of keys and values ("
       << mib(s->bytes) << ")\n";
   for (const auto& f : s->families)
-    out << "  " << f.tag << " " << std::left << std::setw(14) << f.name << std::right
+    out << "  " << printable_tag(f.tag) << " " << std::left << std::setw(20) << f.name << std::right
         << std::setw(12) << grouped(f.keys) << " keys" << std::setw(16) << grouped(f.bytes)
         << " bytes\n";
   if (s->lmdb) {

@@ -613,6 +613,14 @@ TEST_CASE("stats: entities per kind, versions, edges, events, bytes, and LMDB's 
   CHECK(keys == st.keys);
   CHECK(bytes == st.bytes);
   CHECK(st.families.front().name == "counters");
+  // Every family the store writes has its name, the search index's too.
+  std::string tags;
+  for (const auto& f : st.families) {
+    INFO(f.tag);
+    CHECK(f.name != "unknown");
+    tags += f.tag;
+  }
+  CHECK(tags == "CEFGHJKLMNQRVXY");
 
   REQUIRE(st.lmdb);
   CHECK(st.lmdb->entries == st.keys);

@@ -154,6 +154,8 @@ has out "edges: 20"
 has out "events: 57"
 has out " bytes of keys and values ("  # how many counter keys depends on the ids
 has out "lmdb map size: 67,108,864 bytes"
+has out "  Y search documents              17 keys"
+lacks out " unknown "
 has out "free pages: "
 has out "lmdb readers: 0 active"
 # Output that cannot be written is a failure, not a success with the output lost.
@@ -166,6 +168,8 @@ has out '{"entities":{"live":14,"deleted":4,"kinds":{"user":{"live":2,"deleted":
 has out '"glossaryTerm":{"live":5,"deleted":0}'
 has out '"edges":{"total":20,"relations":{"owns":2,"follows":2,"votes":2,'
 has out '"lmdb":{"mapSize":67108864,"pageSize":'
+has out '"search documents":{"tag":"Y","keys":17,'
+lacks out '"unknown'
 
 step "export"
 run 0 export "lmdb:$TMP/src"

@@ -147,6 +147,14 @@ std::string_view family_name(char tag) {
   case 'Q': return "reverse edges";
   case 'R': return "edges";
   case 'V': return "events";
+  // The search index's families (docs/SEARCH_INDEX.md, "Layout").
+  case 'F': return "search facets";
+  case 'G': return "search field lengths";
+  case 'J': return "search name words";
+  case 'K': return "search names";
+  case 'T': return "old search terms";  // index versions 2 to 5
+  case 'X': return "search postings";
+  case 'Y': return "search documents";
   default: return "unknown";
   }
 }
