@@ -333,6 +333,44 @@ TEMPLATE_TEST_CASE("patch: merge patch and JSON Patch, versions and change descr
   CHECK(test::dump(s) == dump);
 }
 
+TEMPLATE_TEST_CASE("a tag kept with other details is recorded beside the tags gained and lost",
+                   "[patch]", CATALOG_STORE_FIXTURES) {
+  // docs/SEMANTICS.md §3: tags gained go into fieldsAdded, tags lost into fieldsDeleted, and a
+  // tag kept whose details change makes a fieldsUpdated entry (the tags before and after), with
+  // the others or alone.
+  TestType fx;
+  auto& s = fx.store;
+  const auto admin = s.principal("admin").value();
+  auto g = s.create_json(admin, Kind::glossary,
+                         parse(R"({"name":"G","description":"d","tags":[{"tagFQN":"A.t"},)"
+                               R"({"tagFQN":"B.t"}]})"))
+               .value();
+  const auto before = g.at("tags");
+  auto p = s.patch_json(admin, Kind::glossary, uuid_of(g),
+                        parse(R"({"tags":[{"tagFQN":"A.t","labelType":"Derived"},)"
+                              R"({"tagFQN":"C.t"}]})"))
+               .value();
+  const auto& change = p.at("changeDescription").as_object();
+  REQUIRE(change.at("fieldsAdded").as_array().size() == 1);
+  CHECK(change.at("fieldsAdded").at(0).at("newValue").at(0).at("tagFQN") == "C.t");
+  REQUIRE(change.at("fieldsDeleted").as_array().size() == 1);
+  CHECK(change.at("fieldsDeleted").at(0).at("oldValue").at(0).at("tagFQN") == "B.t");
+  REQUIRE(change.at("fieldsUpdated").as_array().size() == 1);
+  const auto& updated = change.at("fieldsUpdated").at(0).as_object();
+  CHECK(updated.at("name") == "tags");
+  CHECK(updated.at("oldValue") == before);
+  CHECK(updated.at("newValue") == p.at("tags"));
+  CHECK(p.at("tags").at(0).at("labelType") == "Derived");
+  // Gained and lost alone: no update.
+  auto q = s.patch_json(admin, Kind::glossary, uuid_of(g),
+                        parse(R"({"tags":[{"tagFQN":"A.t","labelType":"Derived"},)"
+                              R"({"tagFQN":"D.t"}]})"))
+               .value();
+  CHECK(q.at("changeDescription").at("fieldsUpdated").as_array().empty());
+  CHECK(q.at("changeDescription").at("fieldsAdded").as_array().size() == 1);
+  CHECK(q.at("changeDescription").at("fieldsDeleted").as_array().size() == 1);
+}
+
 TEMPLATE_TEST_CASE("a patch that sends a number back spelled otherwise changes nothing", "[patch]",
                    CATALOG_STORE_FIXTURES) {
   // docs/SEMANTICS.md §3: a patch that changes nothing makes no version. 2 and 2.0 are one JSON

@@ -562,15 +562,31 @@ Result<void> write_relation(Tx& tx, const Record& r, const RelField& rf,
   return {};
 }
 
-/// Tags: stored normalized; recorded as gained and lost tags, or as an update when only their
-/// details changed.
+/// Whether a tag in both `old_value` and `now` (by tagFQN) has other details in `now`.
+bool kept_tag_changed(const json::value* old_value, const json::value& now) {
+  if (!old_value || !old_value->is_array() || !now.is_array()) return false;
+  for (const auto& e : now.as_array()) {
+    const auto* fqn = e.is_object() ? e.as_object().if_contains(wire::tag_fqn()) : nullptr;
+    if (!fqn) continue;
+    for (const auto& o : old_value->as_array())
+      if (o.is_object() && o.as_object().if_contains(wire::tag_fqn()) &&
+          *o.as_object().if_contains(wire::tag_fqn()) == *fqn && o != e)
+        return true;
+  }
+  return false;
+}
+
+/// Tags: stored normalized; recorded as the tags gained and lost (docs/SEMANTICS.md §3), and as
+/// an update, the tags before and after, when only their details changed or when a tag kept
+/// changed its details beside those gained or lost.
 Result<void> write_tags(Record& r, const json::value* old_value, const json::value* new_value,
                         Changes& changes) {
   auto tags = from_json<std::vector<TagLabel>>(new_value ? *new_value : json::value(json::array()));
   json::value now = *normalize_tags(*tags);  // check_changes validated them
   auto gained = minus(&now, old_value, wire::tag_fqn());
   auto lost = minus(old_value, &now, wire::tag_fqn());
-  if (gained.empty() && lost.empty()) changes.record(wire::tags(), old_value, &now);
+  if ((gained.empty() && lost.empty()) || kept_tag_changed(old_value, now))
+    changes.record(wire::tags(), old_value, &now);
   changes.record_sets(wire::tags(), std::move(gained), std::move(lost));
   return r.set_member(wire::tags(), &now);
 }
