@@ -196,6 +196,14 @@ TEMPLATE_TEST_CASE("refused creates leave the store unchanged", "[create][errors
   refused(Kind::user, R"({"name":"carol","email":"carol"})", ErrorKind::bad_request, "email");
   refused(Kind::user, R"({"name":"carol","email":"ca rol@x.org"})", ErrorKind::bad_request, "whitespace");
   refused(Kind::team, R"({"name":"div","teamType":"Division"})", ErrorKind::bad_request, "exactly one parent");
+  // The rules on the number of parents before the 404 of a missing parent (docs/SEMANTICS.md
+  // §14, step 8 before 9); one parent named twice is one.
+  const std::string missing1 = R"("00000000-0000-0000-0000-000000000001")";
+  const std::string missing2 = R"("00000000-0000-0000-0000-000000000002")";
+  refused(Kind::team, R"({"name":"div","teamType":"Division","parents":[)" + missing1 + "," + missing2 + "]}", ErrorKind::bad_request, "Division must have exactly one parent");
+  refused(Kind::team, R"({"name":"bu","teamType":"BusinessUnit","parents":[)" + missing1 + "," + missing2 + "]}", ErrorKind::bad_request, "BusinessUnit must have exactly one parent");
+  refused(Kind::team, R"({"name":"org","teamType":"Organization","parents":[)" + missing1 + "]}", ErrorKind::bad_request, "Organization can't have parents");
+  refused(Kind::team, R"({"name":"div","teamType":"Division","parents":[)" + missing1 + "," + missing1 + "]}", ErrorKind::not_found, "team instance for 00000000-0000-0000-0000-000000000001 not found");
   refused(Kind::team, R"({"name":"g2","parents":[")" + id_of(w.team) + R"("]})", ErrorKind::bad_request, "parent of type Group");
   refused(Kind::policy, R"J({"name":"p","rules":[{"name":"r","effect":"allow","resources":["all"],"operations":["All"],"condition":"isAdmin()"}]})J", ErrorKind::bad_request, "condition");
   refused(Kind::policy, R"({"name":"p","rules":[{"name":"r","effect":"maybe","resources":["all"],"operations":["All"]}]})", ErrorKind::bad_request, "allow");

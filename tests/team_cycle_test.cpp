@@ -233,3 +233,23 @@ TEST_CASE("a team's new type must suit its child teams too", "[teams][hardening]
   CHECK(s.patch_json(admin, Kind::team, uuid_of(x), parse(R"({"teamType":"Division"})"))
             .has_value());
 }
+
+TEST_CASE("a patch the rules on the number of parents refuse is 400, even naming a missing team",
+          "[teams]") {
+  // docs/SEMANTICS.md §14: the team rules (step 8) before the 404 of a missing reference (9).
+  auto s = Store::in_memory(test::test_options()).value();
+  auto t = chain(s);
+  auto org = s.create_json(t.admin, Kind::team, parse(R"({"name":"O","teamType":"Organization"})"))
+                 .value();
+  const auto before = test::dump(s);
+  const std::string missing = R"({"id":"00000000-0000-0000-0000-000000000001","type":"team"})";
+  auto r = s.patch_json(t.admin, Kind::team, uuid_of(org), parse(R"({"parents":[)" + missing + "]}"));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code() == Errc::team_rule);
+  CHECK(r.error().message() == "Team of type Organization can't have parents");
+  // A type that allows the parent: the missing team is 404.
+  r = s.patch_json(t.admin, Kind::team, uuid_of(t.b), parse(R"({"parents":[)" + missing + "]}"));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().kind() == ErrorKind::not_found);
+  CHECK(test::dump(s) == before);
+}

@@ -75,6 +75,15 @@ Result<void> check_field_values(const AnyEntity& entity);
 /// once), for entities that were not written by the engine (import). Errors: bad_request.
 Result<void> check_stored_tags(const Record& r);
 
+/// The docs/SEMANTICS.md §9 team type rules that count parents alone (an Organization has none;
+/// a Division and a BusinessUnit exactly one), for a team of `type` with `parents` distinct
+/// parent ids: checked before the parents are looked up, so that a request these rules refuse
+/// is 400 even when a parent it names is missing (§14: step 8 before step 9). Errors:
+/// bad_request (team_rule).
+Result<void> check_team_parent_count(TeamType type, std::size_t parents);
+/// check_team_parent_count with the parent ids a request names (each counted once).
+Result<void> check_team_parent_count(TeamType type, std::vector<Uuid> parent_ids);
+
 /// docs/SEMANTICS.md §9 team type rules for a team of `type` with `parents` and (when it exists)
 /// `children`. Errors: bad_request (team_rule).
 Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,

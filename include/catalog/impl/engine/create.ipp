@@ -180,6 +180,9 @@ Result<void> prepare([[maybe_unused]] Tx& tx, [[maybe_unused]] Kind kind, const 
   e.is_joinable = r.is_joinable.value_or(true);
   if (auto v = check_entity_values(d.record); !v) return v.error();
   p.resolve = [req = r, type](Tx& tx, Draft& d) -> Result<void> {
+    // The rules on the number of parents first: a parent that is missing is no reason to
+    // answer 404 to a request they refuse (docs/SEMANTICS.md §14, step 8 before 9).
+    if (auto counted = check_team_parent_count(type, req.parents); !counted) return counted.error();
     auto parents = resolve_ids(tx, Kind::team, req.parents);
     if (!parents) return parents.error();
     if (auto rules = check_team_rules(type, *parents, {}); !rules) return rules.error();

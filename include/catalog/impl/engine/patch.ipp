@@ -445,6 +445,16 @@ Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
   auto new_type = team_type_of(member(after, wire::team_type()));
   if (old_type == TeamType::group && new_type != TeamType::group)
     return fail(Errc::team_rule, "Team of type Group can't change its type");
+  // The rules on the number of parents first, as create does: 400 before the 404 of a
+  // missing parent (docs/SEMANTICS.md §14, step 8 before 9).
+  std::vector<Uuid> named;
+  if (const auto* v = member(after, wire::parents())) {
+    auto refs = from_json<std::vector<EntityReference>>(*v);
+    if (!refs) return refs.error();
+    for (const auto& ref : *refs) named.push_back(ref.id);
+  }
+  if (auto counted = check_team_parent_count(new_type, std::move(named)); !counted)
+    return counted.error();
   auto parents = resolve_field(tx, *relation(r.kind, wire::parents()), member(after, wire::parents()));
   if (!parents) return parents.error();
   auto children = tx.edges(r.id, Rel::contains, false);

@@ -226,6 +226,31 @@ Result<std::vector<Record>> resolve_fqns(Tx& tx, Kind kind, const std::vector<st
   return out;
 }
 
+Result<void> check_team_parent_count(TeamType type, std::size_t parents) {
+  switch (type) {
+  case TeamType::division:
+    if (parents != 1)
+      return fail(Errc::team_rule, "Team of type Division must have exactly one parent");
+    return {};
+  case TeamType::business_unit:
+    if (parents != 1)
+      return fail(Errc::team_rule, "Team of type BusinessUnit must have exactly one parent");
+    return {};
+  case TeamType::organization:
+    if (parents != 0) return fail(Errc::team_rule, "Team of type Organization can't have parents");
+    return {};
+  case TeamType::group:
+  case TeamType::department: return {};
+  }
+  return {};
+}
+
+Result<void> check_team_parent_count(TeamType type, std::vector<Uuid> parent_ids) {
+  std::sort(parent_ids.begin(), parent_ids.end());
+  parent_ids.erase(std::unique(parent_ids.begin(), parent_ids.end()), parent_ids.end());
+  return check_team_parent_count(type, parent_ids.size());
+}
+
 Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
                               const std::vector<Record>& children) {
   auto type_of = [](const Record& r) {
@@ -250,17 +275,12 @@ Result<void> check_team_rules(TeamType type, const std::vector<Record>& parents,
     return allowed({TeamType::department, TeamType::division, TeamType::business_unit,
                     TeamType::organization});
   case TeamType::division:
-    if (parents.size() != 1)
-      return fail(Errc::team_rule, "Team of type Division must have exactly one parent");
+    if (auto counted = check_team_parent_count(type, parents.size()); !counted) return counted;
     return allowed({TeamType::division, TeamType::business_unit, TeamType::organization});
   case TeamType::business_unit:
-    if (parents.size() != 1)
-      return fail(Errc::team_rule, "Team of type BusinessUnit must have exactly one parent");
+    if (auto counted = check_team_parent_count(type, parents.size()); !counted) return counted;
     return allowed({TeamType::business_unit, TeamType::organization});
-  case TeamType::organization:
-    if (!parents.empty())
-      return fail(Errc::team_rule, "Team of type Organization can't have parents");
-    return {};
+  case TeamType::organization: return check_team_parent_count(type, parents.size());
   }
   return {};
 }
