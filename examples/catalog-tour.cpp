@@ -487,7 +487,8 @@ int main(int argc, char** argv) {
                "twice.",
                "catalog-tour");
   catalog_examples::add_standard_flags(app);
-  catalog_examples::StoreFlags flags(app);
+  catalog_examples::StoreFlags flags(
+      app, "lmdb:<dir> (the default: lmdb:catalog-data), memory or postgresql:<conninfo>");
   catalog_examples::Options options;
   if (auto status = catalog_examples::parse(app, argc, argv, [&] { options = flags.options(); }))
     return *status;

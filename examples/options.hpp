@@ -140,11 +140,13 @@ inline std::int64_t read_integer(std::string_view text, std::string_view flag, s
 // The shared flags as CLI11 fills them; `options()` turns them into Options.
 class StoreFlags {
  public:
-  // Adds the shared flags to `app`, in the group "Store and authentication".
-  explicit StoreFlags(CLI::App& app) {
+  // Adds the shared flags to `app`, in the group "Store and authentication". `store_help`
+  // describes --store, its default included (the tour's is not memory).
+  explicit StoreFlags(CLI::App& app,
+                      const char* store_help =
+                          "memory (the default), lmdb:<dir> or postgresql:<conninfo>") {
     const std::string group = "Store and authentication";
-    store_ = app.add_option("--store", store_text_,
-                            "memory (the default), lmdb:<dir> or postgresql:<conninfo>")
+    store_ = app.add_option("--store", store_text_, store_help)
                  ->type_name("<store>")
                  ->group(group);
     app.add_option("--postgres-schema", schema_,
