@@ -10,11 +10,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using catalog::Errc;
@@ -226,5 +228,49 @@ TEST_CASE("listeners keep their state, and one that throws changes nothing for t
     CHECK(again->description == "third");
     CHECK(heard.size() == 2);
     CHECK(s.get<Glossary>(admin, a.id).value().description == "third");
+  }
+}
+
+TEST_CASE("a log sink's call into a Store is refused wherever the line is logged from") {
+  // A slow write is logged after its commit, and a listener's exception after the listeners:
+  // the transaction is over then, but the sink still may not call a Store (options.hpp). Before,
+  // such a call was accepted there, and a sink that wrote on each slow write recursed until the
+  // stack ran out.
+  for (bool lmdb : {false, true}) {
+    CAPTURE(lmdb);
+    auto options = test::test_options();
+    options.slow_operation = std::chrono::milliseconds(1);
+    auto ticks = std::make_shared<std::int64_t>(1767225600000);
+    std::vector<catalog::Error> refused;
+    catalog::Store* store = nullptr;
+    catalog::Principal admin;
+    std::optional<catalog::Uuid> glossary_id;
+    int sink_calls = 0;
+    options.log = [&](LogLevel, std::string_view) {
+      if (!store || !glossary_id) return;
+      ++sink_calls;
+      auto r = store->patch<Glossary>(admin, *glossary_id,
+                                      test::parse(R"({"description":"from the sink"})"));
+      if (!r) refused.push_back(r.error());
+    };
+    auto opened = open(lmdb, std::move(options));
+    auto& s = opened.store;
+    admin = s.principal("admin").value();
+    auto a = glossary(s, admin, "A");
+    store = &s;
+    glossary_id = a.id;
+    s.subscribe([](const catalog::ChangeEvent&) { throw std::runtime_error("listener failed"); });
+    // Slow for sure: the edit takes longer than the threshold.
+    auto patched = s.update<Glossary>(admin, a.id, [](Glossary& g) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      g.description = "second";
+    });
+    REQUIRE(patched);
+    CHECK(sink_calls >= 2);  // the listener's exception, the slow operation
+    REQUIRE(refused.size() == static_cast<std::size_t>(sink_calls));
+    for (const auto& e : refused) CHECK(says_nested(e));
+    store = nullptr;
+    CHECK(s.get<Glossary>(admin, a.id).value().description == "second");
+    CHECK(s.history_json(admin, catalog::Kind::glossary, a.id).value().versions.size() == 2);
   }
 }

@@ -8,6 +8,7 @@
 #include <catalog/detail/engine/engine.hpp>
 #include <catalog/detail/search/index.hpp>
 #include <catalog/detail/store/counting.hpp>
+#include <catalog/detail/store/in_transaction.hpp>
 
 #include <catalog/auth/jwt.hpp>
 #include <catalog/store.hpp>
@@ -52,12 +53,19 @@ struct CATALOG_LOCAL Store::Impl {
 
   /// Says `message` to the log sink, if there is one. A sink that throws is not heard: what the
   /// store was saying is beside an answer, which the exception must not change.
+  /// Calls the log sink, which may not call a Store (options.hpp): while it runs, a Store
+  /// operation on this thread is refused as one called from inside a transaction, wherever the
+  /// line is logged from (a slow operation is logged after its commit, a listener's exception
+  /// after the listeners, when the transaction is over).
   void log(LogLevel level, const std::string& message) const noexcept {
     if (!options.log) return;
+    const bool was_inside = detail::in_transaction;
+    detail::in_transaction = true;
     try {
       options.log(level, message);
     } catch (...) {
     }
+    detail::in_transaction = was_inside;
   }
 
   /// Counts the final outcome of an operation that began at `start` (`error` null for a
