@@ -350,6 +350,7 @@ class CountingBackend final : public storage::Backend {
     return inner_->copy_to(dir);
   }
   bool grows_when_full() const noexcept override { return inner_->grows_when_full(); }
+  bool read_only() const noexcept override { return inner_->read_only(); }
   void make_room(std::uint64_t bytes) override { inner_->make_room(bytes); }
 
   IoStats stats;

@@ -262,10 +262,15 @@ TEST_CASE("lmdb: a full map at its maximum size fails with storage_full", "[stor
   options.max_map_size = 1 << 20;
   auto db = open_lmdb(dir.path(), options);
   write(*db, {{"kept", "1"}});
+  CHECK_FALSE(db->grows_when_full());  // nothing to grow: a write that did not fit fails again
 
   auto txn = begin(*db, Mode::read_write);
   must(txn->put("small", "2"));
-  CHECK(error_of(txn->put("huge", pattern(2 << 20, 3))) == Errc::storage_full);
+  auto full = txn->put("huge", pattern(2 << 20, 3));
+  REQUIRE_FALSE(full.has_value());
+  CHECK(full.error().code() == Errc::storage_full);
+  CHECK(full.error().message() ==
+        "LMDB map is full at its maximum size of 1048576 bytes (LmdbOptions::max_map_size)");
   CHECK(error_of(txn->get("kept")) == Errc::storage_full);
   CHECK(error_of(txn->put("other", "x")) == Errc::storage_full);
   CHECK(error_of(txn->commit()) == Errc::storage_full);
@@ -287,6 +292,7 @@ TEST_CASE("lmdb: grow doubles the map up to the maximum", "[storage][lmdb]") {
   options.map_size = 1 << 20;
   options.max_map_size = 3 << 20;
   auto db = open_lmdb(dir.path(), options);
+  CHECK(db->grows_when_full());
   must(db->grow());
   CHECK(db->map_size() == std::size_t{2} << 20);
   must(db->grow());

@@ -221,8 +221,9 @@ class CATALOG_DECL Backend {
     (void)dir;
     return false;
   }
-  /// Whether a write transaction may fail with storage_full, and succeed when run again because
-  /// the backend made room meanwhile (an LMDB map). Default: false.
+  /// Whether a write transaction that failed with storage_full may succeed when run again,
+  /// because the backend makes room meanwhile (an LMDB map below its maximum size): asked after
+  /// each such failure. Default: false.
   [[nodiscard]] virtual bool grows_when_full() const noexcept { return false; }
   /// Makes room ahead of about `bytes` more data, so that a large transaction need not fill the
   /// store and run again. A hint: failing to is not an error. Default: nothing.

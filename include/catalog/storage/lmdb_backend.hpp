@@ -126,9 +126,10 @@ class CATALOG_DECL LmdbBackend final : public Backend {
   /// this directory. Errors: storage (`dir` missing, data.mdb already there, a failed write).
   [[nodiscard]] Result<bool> copy_to(const std::filesystem::path& dir) const override;
 
-  /// True unless read-only: a write that finds the map full fails with storage_full, and the
-  /// next grows it.
-  [[nodiscard]] bool grows_when_full() const noexcept override { return !read_only_; }
+  /// Whether the map can still grow: true unless read-only or at `max_map_size`. A write that
+  /// finds the map full fails with storage_full, and the next grows it; at the maximum size it
+  /// fails so, saying so, and growth cannot help.
+  [[nodiscard]] bool grows_when_full() const noexcept override;
   /// Whether it was opened with LmdbOptions::read_only.
   [[nodiscard]] bool read_only() const noexcept override { return read_only_; }
   /// Grows the map ahead of `bytes` more data: to the pages in use plus twice `bytes` (its

@@ -373,8 +373,14 @@ Result<void> LmdbEnv::ensure_reserved() {
 }
 
 Error LmdbEnv::map_full() {
+  const std::size_t size = map_size.load();
+  if (size >= max_map_size) {
+    // Nothing to grow: the same write would fail again.
+    return Error(Errc::storage_full, "LMDB map is full at its maximum size of " +
+                                         std::to_string(size) + " bytes (LmdbOptions::max_map_size)");
+  }
   growth_needed.store(true);
-  return Error(Errc::storage_full, "LMDB map is full at " + std::to_string(map_size.load()) +
+  return Error(Errc::storage_full, "LMDB map is full at " + std::to_string(size) +
                                        " bytes; the next write transaction grows it");
 }
 
@@ -1122,6 +1128,10 @@ Result<void> LmdbBackend::grow() {
 }
 
 std::size_t LmdbBackend::map_size() const noexcept { return env_->map_size.load(); }
+
+bool LmdbBackend::grows_when_full() const noexcept {
+  return !read_only_ && env_->map_size.load() < env_->max_map_size;
+}
 
 namespace {
 

@@ -164,7 +164,8 @@ void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
 
 bool Store::Impl::Attempts::again(const Error& e) {
   if (e.code() == Errc::storage_full) {
-    if (++full_ >= 40) return false;
+    // A backend that cannot make room (an LMDB map at its maximum size) would fail again.
+    if (!impl_.backend->grows_when_full() || ++full_ >= 40) return false;
     impl_.counting.map_full_retry();
     if (impl_.options.log) {
       std::string size;
