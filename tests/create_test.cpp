@@ -335,3 +335,46 @@ TEST_CASE("only an admin creates an admin user", "[create]") {
   auto r = s.create_json(alice, Kind::user, parse(R"({"name":"eve","email":"eve@example.com","isAdmin":true})"));
   CHECK(r.error().kind() == ErrorKind::forbidden);
 }
+
+TEST_CASE("a Kind or PatchFormat that is none of its values is invalid_value, store unchanged",
+          "[create][hardening]") {
+  // An integer cast to the enumeration (a host's bug) is refused as a value, never read as an
+  // index into the kinds' tables.
+  auto s = Store::in_memory(test::test_options()).value();
+  const auto admin = s.principal("admin").value();
+  auto g = s.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"d"})")).value();
+  const auto id = test::uuid_of(g);
+  const auto before = test::dump(s);
+  const auto bad_kind = [](Error e) {
+    CHECK(e.code() == Errc::invalid_value);
+    CHECK(e.kind() == ErrorKind::bad_request);
+    CHECK_THAT(e.message(), Catch::StartsWith("Unknown kind "));
+  };
+  for (int n : {-1, 10, 99}) {
+    CAPTURE(n);
+    const auto kind = static_cast<Kind>(n);
+    bad_kind(s.create_json(admin, kind, parse(R"({"name":"x"})")).error());
+    bad_kind(s.get_json(admin, kind, id).error());
+    bad_kind(s.get_entity(admin, kind, id).error());
+    bad_kind(s.list_json(admin, kind).error());
+    bad_kind(s.list_entities(admin, kind).error());
+    bad_kind(s.patch_json(admin, kind, id, parse(R"({"description":"e"})")).error());
+    bad_kind(s.update_json(admin, kind, id, [](const boost::json::object&) {
+                  return Result<boost::json::value>(boost::json::array());
+                }).error());
+    bad_kind(s.remove_json(admin, kind, id).error());
+    bad_kind(s.restore_json(admin, kind, id).error());
+    bad_kind(s.history_json(admin, kind, id).error());
+    bad_kind(s.version_json(admin, kind, id, "0.1").error());
+    bad_kind(s.follow_json(admin, kind, id, admin.id).error());
+    bad_kind(s.unfollow_json(admin, kind, id, admin.id).error());
+    bad_kind(s.vote_json(admin, kind, id, VoteType::voted_up).error());
+  }
+  PatchOptions odd;
+  odd.format = static_cast<PatchFormat>(7);
+  auto patched = s.patch_json(admin, Kind::glossary, id, parse(R"({"description":"e"})"), odd);
+  REQUIRE_FALSE(patched.has_value());
+  CHECK(patched.error().code() == Errc::invalid_value);
+  CHECK(patched.error().message() == "Unknown patch format 7: not a value of catalog::PatchFormat");
+  CHECK(test::dump(s) == before);
+}

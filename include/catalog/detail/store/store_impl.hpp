@@ -13,8 +13,10 @@
 #include <catalog/auth/jwt.hpp>
 #include <catalog/store.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -72,6 +74,16 @@ struct CATALOG_LOCAL Store::Impl {
   /// success), and logs it when it was slower than `options.slow_operation`.
   void finished(StoreOperation op, std::chrono::steady_clock::time_point start,
                 const Error* error);
+
+  /// A `kind` that is none of Kind's values (an integer cast to it) as the error of `op`,
+  /// counted; nothing for a kind that is one. Errors: bad_request (invalid_value).
+  std::optional<Error> unknown_kind(StoreOperation op, Kind kind) {
+    if (std::find(std::begin(all_kinds), std::end(all_kinds), kind) != std::end(all_kinds))
+      return std::nullopt;
+    return failed(op, Error(Errc::invalid_value,
+                            "Unknown kind " + std::to_string(static_cast<int>(kind)) +
+                                ": not a value of catalog::Kind"));
+  }
 
   /// An operation `op` that failed before its transaction began: counted as such.
   Error failed(StoreOperation op, Error e) {

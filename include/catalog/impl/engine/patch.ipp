@@ -191,6 +191,10 @@ Result<PatchBody> read_body(Kind kind, const json::value& body, PatchFormat form
       return fail(Errc::invalid_patch,
                   "Invalid patch: expected a JSON object (merge patch) or array (JSON Patch)");
   }
+  if (format != PatchFormat::merge && format != PatchFormat::json_patch)
+    return fail(Errc::invalid_value, "Unknown patch format " +
+                                         std::to_string(static_cast<int>(format)) +
+                                         ": not a value of catalog::PatchFormat");
   if (format == PatchFormat::merge && !body.is_object())
     return fail(Errc::invalid_patch, "Invalid merge patch: expected a JSON object");
   if (format == PatchFormat::json_patch && !body.is_array())

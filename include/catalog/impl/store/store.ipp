@@ -359,6 +359,7 @@ Result<Principal> Store::authenticate(std::string_view token) const {
 }
 
 Result<bj::object> Store::create_json(const Principal& who, Kind kind, const bj::value& body) {
+  if (auto bad = impl_->unknown_kind(StoreOperation::create, kind)) return *bad;
   return answer_json(impl_->write(StoreOperation::create, [&](engine::Tx& tx) {
     return engine::create(tx, who, kind, body, engine::AnswerForm::json);
   }));
@@ -396,6 +397,7 @@ Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const 
 
 Result<bj::object> Store::get_json(const Principal& who, Kind kind, const EntityKey& key,
                                    const GetOptions& options) {
+  if (auto bad = impl_->unknown_kind(StoreOperation::get, kind)) return *bad;
   return read_entity<bj::object>(*impl_, who, kind, key, options, [](auto&&... a) {
     return engine::render(std::forward<decltype(a)>(a)...);
   });
@@ -403,6 +405,7 @@ Result<bj::object> Store::get_json(const Principal& who, Kind kind, const Entity
 
 Result<AnyEntity> Store::get_entity(const Principal& who, Kind kind, const EntityKey& key,
                                     const GetOptions& options) {
+  if (auto bad = impl_->unknown_kind(StoreOperation::get, kind)) return *bad;
   return read_entity<AnyEntity>(*impl_, who, kind, key, options, [](auto&&... a) {
     return engine::render_entity(std::forward<decltype(a)>(a)...);
   });

@@ -11,6 +11,7 @@ namespace catalog {
 
 Result<Store::JsonPage> Store::list_json(const Principal& who, Kind kind,
                                          const ListOptions& options) {
+  if (auto bad = impl_->unknown_kind(StoreOperation::list, kind)) return *bad;
   auto query = engine::parse_list_query(kind, options);
   if (!query) return impl_->failed(StoreOperation::list, query.error());
   return impl_->read(StoreOperation::list,
@@ -19,6 +20,7 @@ Result<Store::JsonPage> Store::list_json(const Principal& who, Kind kind,
 
 Result<Page<AnyEntity>> Store::list_entities(const Principal& who, Kind kind,
                                              const ListOptions& options) {
+  if (auto bad = impl_->unknown_kind(StoreOperation::list, kind)) return *bad;
   return list_into<AnyEntity>(who, kind, options);
 }
 

@@ -10,6 +10,7 @@ namespace catalog {
 
 Result<boost::json::object> Store::follow_json(const Principal& who, Kind kind, const Uuid& id,
                                                const Uuid& user) {
+  if (auto bad = impl_->unknown_kind(StoreOperation::follow, kind)) return *bad;
   return answer_json(impl_->write(StoreOperation::follow, [&](engine::Tx& tx) {
     return engine::follow(tx, who, kind, id, user, engine::AnswerForm::json);
   }));
@@ -17,6 +18,7 @@ Result<boost::json::object> Store::follow_json(const Principal& who, Kind kind, 
 
 Result<boost::json::object> Store::unfollow_json(const Principal& who, Kind kind, const Uuid& id,
                                                  const Uuid& user) {
+  if (auto bad = impl_->unknown_kind(StoreOperation::follow, kind)) return *bad;
   return answer_json(impl_->write(StoreOperation::follow, [&](engine::Tx& tx) {
     return engine::unfollow(tx, who, kind, id, user, engine::AnswerForm::json);
   }));
@@ -24,6 +26,7 @@ Result<boost::json::object> Store::unfollow_json(const Principal& who, Kind kind
 
 Result<boost::json::object> Store::vote_json(const Principal& who, Kind kind, const Uuid& id,
                                              VoteType vote) {
+  if (auto bad = impl_->unknown_kind(StoreOperation::vote, kind)) return *bad;
   return answer_json(impl_->write(StoreOperation::vote, [&](engine::Tx& tx) {
     return engine::vote(tx, who, kind, id, vote, engine::AnswerForm::json);
   }));
