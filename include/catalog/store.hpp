@@ -222,8 +222,9 @@ class CATALOG_DECL Store {
   // ---- search (docs/SEMANTICS.md §16) ----
 
   /// The entities that match a query, ranked, with facets; never stale (the index is written by
-  /// the transaction of every write). Errors: bad_request (invalid_parameter: limits, index,
-  /// sort, filter, search_after), storage.
+  /// the transaction of every write), but while a reindex runs (`reindex`, or the build of a
+  /// missing index when a store opens) it holds only the entities rebuilt so far. Errors:
+  /// bad_request (invalid_parameter: limits, index, sort, filter, search_after), storage.
   Result<SearchResult> search(const Principal& who, const SearchRequest& request);
   /// search() over the index of one kind (request.index is replaced by it), with typed hits.
   template <class E>
@@ -248,8 +249,10 @@ class CATALOG_DECL Store {
                                              const AggregateRequest& request);
   /// Builds the search index again from the entities, in transactions of `batch` entities
   /// (resumable: an interrupted reindex goes on at the next). 0, the default: 16,000 on memory
-  /// and LMDB, 4,000 on PostgreSQL (docs/SEARCH_INDEX.md, "How a write keeps it"). Returns the
-  /// entities indexed. Admins only. Errors: forbidden, storage.
+  /// and LMDB, 4,000 on PostgreSQL (docs/SEARCH_INDEX.md, "How a write keeps it"). It clears
+  /// the index first, in its own transactions: until it ends, searches (of every thread and
+  /// process) find only the entities it has rebuilt, from none upwards. Returns the entities
+  /// indexed. Admins only. Errors: forbidden, storage.
   Result<std::uint64_t> reindex(const Principal& who, std::size_t batch = 0);
 
   /// The integrity check (like SQLite's `PRAGMA integrity_check`): reads the whole store in one
