@@ -164,7 +164,7 @@ foreach(module ${pc_modules})
     set(source postgres_main.cpp)
   endif()
   step("compile ${module} from /usr with pkg-config"
-       ${CXX_COMPILER} ${extra_flags} ${CONSUMER_DIR}/${source} ${pc_flags} -o ${WORK_DIR}/${module})
+       ${CXX_COMPILER} -std=c++20 ${extra_flags} ${CONSUMER_DIR}/${source} ${pc_flags} -o ${WORK_DIR}/${module})
   step("run ${module}" ${WORK_DIR}/${module})
 endforeach()
 

@@ -112,8 +112,8 @@ endfunction()
 consumer("find_package" ${WORK_DIR}/consumer-build "${programs}"
          -DCMAKE_PREFIX_PATH=${prefix} -DCATALOG_EXPECTED_PREFIX=${prefix})
 
-# 3. pkg-config, one module per library: the program compiled and linked with the .pc flags
-# only.
+# 3. pkg-config, one module per library: the program compiled and linked with -std=c++20 and
+# the .pc flags only.
 if(NOT PKG_CONFIG)
   fail("pkg-config not found: install it (cmake/install-deps.sh lists it) and reconfigure")
 endif()
@@ -142,8 +142,11 @@ foreach(module ${pc_modules})
   endif()
   # A shared libcatalog in a prefix off the loader's path is found through an rpath, as a
   # host that installs it there would link it.
+  if(pc_flags MATCHES "-std=")
+    fail("${module}.pc names a C++ standard (a C++23 host would be made C++20): ${pc_flags}")
+  endif()
   step("compile and link the ${module} pkg-config consumer"
-       ${CXX_COMPILER} ${extra_flags} ${CONSUMER_DIR}/${source} ${pc_flags}
+       ${CXX_COMPILER} -std=c++20 ${extra_flags} ${CONSUMER_DIR}/${source} ${pc_flags}
        -Wl,-rpath,${prefix}/${CATALOG_LIBDIR} -o ${WORK_DIR}/${module}-pc)
   step("run the ${module} pkg-config consumer" ${WORK_DIR}/${module}-pc)
 endforeach()
