@@ -203,3 +203,35 @@ TEST_CASE("a store of a newer key schema is refused", "[counters]") {
   CHECK(logged[0].first == LogLevel::error);
   CHECK(logged[0].second == refused.error().message());
 }
+
+TEST_CASE("an LMDB environment another program wrote is not taken for a schema-1 store",
+          "[counters]") {
+  // No schema record reads as schema 1, which an open converts: a key whose tag no version of
+  // the catalog writes refuses the conversion, and the open writes nothing into the other
+  // program's data.
+  test::TempDir dir;
+  {
+    auto db = storage::LmdbBackend::open(dir.path()).value();
+    auto txn = db->begin(storage::Mode::read_write).value();
+    for (int i = 0; i < 200; ++i)
+      txn->put("Entity" + std::to_string(i), "value").value();  // E: a catalog tag, then others
+    txn->put("config/\x01", "x").value();
+    txn->commit().value();
+  }
+  auto dump_keys = [&] {
+    auto db = storage::LmdbBackend::open(dir.path()).value();
+    auto txn = db->begin(storage::Mode::read_only).value();
+    std::vector<std::string> out;
+    auto c = txn->scan(storage::Range{}, storage::Direction::forward).value();
+    for (; c->valid(); (void)c->next()) out.emplace_back(c->key());
+    return out;
+  };
+  const auto before = dump_keys();
+  auto refused = Store::open_lmdb(dir.path(), test::test_options());
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == Errc::storage);
+  CHECK(refused.error().message() ==
+        "not a catalog store: it holds the key config/\\x01, which no version of the catalog "
+        "writes (nothing was changed)");
+  CHECK(dump_keys() == before);
+}

@@ -38,6 +38,22 @@ Result<bool> upgrade_key_schema(Tx& tx) {
                                    "; this library knows up to " +
                                    std::to_string(keys::key_schema));
   auto& txn = tx.raw();
+  // A store without the schema record reads as schema 1, and so would an LMDB environment
+  // another program wrote: a key whose tag no version of the catalog writes (the families of
+  // keys.hpp and of the search index) says it is not a catalog store, and it is left alone.
+  {
+    constexpr std::string_view catalog_tags = "CEHLMNQRVFGJKTXY";
+    auto cursor = txn.scan(storage::Range{}, storage::Direction::forward);
+    if (!cursor) return cursor.error();
+    for (auto& c = *cursor; c->valid();) {
+      if (catalog_tags.find(c->key().front()) == std::string_view::npos)
+        return fail(Errc::storage,
+                    "not a catalog store: it holds the key " +
+                        keys::printable(c->key().substr(0, 64)) +
+                        ", which no version of the catalog writes (nothing was changed)");
+      if (auto n = c->next(); !n) return n.error();
+    }
+  }
   // The schema-1 counters: few (one per kind, state and scope), so they are collected first.
   std::vector<keys::CounterKey> old_counters;
   {
