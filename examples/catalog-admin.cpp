@@ -18,9 +18,10 @@
 // STORE is `lmdb:DIR` or `postgresql:CONNINFO` (libpq keywords or a postgresql:// URI; with
 // `--postgres-schema NAME`, anywhere on the line, for a schema other than "catalog"). Every
 // command but import needs a store that exists; import creates an LMDB directory. An in-memory
-// store would be empty, so `memory` is refused. An LMDB store that cannot be written (read-only
-// media, files that are not ours) is opened read-only by the commands that only read (verify,
-// backup's source, export, stats, events), which say so on stderr: then nothing is written.
+// store would be empty, so `memory` is refused. An LMDB store on read-only media (or whose files
+// are not ours to write but whose lock.mdb is, which every LMDB reader writes) is opened
+// read-only by the commands that only read (verify, backup's source, export, stats, events),
+// which say so on stderr: then nothing is written.
 //
 // Progress: export, import and verify print a progress line on stderr (entities done, rate, time
 // left) when stderr is a terminal, and nothing extra otherwise.
@@ -118,15 +119,19 @@ enum class Use {
   create,  // import: an LMDB directory may be new
 };
 
-// Why the LMDB store in `dir` cannot be written by this process (read-only media, or files
-// that are not ours to write), or nothing when it can.
-std::optional<std::string> not_writable(const fs::path& dir) {
-  for (const fs::path& p : {dir, dir / "data.mdb", dir / "lock.mdb", dir / "map.lock"}) {
-    std::error_code ec;
+// Why the LMDB store in `dir` is to be read read-only, or nothing when it can be opened as
+// usual: it is on read-only media, or its files are not ours to write but its lock.mdb is (an
+// LMDB reader writes lock.mdb, except on read-only media: without that, no open can read it).
+std::optional<std::string> read_only_reason(const fs::path& dir) {
+  std::error_code ec;
+  const bool lock_writable =
+      fs::exists(dir / "lock.mdb", ec) && ::access((dir / "lock.mdb").c_str(), W_OK) == 0;
+  for (const fs::path& p : {dir, dir / "data.mdb", dir / "map.lock"}) {
     if (p != dir && !fs::exists(p, ec)) continue;
     if (::access(p.c_str(), W_OK) == 0) continue;
-    if (errno == EROFS || errno == EACCES || errno == EPERM)
-      return p.string() + ": " + std::strerror(errno);
+    const int why = errno;
+    if (why == EROFS || ((why == EACCES || why == EPERM) && lock_writable))
+      return p.string() + ": " + std::strerror(why);
   }
   return std::nullopt;
 }
@@ -175,7 +180,7 @@ catalog::Store open_store(std::string_view spec, Use use = Use::read) {
                   false, exit_corrupt};
   catalog::storage::LmdbOptions lmdb;
   if (use == Use::read) {
-    if (auto why = not_writable(dir)) {
+    if (auto why = read_only_reason(dir)) {
       lmdb.read_only = true;
       std::cerr << "catalog-admin: the store cannot be written (" << *why
                 << "): it is opened read-only\n";
@@ -773,7 +778,7 @@ constexpr Command commands[] = {
 constexpr const char* footer =
     "STORE is lmdb:DIR or postgresql:CONNINFO (schema \"catalog\" unless --postgres-schema, "
     "which may stand anywhere on the line). Progress goes to stderr when it is a terminal. An "
-    "LMDB store that cannot be written is read read-only by verify, backup, export, stats and "
+    "LMDB store on read-only media is read read-only by verify, backup, export, stats and "
     "events.\n"
     "Exit status: 0 done, 1 problems found or input refused, 2 bad usage or a store that cannot "
     "be opened, 3 the store cannot be read (corrupt).";

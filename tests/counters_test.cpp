@@ -227,11 +227,25 @@ TEST_CASE("an LMDB environment another program wrote is not taken for a schema-1
     return out;
   };
   const auto before = dump_keys();
-  auto refused = Store::open_lmdb(dir.path(), test::test_options());
+  std::vector<std::pair<LogLevel, std::string>> logged;
+  auto options = test::test_options();
+  options.log = [&](LogLevel level, std::string_view message) {
+    logged.emplace_back(level, std::string(message));
+  };
+  auto refused = Store::open_lmdb(dir.path(), options);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == Errc::storage);
   CHECK(refused.error().message() ==
         "not a catalog store: it holds the key config/\\x01, which no version of the catalog "
-        "writes (nothing was changed)");
+        "writes (its keys were left as they are)");
+  // Refused before a conversion is announced: one line, the refusal.
+  REQUIRE(logged.size() == 1);
+  CHECK(logged[0] == std::pair(LogLevel::error, refused.error().message()));
   CHECK(dump_keys() == before);
+  // Read-only, the same refusal (not "a read-write open converts it").
+  catalog::storage::LmdbOptions read_only;
+  read_only.read_only = true;
+  auto read = Store::open_lmdb(dir.path(), test::test_options(), read_only);
+  REQUIRE_FALSE(read.has_value());
+  CHECK(read.error().message() == refused.error().message());
 }

@@ -247,6 +247,12 @@ TEST_CASE("a patch the rules on the number of parents refuse is 400, even naming
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code() == Errc::team_rule);
   CHECK(r.error().message() == "Team of type Organization can't have parents");
+  // A reference of another type is a value (§14 step 3): invalid_value before any team rule.
+  r = s.patch_json(t.admin, Kind::team, uuid_of(org),
+                   parse(R"({"parents":[{"id":"00000000-0000-0000-0000-000000000001","type":"user"}]})"));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code() == Errc::invalid_value);
+  CHECK(r.error().message() == "Invalid parents type user: must be team");
   // A type that allows the parent: the missing team is 404.
   r = s.patch_json(t.admin, Kind::team, uuid_of(t.b), parse(R"({"parents":[)" + missing + "]}"));
   REQUIRE_FALSE(r.has_value());

@@ -42,15 +42,17 @@ namespace catalog {
 /// The catalog. Move-only. Thread-safe: operations may run concurrently from several threads;
 /// each is one storage transaction (writers are serialized by the backend).
 ///
-/// The functions a host gives the store (an `update` edit, a PatchMaker, the log sink, the
-/// clock, an Authorizer) run inside that transaction. A Store operation called from one of
-/// them, on any Store, is refused with an `internal` error instead of waiting for the
-/// transaction it is called from. An exception one of them throws leaves the operation through
-/// the caller, with its transaction rolled back and the store unchanged. Listeners
-/// (`subscribe`) run after the commit instead.
+/// The functions a host gives the store (an `update` edit, a PatchMaker, the clock, an
+/// Authorizer) run inside that transaction. A Store operation called from one of them, on any
+/// Store, is refused with an `internal` error instead of waiting for the transaction it is
+/// called from. An exception one of them throws leaves the operation through the caller, with
+/// its transaction rolled back and the store unchanged. The log sink runs inside a transaction
+/// or after it; a Store operation called from it is refused alike, and its exceptions are
+/// dropped. Listeners (`subscribe`) run after the commit instead.
 class CATALOG_DECL Store {
  public:
-  /// Opens (or creates) an LMDB store in `dir`. Errors: storage; those of admin creation.
+  /// Opens (or creates) an LMDB store in `dir`; with `lmdb.read_only`, opens an existing one
+  /// and writes nothing (LmdbOptions::read_only). Errors: storage; those of admin creation.
   static Result<Store> open_lmdb(const std::filesystem::path& dir, StoreOptions options = {},
                                  storage::LmdbOptions lmdb = {});
   // A store in PostgreSQL: catalog::open_postgres, <catalog/postgres.hpp> (catalog::postgres).
@@ -223,7 +225,8 @@ class CATALOG_DECL Store {
 
   /// The entities that match a query, ranked, with facets; never stale (the index is written by
   /// the transaction of every write), but while a reindex runs (`reindex`, or the build of a
-  /// missing index when a store opens) it holds only the entities rebuilt so far. Errors:
+  /// missing index when a store opens) it holds only the entities rebuilt so far; a store open
+  /// read-only refuses searches instead while its index is not built (storage). Errors:
   /// bad_request (invalid_parameter: limits, index, sort, filter, search_after), storage.
   Result<SearchResult> search(const Principal& who, const SearchRequest& request);
   /// search() over the index of one kind (request.index is replaced by it), with typed hits.

@@ -229,7 +229,8 @@ class CATALOG_DECL Backend {
   /// store and run again. A hint: failing to is not an error. Default: nothing.
   virtual void make_room(std::uint64_t bytes) { (void)bytes; }
   /// Whether every write transaction is refused (a store opened for reading only, as
-  /// LmdbOptions::read_only): Store::open then writes nothing and says what it could not do.
+  /// LmdbOptions::read_only): Store::open then writes nothing, and refuses a store it would
+  /// have to convert or an admin it would have to make.
   /// Default: false.
   [[nodiscard]] virtual bool read_only() const noexcept { return false; }
 };

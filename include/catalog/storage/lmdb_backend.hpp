@@ -126,9 +126,9 @@ class CATALOG_DECL LmdbBackend final : public Backend {
   /// this directory. Errors: storage (`dir` missing, data.mdb already there, a failed write).
   [[nodiscard]] Result<bool> copy_to(const std::filesystem::path& dir) const override;
 
-  /// Whether the map can still grow: true unless read-only or at `max_map_size`. A write that
-  /// finds the map full fails with storage_full, and the next grows it; at the maximum size it
-  /// fails so, saying so, and growth cannot help.
+  /// Whether a write that failed with storage_full may succeed when run again: true, as the
+  /// next write transaction grows the map, unless read-only, or a write found the map full at
+  /// `max_map_size` and it has not grown since (that write fails so, saying so).
   [[nodiscard]] bool grows_when_full() const noexcept override;
   /// Whether it was opened with LmdbOptions::read_only.
   [[nodiscard]] bool read_only() const noexcept override { return read_only_; }

@@ -322,6 +322,13 @@ Result<Answer> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityK
 /// The key schema a store was written with (keys::meta("key_schema")): 1 when not recorded
 /// (stores written before it was). Errors: storage.
 Result<std::uint64_t> stored_key_schema(Tx& tx);
+/// The refusal of a store written with key schema `schema`, newer than this library's.
+Error newer_key_schema(std::uint64_t schema);
+/// Whether every key of the store has a tag some version of the catalog writes (the families of
+/// keys.hpp and of the search index): a store without the schema record reads as schema 1, and
+/// so would an LMDB environment another program wrote. Reads the whole store. Errors: storage
+/// ("not a catalog store", naming the first other key).
+Result<void> check_catalog_keys(Tx& tx);
 /// Converts a store of key schema 1 (one counter key per list) to the current schema (sharded
 /// counters) and records it; nothing if it is current. Whether it converted: false when the
 /// store was current already (another host converted it). Errors: storage (also a store written

@@ -54,6 +54,10 @@ Result<std::vector<Record>> resolve_owners(Tx& tx, const std::vector<EntityRefer
 /// Errors: bad_request (a reference of another type, naming `field`), not_found.
 Result<std::vector<Record>>
 resolve_refs(Tx& tx, Kind target, const std::vector<EntityReference>& refs, std::string_view field);
+/// That every reference of `refs` (named by `field`) is of type `target`, as resolve_refs checks
+/// first. Errors: bad_request (invalid_value).
+Result<void> check_ref_types(Kind target, const std::vector<EntityReference>& refs,
+                             std::string_view field);
 /// Live entities of `kind` by id. Errors: not_found.
 Result<std::vector<Record>> resolve_ids(Tx& tx, Kind kind, const std::vector<Uuid>& ids);
 /// Live entities of `kind` by FQN (user names for users). Errors: bad_request, not_found.

@@ -15,13 +15,17 @@ namespace catalog::detail {
 /// Set while this thread holds a transaction of a Store or of an admin function.
 inline thread_local bool in_transaction = false;
 
-/// Marks this thread as inside a transaction for its lifetime.
+/// Marks this thread as inside a transaction (or a host function that may not call a Store) for
+/// its lifetime, then restores what was marked before.
 class InTransaction {
  public:
-  InTransaction() noexcept { in_transaction = true; }
-  ~InTransaction() { in_transaction = false; }
+  InTransaction() noexcept : was_(in_transaction) { in_transaction = true; }
+  ~InTransaction() { in_transaction = was_; }
   InTransaction(const InTransaction&) = delete;
   InTransaction& operator=(const InTransaction&) = delete;
+
+ private:
+  bool was_;
 };
 
 /// The error of an operation called from inside a transaction on the same thread.

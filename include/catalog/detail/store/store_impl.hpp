@@ -61,13 +61,11 @@ struct CATALOG_LOCAL Store::Impl {
   /// after the listeners, when the transaction is over).
   void log(LogLevel level, const std::string& message) const noexcept {
     if (!options.log) return;
-    const bool was_inside = detail::in_transaction;
-    detail::in_transaction = true;
+    detail::InTransaction sink;
     try {
       options.log(level, message);
     } catch (...) {
     }
-    detail::in_transaction = was_inside;
   }
 
   /// Counts the final outcome of an operation that began at `start` (`error` null for a

@@ -78,7 +78,9 @@ Result<std::uint64_t> copy_keys(storage::Backend& source, const fs::path& dest) 
     // A full map ended the write transaction; the next one grows it. The read transaction
     // still sees the same snapshot, so the copy starts over from it.
     if (copied) break;
-    if (copied.error().code() != Errc::storage_full || attempt == 40) return copied.error();
+    if (copied.error().code() != Errc::storage_full || attempt == 40 ||
+        !(*target)->grows_when_full())
+      return copied.error();
   }
   auto stats = (*target)->stats();
   if (!stats) return stats.error();
@@ -147,7 +149,7 @@ std::string_view family_name(char tag) {
   case 'Q': return "reverse edges";
   case 'R': return "edges";
   case 'V': return "events";
-  // The search index's families (docs/SEARCH_INDEX.md, "Layout").
+  // The search index's families (docs/SEARCH_INDEX.md, "Key families").
   case 'F': return "search facets";
   case 'G': return "search field lengths";
   case 'J': return "search name words";

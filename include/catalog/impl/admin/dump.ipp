@@ -1001,7 +1001,8 @@ Result<DumpCounts> import_store(Store& store, std::istream& in, const ImportOpti
   constexpr int max_attempts = 40;
   for (int attempt = 1;; ++attempt) {
     auto imported = import_once(backend, in, options);
-    if (imported || imported.error().code() != Errc::storage_full || attempt == max_attempts)
+    if (imported || imported.error().code() != Errc::storage_full || attempt == max_attempts ||
+        !backend.grows_when_full())
       return imported;
     in.clear();
     if (start == std::istream::pos_type(-1) || !in.seekg(start))

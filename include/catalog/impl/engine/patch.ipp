@@ -451,15 +451,20 @@ Result<void> check_rules(std::type_identity<Team>, Tx& tx, const Record& r,
     return fail(Errc::team_rule, "Team of type Group can't change its type");
   // The rules on the number of parents first, as create does: 400 before the 404 of a
   // missing parent (docs/SEMANTICS.md §14, step 8 before 9).
-  std::vector<Uuid> named;
+  std::vector<EntityReference> refs;
   if (const auto* v = member(after, wire::parents())) {
-    auto refs = from_json<std::vector<EntityReference>>(*v);
-    if (!refs) return refs.error();
-    for (const auto& ref : *refs) named.push_back(ref.id);
+    auto read = from_json<std::vector<EntityReference>>(*v);
+    if (!read) return read.error();
+    refs = std::move(*read);
   }
+  // A reference of another type is a value error (§14 step 3), before any team rule.
+  if (auto typed = check_ref_types(Kind::team, refs, wire::parents()); !typed)
+    return typed.error();
+  std::vector<Uuid> named;
+  for (const auto& ref : refs) named.push_back(ref.id);
   if (auto counted = check_team_parent_count(new_type, std::move(named)); !counted)
     return counted.error();
-  auto parents = resolve_field(tx, *relation(r.kind, wire::parents()), member(after, wire::parents()));
+  auto parents = resolve_refs(tx, Kind::team, refs, wire::parents());
   if (!parents) return parents.error();
   auto children = tx.edges(r.id, Rel::contains, false);
   if (!children) return children.error();

@@ -8,6 +8,7 @@
 // recorded. New stores just record the schema.
 
 #include <catalog/detail/engine/engine.hpp>
+#include <catalog/detail/search/index.hpp>
 
 #include <array>
 #include <string>
@@ -29,31 +30,36 @@ Result<std::uint64_t> stored_key_schema(Tx& tx) {
   return keys::decode_u64(**v);
 }
 
+Error newer_key_schema(std::uint64_t schema) {
+  return Error(Errc::storage, "the store was written with key schema " + std::to_string(schema) +
+                                  "; this library knows up to " +
+                                  std::to_string(keys::key_schema));
+}
+
+Result<void> check_catalog_keys(Tx& tx) {
+  // The key schema's own tags (keys.hpp), then the search index's.
+  constexpr std::string_view schema_tags = "CEHLMNQRV";
+  auto cursor = tx.raw().scan(storage::Range{}, storage::Direction::forward);
+  if (!cursor) return cursor.error();
+  for (auto& c = *cursor; c->valid();) {
+    const char tag = c->key().front();
+    if (schema_tags.find(tag) == std::string_view::npos &&
+        search_index::families.find(tag) == std::string_view::npos)
+      return fail(Errc::storage, "not a catalog store: it holds the key " +
+                                     keys::printable(c->key().substr(0, 64)) +
+                                     ", which no version of the catalog writes (its keys were "
+                                     "left as they are)");
+    if (auto n = c->next(); !n) return n.error();
+  }
+  return {};
+}
+
 Result<bool> upgrade_key_schema(Tx& tx) {
   auto schema = stored_key_schema(tx);
   if (!schema) return schema.error();
   if (*schema == keys::key_schema) return false;  // another host upgraded it meanwhile
-  if (*schema > keys::key_schema)
-    return fail(Errc::storage, "the store was written with key schema " + std::to_string(*schema) +
-                                   "; this library knows up to " +
-                                   std::to_string(keys::key_schema));
+  if (*schema > keys::key_schema) return newer_key_schema(*schema);
   auto& txn = tx.raw();
-  // A store without the schema record reads as schema 1, and so would an LMDB environment
-  // another program wrote: a key whose tag no version of the catalog writes (the families of
-  // keys.hpp and of the search index) says it is not a catalog store, and it is left alone.
-  {
-    constexpr std::string_view catalog_tags = "CEHLMNQRVFGJKTXY";
-    auto cursor = txn.scan(storage::Range{}, storage::Direction::forward);
-    if (!cursor) return cursor.error();
-    for (auto& c = *cursor; c->valid();) {
-      if (catalog_tags.find(c->key().front()) == std::string_view::npos)
-        return fail(Errc::storage,
-                    "not a catalog store: it holds the key " +
-                        keys::printable(c->key().substr(0, 64)) +
-                        ", which no version of the catalog writes (nothing was changed)");
-      if (auto n = c->next(); !n) return n.error();
-    }
-  }
   // The schema-1 counters: few (one per kind, state and scope), so they are collected first.
   std::vector<keys::CounterKey> old_counters;
   {

@@ -187,15 +187,22 @@ Result<std::vector<Record>> resolve_owners(Tx& tx, const std::vector<EntityRefer
   return out;
 }
 
-Result<std::vector<Record>> resolve_refs(Tx& tx, Kind target,
-                                         const std::vector<EntityReference>& refs,
-                                         std::string_view field) {
-  std::vector<Record> out;
-  for (const auto& ref : refs) {
+Result<void> check_ref_types(Kind target, const std::vector<EntityReference>& refs,
+                             std::string_view field) {
+  for (const auto& ref : refs)
     if (ref.type != type_name(target))
       return fail(Errc::invalid_value, "Invalid " + std::string(field) + " type " +
                                            ref.type.substr(0, 64) + ": must be " +
                                            std::string(type_name(target)));
+  return {};
+}
+
+Result<std::vector<Record>> resolve_refs(Tx& tx, Kind target,
+                                         const std::vector<EntityReference>& refs,
+                                         std::string_view field) {
+  if (auto typed = check_ref_types(target, refs, field); !typed) return typed.error();
+  std::vector<Record> out;
+  for (const auto& ref : refs) {
     auto r = tx.live_by_id(target, ref.id);
     if (!r) return r.error();
     out.push_back(std::move(*r));

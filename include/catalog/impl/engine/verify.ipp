@@ -209,7 +209,7 @@ class Verifier {
       if (auto r = check_key_schema(); !r) return r.error();
       if (index_checked_) {
         if (auto r = search_.finish(); !r) return r.error();
-      } else if (!index_named_) {
+      } else if (!index_named_ && !index_rebuilding_) {
         problem(keys::meta(search_index::analyzer_meta),
                 "missing: the search index (a read-write open builds it)");
       }
@@ -226,8 +226,10 @@ class Verifier {
   Tx& tx_;
   // Whether the search index is complete and of this version, so its keys are checked.
   bool index_checked_ = true;
-  // Whether the store names the version of its index (M search_analyzer).
+  // Whether the store names the version of its index (M search_analyzer), and whether a reindex
+  // is under way (M search_reindex): either is the one problem of an index not checked.
   bool index_named_ = false;
+  bool index_rebuilding_ = false;
   storage::Transaction& txn_;
   const IntegrityProgress& progress_;
   std::vector<IntegrityProblem> problems_;
@@ -671,6 +673,7 @@ class Verifier {
       if (value.size() != 8 || keys::decode_u64(value) != search_index::index_version)
         problem(key, "search index of another version; a read-write open rebuilds it");
     } else if (name == search_index::reindex_meta) {
+      index_rebuilding_ = true;
       problem(key, "a reindex under way, or interrupted; a read-write open finishes it");
     } else {
       problem(key, "unknown metadata key");

@@ -113,6 +113,9 @@ struct LmdbEnv {
   std::size_t max_map_size = 0;
   std::atomic<std::size_t> map_size{0};
   std::atomic<bool> growth_needed{false};
+  // A write found the map full at max_map_size, and it has not grown since: running a write
+  // again cannot help (LmdbBackend::grows_when_full).
+  std::atomic<bool> full_at_max{false};
   // The blocks of the whole map are reserved on disk (reserve_map), so writes cannot meet a
   // full disk. False after a reservation failed: write transactions are refused until one
   // succeeds.
@@ -373,11 +376,16 @@ Result<void> LmdbEnv::ensure_reserved() {
 }
 
 Error LmdbEnv::map_full() {
+  // Called while the failed transaction still holds the gate, so no growth of this process
+  // comes between its write and this size: the size it failed at.
   const std::size_t size = map_size.load();
   if (size >= max_map_size) {
-    // Nothing to grow: the same write would fail again.
-    return Error(Errc::storage_full, "LMDB map is full at its maximum size of " +
-                                         std::to_string(size) + " bytes (LmdbOptions::max_map_size)");
+    // Nothing to grow: the same write would fail again, until the map grows (adopted from a
+    // process allowed a larger one).
+    full_at_max.store(true);
+    return Error(Errc::storage_full, "LMDB map is full at " + std::to_string(size) +
+                                         " bytes, its maximum size (LmdbOptions::max_map_size " +
+                                         std::to_string(max_map_size) + ")");
   }
   growth_needed.store(true);
   return Error(Errc::storage_full, "LMDB map is full at " + std::to_string(size) +
@@ -387,7 +395,7 @@ Error LmdbEnv::map_full() {
 void LmdbEnv::refresh_map_size() noexcept {
   MDB_envinfo info;
   mdb_env_info(env, &info);
-  map_size.store(info.me_mapsize);
+  if (map_size.exchange(info.me_mapsize) < info.me_mapsize) full_at_max.store(false);
 }
 
 }  // namespace detail
@@ -1130,7 +1138,7 @@ Result<void> LmdbBackend::grow() {
 std::size_t LmdbBackend::map_size() const noexcept { return env_->map_size.load(); }
 
 bool LmdbBackend::grows_when_full() const noexcept {
-  return !read_only_ && env_->map_size.load() < env_->max_map_size;
+  return !read_only_ && !env_->full_at_max.load();
 }
 
 namespace {

@@ -248,10 +248,19 @@ Result<void> Store::Impl::prepare() {
   // without its conversion; a search index it lacks makes searches fail (searchable), not open.
   const bool read_only = backend->read_only();
   if (read_only && *fresh) return {};
-  if (read_only && *schema > engine::keys::key_schema)
-    return fail(Errc::storage, "the store was written with key schema " + std::to_string(*schema) +
-                                   "; this library knows up to " +
-                                   std::to_string(engine::keys::key_schema));
+  if (*schema > engine::keys::key_schema) {
+    auto newer = engine::newer_key_schema(*schema);
+    log(LogLevel::error, newer.message());
+    return newer;
+  }
+  // A store of schema 1 is converted, unless its keys say it is not a catalog's at all.
+  if (*schema < engine::keys::key_schema && !*fresh) {
+    auto ours = read_step([](engine::Tx& tx) { return engine::check_catalog_keys(tx); });
+    if (!ours) {
+      log(LogLevel::error, ours.error().message());
+      return ours.error();
+    }
+  }
   if (read_only && *schema < engine::keys::key_schema)
     return fail(Errc::storage, "the store was written with key schema " + std::to_string(*schema) +
                                    ", which this library converts to " +
