@@ -32,11 +32,13 @@ fail() {
 
 # wait_for_port: waits (up to 10 s) for the server started as SERVER_PID to print its first line,
 # `listening on 127.0.0.1:<port>`, to $TMP/stdout, and sets PORT. Fails the test when the server
-# exits first or never prints it.
+# exits first or never prints it. The file may not be there yet: the background shell that
+# starts the server opens it, and on a busy machine that can come after the first look.
 wait_for_port() {
   PORT=
   for _ in $(seq 100); do
-    PORT=$(sed -n '1s/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$TMP/stdout")
+    PORT=$(sed -n '1s/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$TMP/stdout" 2>/dev/null ||
+      true)
     [[ -n $PORT ]] && return 0
     kill -0 "$SERVER_PID" 2>/dev/null || fail "catalog-serve exited before listening"
     sleep 0.1
