@@ -20,6 +20,15 @@ using test::parse;
 
 namespace {
 
+// The test options, with every line the store logs appended to `logged`.
+StoreOptions logging_to(std::vector<std::pair<LogLevel, std::string>>& logged) {
+  auto options = test::test_options();
+  options.log = [&logged](LogLevel level, std::string_view message) {
+    logged.emplace_back(level, std::string(message));
+  };
+  return options;
+}
+
 // Every key and value under `prefix`, through the store's backend.
 std::map<std::string, std::string> under(storage::Backend& backend, const std::string& prefix) {
   auto txn = backend.begin(storage::Mode::read_only).value();
@@ -158,10 +167,7 @@ TEST_CASE("a store of key schema 1 is converted when opened", "[counters]") {
 
   // Converted once, and said so: before and after, through the log sink.
   std::vector<std::pair<LogLevel, std::string>> logged;
-  auto options = test::test_options();
-  options.log = [&](LogLevel level, std::string_view message) {
-    logged.emplace_back(level, std::string(message));
-  };
+  auto options = logging_to(logged);
   auto s = Store::open_lmdb(dir.path(), options).value();
   REQUIRE(logged.size() == 2);
   CHECK(logged[0] == std::pair(LogLevel::info, std::string("converting the store from key schema 1 to 2")));
@@ -191,10 +197,7 @@ TEST_CASE("a store of a newer key schema is refused", "[counters]") {
   }
   // Refused, and logged as an error (not as a conversion).
   std::vector<std::pair<LogLevel, std::string>> logged;
-  auto options = test::test_options();
-  options.log = [&](LogLevel level, std::string_view message) {
-    logged.emplace_back(level, std::string(message));
-  };
+  auto options = logging_to(logged);
   auto refused = Store::open_lmdb(dir.path(), options);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == Errc::storage);
@@ -228,10 +231,7 @@ TEST_CASE("an LMDB environment another program wrote is not taken for a schema-1
   };
   const auto before = dump_keys();
   std::vector<std::pair<LogLevel, std::string>> logged;
-  auto options = test::test_options();
-  options.log = [&](LogLevel level, std::string_view message) {
-    logged.emplace_back(level, std::string(message));
-  };
+  auto options = logging_to(logged);
   auto refused = Store::open_lmdb(dir.path(), options);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == Errc::storage);
