@@ -201,6 +201,12 @@ Error result_error(const PGresult* r, PGconn* conn) {
   if (message.empty()) message = trimmed(PQerrorMessage(conn));
   if (state && (std::strcmp(state, "40001") == 0 || std::strcmp(state, "40P01") == 0))
     return Error(Errc::storage_conflict, "PostgreSQL: " + message);
+  if (state && std::strcmp(state, "55P03") == 0)  // lock_not_available: a writer's lock_timeout
+    return storage_error(
+        "PostgreSQL: a write transaction waited longer than idle_in_transaction_timeout for a "
+        "lock another transaction holds (the writers' turn: another host's write, or one that "
+        "stopped in the middle of it); nothing was changed (" +
+        message + ")");
   return storage_error("PostgreSQL: " + message);
 }
 
@@ -270,7 +276,8 @@ struct PgShared {
   std::atomic<std::uint64_t> exclusive{0};
   std::string lock_sql;     // LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE: runs alone
   std::string share_sql;    // ... IN ROW EXCLUSIVE MODE: a concurrent writer
-  std::string idle_sql;     // SET LOCAL idle_in_transaction_session_timeout, or empty
+  std::string idle_sql;       // SET LOCAL idle_in_transaction_session_timeout, or empty
+  std::string lock_wait_sql;  // SET LOCAL lock_timeout, to the same, or empty
 
   std::mutex mutex;
   std::vector<std::unique_ptr<Connection>> idle;
@@ -650,14 +657,18 @@ class PgTransaction final : public Transaction,
       // snapshot (LOCK takes none), so it sees every write that can ever meet it; a concurrent
       // writer takes the shared form of the same lock, so it never runs beside one run alone.
       // A writer's session is ended by the server when it waits too long for its host inside
-      // the transaction (PostgresOptions::idle_in_transaction_timeout): a frozen host must not
-      // keep the other hosts' writers waiting. Readers hold no turn and are let be.
+      // the transaction, and a writer waits no longer than that for a lock, the turn included
+      // (PostgresOptions::idle_in_transaction_timeout): a frozen host must not keep the other
+      // hosts' writers waiting, neither with the turn it holds nor with the turns its waiting
+      // sessions would take, one after the other, once it has stopped reading their answers.
+      // Readers hold no turn and are let be.
       const bool writes = mode_ == Mode::read_write;
       const bool idle_limit = writes && !shared_->idle_sql.empty();
       const bool ok =
           (!first ||
            (queue_text(*conn_, begin_sql(writes, shared_->options.concurrent_writers)) &&
-            (!idle_limit || queue_text(*conn_, shared_->idle_sql.c_str())) &&
+            (!idle_limit || (queue_text(*conn_, shared_->idle_sql.c_str()) &&
+                             queue_text(*conn_, shared_->lock_wait_sql.c_str()))) &&
             (!writes || queue_text(*conn_, exclusive_ ? shared_->lock_sql.c_str()
                                                       : shared_->share_sql.c_str())))) &&
           statements(*conn_);
@@ -669,9 +680,9 @@ class PgTransaction final : public Transaction,
       auto results = round(*conn_, shared_->round_trips);
       if (results) {
         begun_ = true;
-        if (first)  // BEGIN's result, and a writer's SET's and LOCK's
+        if (first)  // BEGIN's result, and a writer's SETs' and LOCK's
           results->erase(results->begin(), results->begin() + 1 + (writes ? 1 : 0) +
-                                               (idle_limit ? 1 : 0));
+                                               (idle_limit ? 2 : 0));
         return results;
       }
       if (results.error().code() == Errc::storage_conflict) note_conflict();
@@ -1227,9 +1238,12 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string
   shared->table = table;
   shared->lock_sql = "LOCK TABLE " + turn + " IN EXCLUSIVE MODE";
   shared->share_sql = "LOCK TABLE " + turn + " IN ROW EXCLUSIVE MODE";
-  if (const auto idle_ms = options.idle_in_transaction_timeout.count(); idle_ms > 0)
+  // SET, not SELECT set_config(): a SELECT would take the transaction's snapshot before LOCK.
+  if (const auto idle_ms = options.idle_in_transaction_timeout.count(); idle_ms > 0) {
     shared->idle_sql =
         "SET LOCAL idle_in_transaction_session_timeout = " + std::to_string(idle_ms);
+    shared->lock_wait_sql = "SET LOCAL lock_timeout = " + std::to_string(idle_ms);
+  }
   shared->options = std::move(options);
   return std::unique_ptr<PostgresBackend>(new PostgresBackend(std::move(shared)));
 }

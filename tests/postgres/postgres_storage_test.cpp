@@ -558,6 +558,37 @@ TEST_CASE("postgres: a writer left idle in its transaction gives up the writers'
   CHECK(read(*db, "a") == "other"s);
 }
 
+TEST_CASE("postgres: a writer waits for the writers' turn no longer than the idle limit",
+          "[postgres]") {
+  // A frozen host's sessions that were waiting for the turn would otherwise take it one after
+  // the other once it is free, and sit idle in it for the idle limit each; a waiter that gives
+  // up by itself never takes it.
+  test::pg::Schema schema;
+  auto holder_db = open_pg(schema.options());  // 60 s: holds the turn through this test
+  write(*holder_db, {{"a", "1"}});
+  auto holder = begin(*holder_db, Mode::read_write);
+  CHECK(must(holder->get("a")) == "1"s);  // sent with the lock of the writers' turn
+  must(holder->put("a", "holder"));
+
+  auto options = schema.options();
+  options.idle_in_transaction_timeout = std::chrono::milliseconds(300);
+  auto waiter_db = open_pg(options);
+  auto waiter = begin(*waiter_db, Mode::read_write);
+  const auto waited = waiter->get("a");
+  REQUIRE_FALSE(waited.has_value());
+  CHECK(waited.error().code() == Errc::storage);
+  CHECK(waited.error().message().find("waited longer than idle_in_transaction_timeout") !=
+        std::string::npos);
+  waiter.reset();
+  // It left the holder as it was, and wrote nothing.
+  must(holder->commit());
+  holder.reset();
+  CHECK(read(*waiter_db, "a") == "holder"s);
+  // A turn that is free is taken at once, and readers never wait.
+  write(*waiter_db, {{"a", "waiter"}});
+  CHECK(read(*holder_db, "a") == "waiter"s);
+}
+
 TEST_CASE("postgres: after conflicts in a row a thread's next write transaction runs alone",
           "[postgres]") {
   test::pg::Schema schema;

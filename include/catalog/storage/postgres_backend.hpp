@@ -54,10 +54,15 @@ struct PostgresOptions {
   /// session and rolls the transaction back. A host that froze or lost its network in the middle
   /// of a write then gives up the writers' turn, which every other host's writers wait for,
   /// instead of holding it until the server notices the connection is gone (hours, by TCP's
-  /// defaults). The transaction's next statement fails (storage). Read transactions keep the
-  /// server's setting (an export may wait on a slow reader of its output). An import is one
-  /// write transaction that reads its input between its writes: feed it a file, not a pipe that
-  /// may stall longer, or set zero. Zero: the server's own setting for writes too. Default: 60 s.
+  /// defaults). The transaction's next statement fails (storage). It is also the longest a write
+  /// transaction waits for a lock (`lock_timeout`), the writers' turn included: a frozen host's
+  /// writers that were waiting for the turn give up by themselves instead of taking it, one
+  /// after the other, and holding it this long each; and a healthy host's write that waited
+  /// this long behind another (a long import) fails (storage, nothing changed) instead of
+  /// waiting on. Read transactions keep the server's settings (an export may wait on a slow
+  /// reader of its output). An import is one write transaction that reads its input between
+  /// its writes: feed it a file, not a pipe that may stall longer, or set zero. Zero: the
+  /// server's own settings for writes too. Default: 60 s.
   std::chrono::milliseconds idle_in_transaction_timeout{60000};
 };
 
