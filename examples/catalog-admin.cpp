@@ -738,6 +738,24 @@ int events_here(const Invocation& args) {
     std::cout.flush();  // asked after every look: what was printed reaches a pipe now
     return interrupted.load();
   };
+  // A store that cannot be read for a while (a PostgreSQL server restarting) is looked at again
+  // until it can; said on stderr when it starts and, while it lasts, once a minute. A corrupt
+  // store ends the follow.
+  std::optional<std::chrono::steady_clock::time_point> said;
+  std::string said_what;
+  options.retry = [&](const catalog::Error& e) {
+    if ((e.code() != catalog::Errc::storage && e.code() != catalog::Errc::storage_conflict) ||
+        says_corrupt(e.message()))
+      return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (!said || said_what != e.message() || now - *said >= std::chrono::minutes(1)) {
+      std::cerr << "catalog-admin: events: cannot read the store (" << e.message()
+                << "); looking again every " << options.poll.count() << " ms\n";
+      said = now;
+      said_what = e.message();
+    }
+    return true;
+  };
   auto last = admin::follow_events(store, after.value_or(0), print, options);
   std::cout.flush();
   if (!last) throw Refusal{"events could not be read: " + last.error().message()};

@@ -7,12 +7,14 @@
 #include <catalog/admin.hpp>
 
 #include <catalog/detail/engine/keys.hpp>  // to break one key, and to read raw counts
+#include <catalog/storage/memory_backend.hpp>
 #include "admin_support.hpp"
 #include "child_process.hpp"
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -710,6 +712,88 @@ TEST_CASE("events: from an offset, stopped by the sink, and followed while anoth
   // A sink that stops ends the follow too.
   seen = 0;
   CHECK(admin::follow_events(s, 0, two).value() == 2);
+}
+
+namespace {
+
+// A memory store whose read transactions fail while `down` counts (a server restarting): the
+// begin numbered n (from 1) fails when n is in `failing`.
+class OutageBackend final : public storage::Backend {
+ public:
+  std::vector<int> failing;
+  int read_begins = 0;
+  Result<std::unique_ptr<storage::Transaction>> begin(storage::Mode mode) override {
+    if (mode == storage::Mode::read_only &&
+        std::find(failing.begin(), failing.end(), ++read_begins) != failing.end())
+      return fail(Errc::storage, "PostgreSQL: cannot connect: the server is restarting");
+    return inner_.begin(mode);
+  }
+
+ private:
+  storage::MemoryBackend inner_;
+};
+
+}  // namespace
+
+TEST_CASE("events: a follow that options.retry lets go on passes every event once",
+          "[admin][events]") {
+  auto owned = std::make_unique<OutageBackend>();
+  auto& backend = *owned;
+  auto s = Store::open(std::move(owned), test::test_options()).value();
+  auto admin = s.principal("admin").value();
+  // Past one look's batch (1,024), so that a look fails between two batches.
+  for (int i = 0; i < 1100; ++i)
+    REQUIRE(s.create_json(admin, Kind::glossary,
+                          test::parse(R"({"name":"g)" + std::to_string(i) + R"(","description":"g"})")));
+  const auto last = admin::stats(s).value().events;
+  REQUIRE(last > 1100);
+
+  std::vector<std::uint64_t> offsets;
+  auto collect = [&](std::uint64_t offset, std::string_view) {
+    offsets.push_back(offset);
+    return true;
+  };
+  std::vector<std::string> retried;
+  admin::FollowOptions options;
+  options.poll = std::chrono::milliseconds(1);
+  options.stop = [&] { return !offsets.empty() && offsets.back() == last; };
+
+  SECTION("without retry a failed look ends the follow with its error") {
+    backend.read_begins = 0;
+    backend.failing = {1};
+    const auto ended = admin::follow_events(s, 0, collect, options);
+    REQUIRE_FALSE(ended.has_value());
+    CHECK(ended.error().code() == Errc::storage);
+    CHECK(offsets.empty());
+  }
+  SECTION("with retry: failures before the first event, between batches and after the last") {
+    options.retry = [&](const Error& e) {
+      retried.push_back(e.message());
+      return e.code() == Errc::storage;
+    };
+    backend.read_begins = 0;
+    backend.failing = {1, 2, 4, 5};  // 3 reads the first batch, 6 the rest
+    const auto ended = admin::follow_events(s, 0, collect, options);
+    REQUIRE(ended.has_value());
+    CHECK(*ended == last);
+    CHECK(retried.size() == 4);
+    CHECK(retried.front() == "PostgreSQL: cannot connect: the server is restarting");
+    REQUIRE(offsets.size() == last);  // none twice, none skipped
+    for (std::size_t i = 0; i < offsets.size(); ++i) CHECK(offsets[i] == i + 1);
+  }
+  SECTION("a retry that declines ends the follow, after what was passed") {
+    options.retry = [&](const Error& e) {
+      retried.push_back(e.message());
+      return false;
+    };
+    backend.read_begins = 0;
+    backend.failing = {2};
+    const auto ended = admin::follow_events(s, 0, collect, options);
+    REQUIRE_FALSE(ended.has_value());
+    CHECK(ended.error().code() == Errc::storage);
+    CHECK(retried.size() == 1);
+    CHECK(offsets.size() == 1024);
+  }
 }
 
 // ---- stores for tests/admin/cli_test.sh ----

@@ -202,11 +202,16 @@ struct FollowOptions {
   /// Asked between looks and during the pause (every 10 ms); true ends the follow. Default:
   /// never (the follow ends only when the sink returns false or a read fails).
   std::function<bool()> stop{};
+  /// Asked when a look for new events fails (a PostgreSQL server restarting, say): true waits
+  /// `poll` and looks again from the last event passed, so none is passed twice or skipped;
+  /// false ends the follow with the error. Default: none, which ends it.
+  std::function<bool(const Error&)> retry{};
 };
 
 /// Like `tail -f`: passes the events after `after` to `sink`, then keeps looking for new ones
 /// committed by any thread or process, until `options.stop` says so or the sink returns false.
-/// Returns the offset of the last event passed. Errors: as `events`.
+/// Returns the offset of the last event passed. Errors: as `events`, those `options.retry`
+/// does not take.
 CATALOG_DECL Result<std::uint64_t> follow_events(Store& store, std::uint64_t after, const EventSink& sink,
                                     const FollowOptions& options = {});
 

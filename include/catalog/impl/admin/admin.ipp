@@ -258,14 +258,16 @@ Result<std::uint64_t> follow_events(Store& store, std::uint64_t after, const Eve
                                     const FollowOptions& options) {
   bool sink_stopped = false;
   const EventSink passing = [&](std::uint64_t offset, std::string_view event) {
+    after = offset;  // a look that fails later goes on from here
     sink_stopped = !sink(offset, event);
     return !sink_stopped;
   };
   auto stop = [&] { return options.stop && options.stop(); };
   for (;;) {
     auto last = events(store, after, passing);
-    if (!last) return last.error();
-    after = *last;
+    if (!last && (!options.retry || !options.retry(last.error())))
+      return last.error();
+    if (last) after = *last;
     if (sink_stopped || stop()) return after;
     const auto until = std::chrono::steady_clock::now() + options.poll;
     for (auto now = std::chrono::steady_clock::now(); now < until;
