@@ -9,9 +9,12 @@
 // certificate and key it speaks HTTPS only. --threads threads (default: one per hardware thread)
 // each run an io_context of their own, and each connection is a Session on one of them (taken in
 // turn), so that its handlers never run at once and need no strand or lock. A Session reads a
-// request, hands it to
-// rest::Api::handle (which never throws and is thread-safe), writes the answer and, with
-// keep-alive, reads the next. SIGINT or SIGTERM stops accepting, lets the requests in flight
+// request, hands it to rest::Api::handle (which never throws and is thread-safe), writes the
+// answer and, with keep-alive, reads the next. A read is answered on the connection's thread; a
+// write, which may wait (LMDB's writer lock, PostgreSQL's writers' turn, a commit's flush), runs
+// on one of as many worker threads, so that the connection's thread goes on serving its other
+// connections. Connections are accepted, and signals handled, on a thread of their own: a
+// server whose threads are all busy still takes new connections, and answers GET /healthz. SIGINT or SIGTERM stops accepting, lets the requests in flight
 // finish, closes idle connections, and exits 0. A bad command line exits 2. A request whose
 // length is ambiguous (any Transfer-Encoding but `chunked` alone) gets 400 and a close; when
 // accept fails for want of descriptors the server closes the longest idle connections and tries
@@ -30,9 +33,11 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -63,14 +68,15 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-// What every connection shares: the Api, the store (for /metrics), the server's counters and
-// the access log, if any.
+// What every connection shares: the Api, the store (for /metrics), the server's counters, the
+// access log, if any, and the threads that run writes.
 struct Host {
   catalog::Store& store;
   const rest::Api& api;
   std::size_t body_limit;
   catalog_examples::ServerCounters counters;
   std::unique_ptr<catalog_examples::AccessLog> access_log;
+  asio::thread_pool& writers;
 };
 
 constexpr auto idle_timeout = std::chrono::seconds(60);        // also bounds reading and writing
@@ -298,8 +304,24 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
           if (head) request.method = "GET";
           auto own = catalog_examples::own_route(request, self->host_.api, self->host_.store,
                                                  self->host_.counters);
-          self->respond(own ? std::move(*own) : self->host_.api.handle(request), keep_alive, head);
+          if (own) return self->respond(std::move(*own), keep_alive, head);
+          if (request.method == "GET")
+            return self->respond(self->host_.api.handle(request), keep_alive, head);
+          self->write_elsewhere(std::move(request), keep_alive);
         });
+  }
+
+  // Runs a write on a worker and answers it back on this connection's thread. The guard keeps
+  // that thread's context running meanwhile: a stop lets the write finish and be answered.
+  void write_elsewhere(rest::Request request, bool keep_alive) {
+    auto back = asio::make_work_guard(stream_.get_executor());
+    asio::post(host_.writers, [self = shared_from_this(), request = std::move(request), keep_alive,
+                               back = std::move(back)]() mutable {
+      auto response = self->host_.api.handle(request);
+      asio::post(back.get_executor(), [self, response = std::move(response), keep_alive]() mutable {
+        self->respond(std::move(response), keep_alive);
+      });
+    });
   }
 
   void on_error(beast::error_code ec) {
@@ -453,45 +475,52 @@ std::string accept_error_text(beast::error_code ec) {
   return "error " + std::to_string(ec.value());
 }
 
-// The io_contexts the threads run, one each; a context keeps its thread running until `release`.
+// The io_contexts the threads run, one each: the acceptor's, and one per connection thread; a
+// connection's context keeps its thread running until `release`. Beside them, the workers that
+// run writes.
 class Threads {
  public:
-  explicit Threads(int n) {
+  Threads(int n, asio::thread_pool& writers) : writers_(writers) {
     for (int i = 0; i < n; ++i) {
       contexts_.push_back(std::make_unique<asio::io_context>(1));
       guards_.emplace_back(contexts_.back()->get_executor());
     }
   }
-  asio::io_context& first() { return *contexts_.front(); }
+  asio::io_context& acceptor() { return acceptor_; }
   // The context of the next connection, in turn.
   asio::io_context& next() { return *contexts_[next_++ % contexts_.size()]; }
-  // Lets each context's run() return once its work is done.
+  // Lets each connection context's run() return once its work is done.
   void release() {
     for (auto& guard : guards_) guard.reset();
   }
-  // Runs every context on a thread of its own until all are released and done.
+  // Runs every context on a thread of its own until all are released and done (the acceptor's
+  // until the server stops), then lets the workers end.
   void run() {
     std::vector<std::thread> pool;
+    pool.emplace_back([this] { acceptor_.run(); });
     for (auto& io : contexts_) pool.emplace_back([&io = *io] { io.run(); });
     for (auto& t : pool) t.join();
+    writers_.join();
   }
 
  private:
+  asio::io_context acceptor_{1};
   std::vector<std::unique_ptr<asio::io_context>> contexts_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  asio::thread_pool& writers_;
   std::size_t next_ = 0;
 };
 
 // Accepts connections until SIGINT or SIGTERM, pausing after a failed accept. The acceptor, its
-// pause timer, the signal set and the session list live on the first thread's context, so they
-// need no lock.
+// pause timer, the signal set and the session list live on the acceptor's context, so they need
+// no lock.
 class Server {
  public:
   // With `tls`, every connection speaks TLS with that context.
   Server(Threads& threads, Host& host, const asio::ip::address& address, unsigned short port,
          asio::ssl::context* tls)
-      : threads_(threads), acceptor_(threads.first()), accept_timer_(threads.first()),
-        signals_(threads.first(), SIGINT, SIGTERM), host_(host), tls_(tls) {
+      : threads_(threads), acceptor_(threads.acceptor()), accept_timer_(threads.acceptor()),
+        signals_(threads.acceptor(), SIGINT, SIGTERM), host_(host), tls_(tls) {
     tcp::endpoint endpoint(address, port);
     acceptor_.open(endpoint.protocol());
     acceptor_.set_option(asio::socket_base::reuse_address(true));
@@ -623,7 +652,8 @@ int main(int argc, char** argv) {
       ->type_name("<n>")
       ->group(group);
   app.add_option("--threads", threads_text,
-                 "Threads answering requests (default: one per hardware thread)")
+                 "Threads answering requests, and as many running writes (default: one per "
+                 "hardware thread)")
       ->type_name("<n>")
       ->group(group);
   catalog_examples::StoreFlags flags(app);
@@ -709,9 +739,10 @@ int main(int argc, char** argv) {
   }
   rest::ApiOptions api_options;
   rest::Api api(*store, api_options);
-  Host host{*store, api, api_options.max_body_bytes, {}, std::move(opened_log)};
+  asio::thread_pool writers(static_cast<std::size_t>(threads));
+  Host host{*store, api, api_options.max_body_bytes, {}, std::move(opened_log), writers};
 
-  Threads pool(threads);
+  Threads pool(threads, writers);
   std::optional<Server> server;
   try {
     server.emplace(pool, host, address, port, tls ? &*tls : nullptr);
