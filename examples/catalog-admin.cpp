@@ -738,13 +738,16 @@ int events_here(const Invocation& args) {
     std::cout.flush();  // asked after every look: what was printed reaches a pipe now
     return interrupted.load();
   };
-  // A store that cannot be read for a while (a PostgreSQL server restarting) is looked at again
-  // until it can; said on stderr when it starts and, while it lasts, once a minute. A corrupt
-  // store ends the follow.
+  // A PostgreSQL store that cannot be read for a while (its server restarting) is looked at
+  // again until it can; said on stderr when it starts and, while it lasts, once a minute. A
+  // corrupt store ends the follow, and so does any failure of an LMDB store (a local file
+  // that fails to read does not mend by itself).
   std::optional<std::chrono::steady_clock::time_point> said;
   std::string said_what;
+  const bool remote = args.store.starts_with("postgresql:");
   options.retry = [&](const catalog::Error& e) {
-    if ((e.code() != catalog::Errc::storage && e.code() != catalog::Errc::storage_conflict) ||
+    if (!remote ||
+        (e.code() != catalog::Errc::storage && e.code() != catalog::Errc::storage_conflict) ||
         says_corrupt(e.message()))
       return false;
     const auto now = std::chrono::steady_clock::now();

@@ -14,7 +14,7 @@
 // write, which may wait (LMDB's writer lock, PostgreSQL's writers' turn, a commit's flush), runs
 // on one of as many worker threads, so that the connection's thread goes on serving its other
 // connections. Connections are accepted, and signals handled, on a thread of their own: a
-// server whose threads are all busy still takes new connections, and answers GET /healthz. SIGINT or SIGTERM stops accepting, lets the requests in flight
+// server whose threads are all busy still takes new connections. SIGINT or SIGTERM stops accepting, lets the requests in flight
 // finish, closes idle connections, and exits 0. A bad command line exits 2. A request whose
 // length is ambiguous (any Transfer-Encoding but `chunked` alone) gets 400 and a close; when
 // accept fails for want of descriptors the server closes the longest idle connections and tries

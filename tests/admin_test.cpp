@@ -766,7 +766,7 @@ TEST_CASE("events: a follow that options.retry lets go on passes every event onc
     CHECK(ended.error().code() == Errc::storage);
     CHECK(offsets.empty());
   }
-  SECTION("with retry: failures before the first event, between batches and after the last") {
+  SECTION("with retry: failures before the first event and between two batches") {
     options.retry = [&](const Error& e) {
       retried.push_back(e.message());
       return e.code() == Errc::storage;

@@ -201,11 +201,12 @@ Error result_error(const PGresult* r, PGconn* conn) {
   if (message.empty()) message = trimmed(PQerrorMessage(conn));
   if (state && (std::strcmp(state, "40001") == 0 || std::strcmp(state, "40P01") == 0))
     return Error(Errc::storage_conflict, "PostgreSQL: " + message);
-  if (state && std::strcmp(state, "55P03") == 0)  // lock_not_available: a writer's lock_timeout
+  if (state && std::strcmp(state, "55P03") == 0)  // lock_not_available: lock_timeout
     return storage_error(
-        "PostgreSQL: a write transaction waited longer than idle_in_transaction_timeout for a "
-        "lock another transaction holds (the writers' turn: another host's write, or one that "
-        "stopped in the middle of it); nothing was changed (" +
+        "PostgreSQL: waited longer than lock_timeout for a lock another transaction holds (for "
+        "a write, usually the writers' turn, held by another host's write or by one that stopped "
+        "in the middle of it; PostgresOptions::idle_in_transaction_timeout sets the wait for "
+        "writes); nothing was changed (" +
         message + ")");
   return storage_error("PostgreSQL: " + message);
 }

@@ -577,7 +577,7 @@ TEST_CASE("postgres: a writer waits for the writers' turn no longer than the idl
   const auto waited = waiter->get("a");
   REQUIRE_FALSE(waited.has_value());
   CHECK(waited.error().code() == Errc::storage);
-  CHECK(waited.error().message().find("waited longer than idle_in_transaction_timeout") !=
+  CHECK(waited.error().message().find("waited longer than lock_timeout for a lock") !=
         std::string::npos);
   waiter.reset();
   // It left the holder as it was, and wrote nothing.

@@ -9,7 +9,8 @@
 # connections and answers GET /healthz, a read of the catalog, and a read on the connection the
 # create came from's neighbour. When the turn is given back, the create gets its 201. Before
 # writes ran on workers of their own, the one thread waited inside the create and nothing else
-# was answered. Exit 77 (ctest: skipped) when curl, openssl or psql is missing.
+# was answered. Exit 77 (ctest: skipped) when curl, openssl or psql is missing. psql is the
+# cluster's (PG_BIN, as tests/postgres/cluster.sh), else the one on PATH.
 
 set -euo pipefail
 
@@ -22,17 +23,22 @@ CONNINFO=$2
 SCHEMA=writer_turn
 # shellcheck source=tests/serve/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-serve_test_setup curl openssl psql
+PSQL=${PG_BIN:-/usr/lib/postgresql/15/bin}/psql
+[[ -x $PSQL ]] || PSQL=psql
+serve_test_setup curl openssl "$PSQL"
 HOLDER_PID=
-cleanup_holder() {
+CREATE_PID=
+sql() { "$PSQL" "$CONNINFO" -XtAq -v ON_ERROR_STOP=1 -c "$1"; }
+cleanup_all() {
+  { exec 3>&-; } 2>/dev/null || true
   [[ -n $HOLDER_PID ]] && kill "$HOLDER_PID" 2>/dev/null || true
-  exec 3>&- 2>/dev/null || true
+  [[ -n $CREATE_PID ]] && kill "$CREATE_PID" 2>/dev/null || true
   serve_test_cleanup
+  sql "DROP SCHEMA IF EXISTS $SCHEMA CASCADE" >/dev/null 2>&1 || true
 }
-trap cleanup_holder EXIT
+trap cleanup_all EXIT
 
-sql() { psql "$CONNINFO" -XtAq -v ON_ERROR_STOP=1 -c "$1"; }
-sql "DROP SCHEMA IF EXISTS $SCHEMA CASCADE" >/dev/null
+sql "DROP SCHEMA IF EXISTS $SCHEMA CASCADE" >/dev/null 2>&1
 
 SECRET=$(openssl rand -hex 24)
 printf '%s' "$SECRET" >"$TMP/secret"
@@ -56,7 +62,7 @@ get 200 /v1/glossaries -H "Authorization: Bearer $ADMIN"
 
 # The turn, held by another session until this script says so.
 mkfifo "$TMP/holder_in"
-psql "$CONNINFO" -XtAq -v ON_ERROR_STOP=1 <"$TMP/holder_in" >"$TMP/holder_out" 2>&1 &
+"$PSQL" "$CONNINFO" -XtAq -v ON_ERROR_STOP=1 <"$TMP/holder_in" >"$TMP/holder_out" 2>&1 &
 HOLDER_PID=$!
 exec 3>"$TMP/holder_in"
 echo "BEGIN; LOCK TABLE $SCHEMA.writer_turn IN EXCLUSIVE MODE; SELECT 'held';" >&3
@@ -93,6 +99,7 @@ exec 3>&-
 wait "$HOLDER_PID" || true
 HOLDER_PID=
 wait "$CREATE_PID" || fail "the create failed: $(cat "$TMP/create_status")"
+CREATE_PID=
 [[ $(cat "$TMP/create_status") == 201 ]] ||
   fail "the create: status $(cat "$TMP/create_status"), expected 201: $(cat "$TMP/create_body")"
 get 200 /v1/glossaries/name/while_waiting -H "Authorization: Bearer $ADMIN"
@@ -101,5 +108,4 @@ get 200 /v1/glossaries/name/while_waiting -H "Authorization: Bearer $ADMIN"
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID" || fail "catalog-serve exited $? after SIGTERM"
 SERVER_PID=
-sql "DROP SCHEMA $SCHEMA CASCADE" >/dev/null
 echo "PASS"
