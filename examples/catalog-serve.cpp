@@ -520,13 +520,15 @@ class Server {
   Server(Threads& threads, Host& host, const asio::ip::address& address, unsigned short port,
          asio::ssl::context* tls)
       : threads_(threads), acceptor_(threads.acceptor()), accept_timer_(threads.acceptor()),
-        signals_(threads.acceptor(), SIGINT, SIGTERM), host_(host), tls_(tls) {
+        signals_(threads.acceptor(), SIGINT, SIGTERM), hangup_(threads.acceptor(), SIGHUP),
+        host_(host), tls_(tls) {
     tcp::endpoint endpoint(address, port);
     acceptor_.open(endpoint.protocol());
     acceptor_.set_option(asio::socket_base::reuse_address(true));
     acceptor_.bind(endpoint);
     acceptor_.listen();
     signals_.async_wait([this](beast::error_code, int) { stop(); });
+    on_hangup();
     accept();
   }
 
@@ -596,10 +598,27 @@ class Server {
     return n;
   }
 
+  // SIGHUP reopens the access log file (after logrotate moved it away), as often as it comes.
+  void on_hangup() {
+    hangup_.async_wait([this](beast::error_code ec, int) {
+      if (ec) return;  // stopped
+      if (!host_.access_log || host_.access_log->path().empty()) {
+        std::cerr << "catalog-serve: SIGHUP: no access log file to reopen\n";
+      } else if (auto failed = host_.access_log->reopen()) {
+        std::cerr << "catalog-serve: SIGHUP: " << *failed << "; the log goes on where it was\n";
+      } else {
+        std::cerr << "catalog-serve: SIGHUP: reopened the access log " << host_.access_log->path()
+                  << '\n';
+      }
+      on_hangup();
+    });
+  }
+
   void stop() {
     beast::error_code ignored;
     acceptor_.close(ignored);
     accept_timer_.cancel();
+    hangup_.cancel(ignored);
     for (auto& weak : sessions_)
       if (auto session = weak.lock()) session->stop();
     threads_.release();  // each thread ends when its connections have
@@ -610,6 +629,7 @@ class Server {
   asio::steady_timer accept_timer_;
   std::optional<std::chrono::steady_clock::time_point> accept_reported_;
   asio::signal_set signals_;
+  asio::signal_set hangup_;
   Host& host_;
   asio::ssl::context* tls_;
   std::vector<std::weak_ptr<Connection>> sessions_;

@@ -19,10 +19,12 @@
 #include <array>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <optional>
 #include <stdexcept>
@@ -47,12 +49,30 @@ class AccessLog {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd_ < 0) throw std::runtime_error("--access-log: cannot open " + path);
     owned_ = true;
+    path_ = path;
   }
   AccessLog(const AccessLog&) = delete;
   AccessLog& operator=(const AccessLog&) = delete;
   ~AccessLog() {
     if (owned_) ::close(fd_);
   }
+
+  // After the file was moved away (log rotation): opens its path again, and the lines go there.
+  // The new file takes the old one's descriptor number (dup2, atomic), so that a line written
+  // meanwhile on another thread goes whole to one file or the other. Standard output is kept.
+  // Returns what went wrong, or nothing.
+  std::optional<std::string> reopen() {
+    if (!owned_) return std::nullopt;
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return "cannot open " + path_ + ": " + std::strerror(errno);
+    const bool moved = ::dup3(fd, fd_, O_CLOEXEC) >= 0;
+    const int saved = errno;
+    ::close(fd);
+    if (!moved) return "cannot reopen " + path_ + ": " + std::strerror(saved);
+    return std::nullopt;
+  }
+
+  const std::string& path() const noexcept { return path_; }
 
   void write(std::string_view peer, std::string_view method, std::string_view target, int status,
              std::size_t bytes, std::chrono::steady_clock::duration took) const {
@@ -121,6 +141,7 @@ class AccessLog {
 
   int fd_ = -1;
   bool owned_ = false;
+  std::string path_;  // of a file, for reopen
 };
 
 // The server's own counters: requests by status, response body bytes, open connections.

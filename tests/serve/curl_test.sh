@@ -354,6 +354,24 @@ grep -Eq ' POST /v1/users 409 [0-9]+ ' "$TMP/access.log" || fail "no 409 POST /v
 grep -Eq ' GET /healthz 200 15 ' "$TMP/access.log" || fail "no GET /healthz logged with its 15 bytes"
 grep -Eq ' HEAD /healthz 200 ' "$TMP/access.log" || fail "no HEAD /healthz logged"
 
+step "SIGHUP reopens the access log, moved away as logrotate does"
+mv "$TMP/access.log" "$TMP/access.log.1"
+call 200 - GET '/healthz?before=hup'  # still written to the file moved away
+kill -HUP "$SERVER_PID"
+for _ in $(seq 100); do
+  grep -qF 'SIGHUP: reopened the access log' "$TMP/stderr" && break
+  sleep 0.1
+done
+grep -qF "catalog-serve: SIGHUP: reopened the access log $TMP/access.log" "$TMP/stderr" ||
+  fail "no word of the access log reopened on SIGHUP"
+call 200 - GET '/healthz?after=hup'
+kill -0 "$SERVER_PID" || fail "catalog-serve ended on SIGHUP"
+grep -qF ' GET /healthz?before=hup 200 ' "$TMP/access.log.1" ||
+  fail "the line before SIGHUP is not in the file moved away"
+grep -qF ' GET /healthz?after=hup 200 ' "$TMP/access.log" ||
+  fail "the line after SIGHUP is not in the reopened file"
+[[ $(wc -l <"$TMP/access.log") -eq 1 ]] || fail "the reopened file holds more than its one line"
+
 step "SIGTERM during an upload, an idle connection open: the upload is answered, exit 0"
 sed 's/"Big"/"Slow"/' "$TMP/big" >"$TMP/slow"
 curl -sS -o "$TMP/slow_body" -w '%{http_code}' --limit-rate 512K -H "Authorization: Bearer $ADMIN" \
