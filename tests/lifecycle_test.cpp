@@ -779,31 +779,42 @@ TEMPLATE_TEST_CASE("a patch answers the entity exactly as a get reads it afterwa
   CHECK(renamed == all(Kind::team, f.team));
 }
 
-TEMPLATE_TEST_CASE("a JSON Patch that sets an optional member to null keeps it, as written",
+TEMPLATE_TEST_CASE("a JSON Patch that sets an optional member to null removes it",
                    "[patch]", CATALOG_STORE_FIXTURES) {
-  // The record keeps an explicit null as its document did before records were structs: the
-  // answer, a later get, the references to it and the stored bytes all show `null`, and the
-  // next patch can replace it.
+  // A member is never null (docs/SEMANTICS.md §2): in a request null means leaving the member
+  // out, so the patch removes it, as a merge patch's null does; the answer, a later get and the
+  // references to the team show no displayName, and the next patch can add it again.
   TestType fx;
   auto& s = fx.store;
   auto f = build(s);
   PatchOptions json_patch;
   json_patch.format = PatchFormat::json_patch;
+  s.patch_json(f.admin, Kind::team, uuid_of(f.team), parse(R"({"displayName":"Data team"})"))
+      .value();
   auto nulled =
       s.patch_json(f.admin, Kind::team, uuid_of(f.team),
                    parse(R"([{"op":"add","path":"/displayName","value":null}])"), json_patch)
           .value();
   CHECK(nulled == s.get_json(f.admin, Kind::team, uuid_of(f.team), {{"*"}}).value());
   auto got = s.get_json(f.admin, Kind::team, uuid_of(f.team)).value();
-  REQUIRE(got.contains("displayName"));
-  CHECK(got.at("displayName").is_null());
-  const auto text = catalog::json::serialize(got);
-  CHECK(text.find(R"("deleted":false,"displayName":null)") != std::string::npos);
-  auto replaced =
+  CHECK_FALSE(got.contains("displayName"));
+  CHECK(catalog::json::serialize(got).find("null") == std::string::npos);
+  const auto& change = got.at("changeDescription");
+  REQUIRE(change.at("fieldsDeleted").as_array().size() == 1);
+  CHECK(change.at("fieldsDeleted").at(0).at("name") == "displayName");
+  CHECK(change.at("fieldsDeleted").at(0).at("oldValue") == "Data team");
+  CHECK(change.at("fieldsUpdated").as_array().empty());
+  // Null again: nothing left to remove, no new version.
+  auto again =
       s.patch_json(f.admin, Kind::team, uuid_of(f.team),
-                   parse(R"([{"op":"replace","path":"/displayName","value":"Data"}])"), json_patch);
-  REQUIRE(replaced);
-  CHECK(replaced->at("displayName") == "Data");
+                   parse(R"([{"op":"add","path":"/displayName","value":null}])"), json_patch)
+          .value();
+  CHECK(again.at("version") == got.at("version"));
+  auto added =
+      s.patch_json(f.admin, Kind::team, uuid_of(f.team),
+                   parse(R"([{"op":"add","path":"/displayName","value":"Data"}])"), json_patch);
+  REQUIRE(added);
+  CHECK(added->at("displayName") == "Data");
   // A required member may not be null: the same error as removing it, nothing changed.
   auto before = s.get_json(f.admin, Kind::user, uuid_of(f.alice)).value();
   auto refused =

@@ -65,7 +65,8 @@ Busy build(Store& s) {
                      test::id_of(alice) + R"(","type":"user"}]}])"))
       .value();
   s.patch_json(b.admin, Kind::mlmodel, m, parse(R"({"algorithm":"lightgbm"})")).value();  // major
-  // A JSON Patch may set a member to null: the change description keeps the null value.
+  // A JSON Patch that sets a member to null removes it (a member is never null).
+  s.patch_json(b.admin, Kind::mlmodel, m, parse(R"({"target":"churned"})")).value();
   s.patch_json(b.admin, Kind::mlmodel, m, parse(R"([{"op":"add","path":"/target","value":null}])"))
       .value();
   s.follow_json(b.alice, Kind::glossary_term, t, b.alice.id).value();
@@ -163,13 +164,14 @@ TEMPLATE_TEST_CASE("typed change events are the stored events, for every eventTy
   CHECK(hard.event_type == EventType::entity_deleted);
   CHECK(hard.entity_type == Kind::mlmodel);
   CHECK(hard.entity_fully_qualified_name == "mlflow.churn");
-  CHECK(hard.current_version.to_string() == "2.1");
-  REQUIRE(hard.change_description);  // the model's last, where target became null
-  REQUIRE(hard.change_description->fields_added.size() == 1);
-  CHECK(hard.change_description->fields_added[0].name == "target");
-  REQUIRE(hard.change_description->fields_added[0].new_value);
-  CHECK(hard.change_description->fields_added[0].new_value->is_null());
-  CHECK_FALSE(hard.change_description->fields_added[0].old_value);
+  CHECK(hard.current_version.to_string() == "3.1");
+  REQUIRE(hard.change_description);  // the model's last, where a null removed target
+  CHECK(hard.change_description->fields_added.empty());
+  REQUIRE(hard.change_description->fields_deleted.size() == 1);
+  CHECK(hard.change_description->fields_deleted[0].name == "target");
+  REQUIRE(hard.change_description->fields_deleted[0].old_value);
+  CHECK(*hard.change_description->fields_deleted[0].old_value == "churned");
+  CHECK_FALSE(hard.change_description->fields_deleted[0].new_value);
 
   // Subscribers heard the same events as the log has (after the admin's creation at open).
   REQUIRE(heard.size() <= typed.data.size());
@@ -377,8 +379,9 @@ void check_typed_writes(Store& s) {
   same(index);
   CHECK(index.service_type == "ElasticSearch");
   same(s.patch<SearchIndex>(admin, index.id, parse(R"({"description":"orders"})")).value());
-  // Members kept as written (a nested shape in another order, with an explicit null inside) and
-  // an explicit null member: a typed write's snapshot, written from the record, keeps their bytes.
+  // Members kept as written (a nested shape in another order, with an explicit null inside): a
+  // typed write's snapshot, written from the record, keeps their bytes. A member set to null is
+  // removed (a member is never null).
   PatchOptions as_json_patch;
   as_json_patch.format = PatchFormat::json_patch;
   auto kept = s.patch_json(admin, Kind::search_index, index.id,
@@ -389,7 +392,7 @@ void check_typed_writes(Store& s) {
                   .value();
   CHECK(catalog::json::serialize(kept.at("fields")) ==
         R"([{"dataType":"KEYWORD","name":"id","description":null}])");
-  CHECK(kept.at("displayName").is_null());
+  CHECK_FALSE(kept.contains("displayName"));
   same(s.patch<SearchIndex>(admin, index.id, parse(R"({"description":"orders 2"})")).value());
 
   // Soft delete of a tree (and again, which changes nothing), restore, hard delete.

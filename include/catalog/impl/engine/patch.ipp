@@ -334,6 +334,17 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const Record& r, const Before&
   }
   if (!patched.is_object())
     return fail(Errc::invalid_patch, "Invalid patch: the result is not a JSON object");
+  // A member is never null (docs/SEMANTICS.md §2): in a request null means leaving the member
+  // out, so an operation that sets one to null removes it, as a merge patch's null does. The
+  // other members keep their order.
+  if (auto& o = patched.as_object();
+      std::any_of(o.begin(), o.end(), [](const auto& m) { return m.value().is_null(); })) {
+    json::object kept(o.storage());
+    kept.reserve(o.size());
+    for (auto& m : o)
+      if (!m.value().is_null()) kept.emplace(m.key(), std::move(m.value()));
+    o = std::move(kept);
+  }
   const auto what = "The patched " + std::string(type_name(kind));
   if (auto l = check_limits(patched, catalog::json::max_document_depth, max_bytes, what); !l)
     return l.error();
