@@ -251,6 +251,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
   void on_header(beast::error_code ec) {
     if (ec) return on_error(ec);
+    // A stop or shed closes a connection that waits for a request; a header that was already in
+    // the buffer then completes the read. Its request is not run: its answer could not be sent.
+    if (!lowest().socket().is_open()) return;
     busy_ = true;  // a request is in flight: a stop waits for its response
     idle_since_.store(0);
     started_ = std::chrono::steady_clock::now();
@@ -567,8 +570,11 @@ class Server {
         ec == asio::error::no_descriptors ||
         (ec.category() == boost::system::system_category() && ec.value() == ENFILE);
     const std::size_t shed = out_of_descriptors ? shed_idle() : 0;
-    if (!accept_reported_ || now - *accept_reported_ >= std::chrono::minutes(1)) {
-      accept_reported_ = now;
+    // Said at most once a minute; shedding apart, so that a failure said before any connection
+    // was idle does not silence the first shedding.
+    auto& reported = shed > 0 ? shed_reported_ : accept_reported_;
+    if (!reported || now - *reported >= std::chrono::minutes(1)) {
+      reported = now;
       std::cerr << "catalog-serve: accept failed (" << accept_error_text(ec) << "); ";
       if (shed > 0) std::cerr << "closing the " << shed << " longest idle connections; ";
       if (shed > 0)
@@ -628,6 +634,7 @@ class Server {
   tcp::acceptor acceptor_;
   asio::steady_timer accept_timer_;
   std::optional<std::chrono::steady_clock::time_point> accept_reported_;
+  std::optional<std::chrono::steady_clock::time_point> shed_reported_;
   asio::signal_set signals_;
   asio::signal_set hangup_;
   Host& host_;
