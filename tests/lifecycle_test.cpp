@@ -815,6 +815,15 @@ TEMPLATE_TEST_CASE("a JSON Patch that sets an optional member to null removes it
                    parse(R"([{"op":"add","path":"/displayName","value":"Data"}])"), json_patch);
   REQUIRE(added);
   CHECK(added->at("displayName") == "Data");
+  // `replace` with null removes it too; a relationship set to null is emptied.
+  auto replaced =
+      s.patch_json(f.admin, Kind::team, uuid_of(f.team),
+                   parse(R"([{"op":"replace","path":"/displayName","value":null},)"
+                         R"({"op":"replace","path":"/owners","value":null}])"),
+                   json_patch)
+          .value();
+  CHECK_FALSE(replaced.contains("displayName"));
+  CHECK(replaced.at("owners").as_array().empty());
   // A required member may not be null: the same error as removing it, nothing changed.
   auto before = s.get_json(f.admin, Kind::user, uuid_of(f.alice)).value();
   auto refused =
@@ -822,6 +831,14 @@ TEMPLATE_TEST_CASE("a JSON Patch that sets an optional member to null removes it
                    parse(R"([{"op":"replace","path":"/email","value":null}])"), json_patch);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code() == Errc::invalid_request);
+  CHECK(refused.error().message() == "Missing required member email");
+  // A name the kind does not have is refused, null or not.
+  auto unknown =
+      s.patch_json(f.admin, Kind::user, uuid_of(f.alice),
+                   parse(R"([{"op":"add","path":"/colour","value":null}])"), json_patch);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().code() == Errc::invalid_request);
+  CHECK(unknown.error().message() == "Unknown member colour");
   CHECK(s.get_json(f.admin, Kind::user, uuid_of(f.alice)).value() == before);
 }
 

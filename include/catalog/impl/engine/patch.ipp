@@ -335,14 +335,20 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const Record& r, const Before&
   if (!patched.is_object())
     return fail(Errc::invalid_patch, "Invalid patch: the result is not a JSON object");
   // A member is never null (docs/SEMANTICS.md §2): in a request null means leaving the member
-  // out, so an operation that sets one to null removes it, as a merge patch's null does. The
+  // out, so an operation that sets one of the kind's members to null removes it, as a merge
+  // patch's null does. Left as they are: a null the entity already held (stored by an earlier
+  // version of the library), and a name the kind does not have (400 Unknown member, below). The
   // other members keep their order.
-  if (auto& o = patched.as_object();
-      std::any_of(o.begin(), o.end(), [](const auto& m) { return m.value().is_null(); })) {
+  auto dropped = [&](const json::key_value_pair& m) {
+    if (!m.value().is_null()) return false;
+    if (const auto* was = current.if_contains(m.key())) return !was->is_null();
+    return layout_of(kind).table.find(m.key()).has_value() || relation(kind, m.key()).has_value();
+  };
+  if (auto& o = patched.as_object(); std::any_of(o.begin(), o.end(), dropped)) {
     json::object kept(o.storage());
     kept.reserve(o.size());
     for (auto& m : o)
-      if (!m.value().is_null()) kept.emplace(m.key(), std::move(m.value()));
+      if (!dropped(m)) kept.emplace(m.key(), std::move(m.value()));
     o = std::move(kept);
   }
   const auto what = "The patched " + std::string(type_name(kind));
