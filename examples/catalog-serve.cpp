@@ -14,7 +14,8 @@
 // write, which may wait (LMDB's writer lock, PostgreSQL's writers' turn, a commit's flush), runs
 // on one of as many worker threads, so that the connection's thread goes on serving its other
 // connections. Connections are accepted, and signals handled, on a thread of their own: a
-// server whose threads are all busy still takes new connections. SIGINT or SIGTERM stops accepting, lets the requests in flight
+// server whose threads are all busy still takes new connections. SIGHUP opens the access log
+// file again (log rotation). SIGINT or SIGTERM stops accepting, lets the requests in flight
 // finish, closes idle connections, and exits 0. A bad command line exits 2. A request whose
 // length is ambiguous (any Transfer-Encoding but `chunked` alone) gets 400 and a close; when
 // accept fails for want of descriptors the server closes the longest idle connections and tries
@@ -250,10 +251,11 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void on_header(beast::error_code ec) {
-    if (ec) return on_error(ec);
     // A stop or shed closes a connection that waits for a request; a header that was already in
-    // the buffer then completes the read. Its request is not run: its answer could not be sent.
+    // the buffer then completes the read. Its request is not run (a malformed one is not
+    // answered): no answer could be sent.
     if (!lowest().socket().is_open()) return;
+    if (ec) return on_error(ec);
     busy_ = true;  // a request is in flight: a stop waits for its response
     idle_since_.store(0);
     started_ = std::chrono::steady_clock::now();
@@ -607,7 +609,9 @@ class Server {
   // SIGHUP reopens the access log file (after logrotate moved it away), as often as it comes.
   void on_hangup() {
     hangup_.async_wait([this](beast::error_code ec, int) {
-      if (ec) return;  // stopped
+      // Stopped: cancelled, or SIGHUP handed over with a SIGTERM before it (then the cancel came
+      // too late, and waiting again would keep the acceptor's context, and the process, alive).
+      if (ec || !acceptor_.is_open()) return;
       if (!host_.access_log || host_.access_log->path().empty()) {
         std::cerr << "catalog-serve: SIGHUP: no access log file to reopen\n";
       } else if (auto failed = host_.access_log->reopen()) {

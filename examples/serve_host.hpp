@@ -58,13 +58,16 @@ class AccessLog {
   }
 
   // After the file was moved away (log rotation): opens its path again, and the lines go there.
-  // The new file takes the old one's descriptor number (dup2, atomic), so that a line written
+  // The new file takes the old one's descriptor number (dup3, atomic), so that a line written
   // meanwhile on another thread goes whole to one file or the other. Standard output is kept.
   // Returns what went wrong, or nothing.
   std::optional<std::string> reopen() {
     if (!owned_) return std::nullopt;
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) return "cannot open " + path_ + ": " + std::strerror(errno);
+    if (fd < 0) {
+      const int failed = errno;
+      return "cannot open " + path_ + ": " + std::strerror(failed);
+    }
     const bool moved = ::dup3(fd, fd_, O_CLOEXEC) >= 0;
     const int saved = errno;
     ::close(fd);

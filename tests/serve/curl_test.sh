@@ -357,6 +357,11 @@ grep -Eq ' HEAD /healthz 200 ' "$TMP/access.log" || fail "no HEAD /healthz logge
 step "SIGHUP reopens the access log, moved away as logrotate does"
 mv "$TMP/access.log" "$TMP/access.log.1"
 call 200 - GET '/healthz?before=hup'  # still written to the file moved away
+# A request's line is written once its answer is, which may come after curl has it.
+for _ in $(seq 100); do
+  grep -qF ' GET /healthz?before=hup 200 ' "$TMP/access.log.1" && break
+  sleep 0.05
+done
 kill -HUP "$SERVER_PID"
 for _ in $(seq 100); do
   grep -qF 'SIGHUP: reopened the access log' "$TMP/stderr" && break
@@ -365,6 +370,10 @@ done
 grep -qF "catalog-serve: SIGHUP: reopened the access log $TMP/access.log" "$TMP/stderr" ||
   fail "no word of the access log reopened on SIGHUP"
 call 200 - GET '/healthz?after=hup'
+for _ in $(seq 100); do
+  grep -qF ' GET /healthz?after=hup 200 ' "$TMP/access.log" 2>/dev/null && break
+  sleep 0.05
+done
 kill -0 "$SERVER_PID" || fail "catalog-serve ended on SIGHUP"
 grep -qF ' GET /healthz?before=hup 200 ' "$TMP/access.log.1" ||
   fail "the line before SIGHUP is not in the file moved away"
