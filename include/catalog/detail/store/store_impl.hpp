@@ -54,11 +54,10 @@ struct CATALOG_LOCAL Store::Impl {
   void listener_threw(std::uint64_t offset, std::exception_ptr thrown) noexcept;
 
   /// Says `message` to the log sink, if there is one. A sink that throws is not heard: what the
-  /// store was saying is beside an answer, which the exception must not change.
-  /// Calls the log sink, which may not call a Store (options.hpp): while it runs, a Store
-  /// operation on this thread is refused as one called from inside a transaction, wherever the
-  /// line is logged from (a slow operation is logged after its commit, a listener's exception
-  /// after the listeners, when the transaction is over).
+  /// store was saying is beside an answer, which the exception must not change. The sink may not
+  /// call a Store (options.hpp): while it runs, a Store operation on this thread is refused as
+  /// one called from inside a transaction, wherever the line is logged from (a slow operation
+  /// after its commit, a listener's exception after the listeners).
   void log(LogLevel level, const std::string& message) const noexcept {
     if (!options.log) return;
     detail::InTransaction sink;
