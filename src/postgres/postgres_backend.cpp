@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -245,6 +246,7 @@ Result<PgResult> exec(PGconn* conn, const std::string& sql, ExecStatusType want)
 // for its results (rollbacks, read-only commits), how many statements it carried; the next round
 // reads those results first.
 struct Connection {
+  detail::PgShared* owner = nullptr;  // counts it among its connections, until it is destroyed
   PGconn* pg = nullptr;
   int queued = 0;                 // statements queued since the last sync
   std::vector<int> unread;        // rounds not read yet, oldest first
@@ -257,9 +259,7 @@ struct Connection {
   Connection() = default;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
-  ~Connection() {
-    if (pg) PQfinish(pg);
-  }
+  ~Connection();
 };
 
 }  // namespace
@@ -280,8 +280,12 @@ struct PgShared {
   std::string idle_sql;       // SET LOCAL idle_in_transaction_session_timeout, or empty
   std::string lock_wait_sql;  // SET LOCAL lock_timeout, to the same, or empty
 
-  std::mutex mutex;
+  std::atomic<std::uint64_t> waits{0};
+
+  std::mutex mutex;  // guards `idle` and `open`
+  std::condition_variable freed;  // a connection went idle or closed
   std::vector<std::unique_ptr<Connection>> idle;
+  std::size_t open = 0;  // connections that exist: idle, in a transaction, or being opened
 
   PgShared() = default;
   PgShared(const PgShared&) = delete;
@@ -291,10 +295,17 @@ struct PgShared {
     // parent's sessions, so they are left alone.
     if (pid != ::getpid())
       for (auto& c : idle) c->pg = nullptr;
+    // Closed here, while the mutex their destructors take still exists. A transaction holds
+    // the PgShared its connection counts in, so no other connection outlives it.
+    auto last = std::move(idle);
+    last.clear();
   }
 
   Result<std::unique_ptr<Connection>> acquire();
   void release(std::unique_ptr<Connection> conn) noexcept;
+  void closed() noexcept;
+
+ private:
   Result<std::unique_ptr<Connection>> open_connection();
 };
 
@@ -303,6 +314,11 @@ struct PgShared {
 namespace {
 
 using detail::PgShared;
+
+Connection::~Connection() {
+  if (pg) PQfinish(pg);
+  if (owner) owner->closed();
+}
 
 // Queues one prepared statement. `params` are the bytea parameters; `limit`, if any, the integer
 // one after them.
@@ -450,10 +466,13 @@ bool queue_prepares(Connection& c, const std::string& table, bool writes) {
 
 namespace detail {
 
+// Called with a place among `open` taken for it, which the connection's destructor gives back
+// (also when opening fails).
 Result<std::unique_ptr<Connection>> PgShared::open_connection() {
+  auto c = std::make_unique<Connection>();
+  c->owner = this;
   auto pg = connect(conninfo);
   if (!pg) return pg.error();
-  auto c = std::make_unique<Connection>();
   c->pg = *pg;
   connections.fetch_add(1, std::memory_order_relaxed);
   if (!PQenterPipelineMode(c->pg))
@@ -483,14 +502,39 @@ Result<std::unique_ptr<Connection>> PgShared::acquire() {
     return storage_error(
         "PostgreSQL: this catalog was opened by the parent of this process (fork); a child must "
         "open its own");
+  const std::size_t cap = options.max_connections;
+  // Negative is zero; a century is forever (and keeps the deadline from overflowing).
+  const auto wait = std::clamp<std::chrono::milliseconds>(
+      options.connection_wait, std::chrono::milliseconds{0}, std::chrono::hours{24 * 365 * 100});
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  bool waited = false;
   for (;;) {
     std::unique_ptr<Connection> c;
     {
-      std::lock_guard lock(mutex);
-      if (idle.empty()) break;
-      c = std::move(idle.back());
-      idle.pop_back();
+      std::unique_lock lock(mutex);
+      for (;;) {
+        if (!idle.empty()) {
+          c = std::move(idle.back());
+          idle.pop_back();
+          break;
+        }
+        if (cap == 0 || open < cap) {
+          ++open;  // given back by the connection's destructor, or below
+          break;
+        }
+        if (!waited) {
+          waited = true;
+          waits.fetch_add(1, std::memory_order_relaxed);
+        }
+        if (freed.wait_until(lock, deadline) == std::cv_status::timeout && idle.empty() &&
+            open >= cap)
+          return storage_error(
+              "PostgreSQL: all " + std::to_string(cap) +
+              " connections of this host (PostgresOptions::max_connections) stayed in use for " +
+              std::to_string(wait.count()) + " ms; nothing was changed");
+      }
     }
+    if (!c) return open_connection();
     // A session the server ended (restart, idle timeout, pg_terminate_backend) left its socket
     // readable at end of file: read what is there, without waiting, and drop it if it is gone.
     pollfd fd{PQsocket(c->pg), POLLIN, 0};
@@ -499,13 +543,24 @@ Result<std::unique_ptr<Connection>> PgShared::acquire() {
     c->reused = true;
     return c;
   }
-  return open_connection();
 }
 
 void PgShared::release(std::unique_ptr<Connection> conn) noexcept {
   if (!conn || conn->broken || PQstatus(conn->pg) != CONNECTION_OK) return;
-  std::lock_guard lock(mutex);
-  if (idle.size() < options.max_idle_connections) idle.push_back(std::move(conn));
+  {
+    std::lock_guard lock(mutex);
+    if (idle.size() >= options.max_idle_connections) return;  // closed after the lock is let go
+    idle.push_back(std::move(conn));
+  }
+  freed.notify_one();
+}
+
+void PgShared::closed() noexcept {
+  {
+    std::lock_guard lock(mutex);
+    --open;
+  }
+  freed.notify_one();
 }
 
 }  // namespace detail
@@ -689,7 +744,7 @@ class PgTransaction final : public Transaction,
       if (results.error().code() == Errc::storage_conflict) note_conflict();
       if (!first || commits || !conn_->broken || !conn_->reused) return results.error();
       conn_.reset();
-      auto fresh = shared_->open_connection();
+      auto fresh = shared_->acquire();
       if (!fresh) return fresh.error();
       conn_ = std::move(*fresh);
     }
@@ -1270,7 +1325,8 @@ PostgresStats PostgresBackend::stats() const noexcept {
   return {shared_->round_trips.load(std::memory_order_relaxed),
           shared_->connections.load(std::memory_order_relaxed),
           shared_->conflicts.load(std::memory_order_relaxed),
-          shared_->exclusive.load(std::memory_order_relaxed)};
+          shared_->exclusive.load(std::memory_order_relaxed),
+          shared_->waits.load(std::memory_order_relaxed)};
 }
 
 }  // namespace catalog::storage

@@ -11,6 +11,7 @@
 #include <libpq-fe.h>
 
 #include <chrono>
+#include <thread>
 
 using namespace storage_test;
 using catalog::storage::PostgresBackend;
@@ -424,6 +425,68 @@ TEST_CASE("postgres: a connection the server ended is a storage error, and is no
   for (int i = 0; i < 3; ++i) CHECK(read(*db, "a") == "1"s);
   write(*db, {{"a", "2"}});
   CHECK(read(*db, "a") == "2"s);
+}
+
+TEST_CASE("postgres: max_connections holds a host to that many sessions; the next waits",
+          "[postgres]") {
+  test::pg::Schema schema;
+  const std::string app = test::pg::fresh_schema_name("cap");
+  auto options = schema.options();
+  options.max_connections = 2;
+  options.connection_wait = std::chrono::milliseconds(200);
+  auto db = open_pg(options, test::pg::conninfo() + " application_name=" + app);
+  const auto sessions = [&] {
+    return sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'");
+  };
+  write(*db, {{"a", "1"}});
+  auto first = begin(*db, Mode::read_only);
+  auto second = begin(*db, Mode::read_write);
+  CHECK(must(second->get("a")) == "1"s);
+  must(second->put("a", "2"));
+
+  // Both in use: a third waits its 200 ms and fails, having sent nothing.
+  auto third = db->begin(Mode::read_only);
+  REQUIRE_FALSE(third.has_value());
+  CHECK(third.error().code() == Errc::storage);
+  CHECK(third.error().message().find("all 2 connections of this host") != std::string::npos);
+  CHECK(db->stats().waits == 1);
+  CHECK(db->stats().connections == 2);
+
+  // A waiter is handed the connection the moment a transaction ends.
+  auto patient_options = options;
+  patient_options.connection_wait = std::chrono::minutes(10);
+  auto patient_db = open_pg(patient_options, test::pg::conninfo() + " application_name=" + app);
+  auto held = begin(*patient_db, Mode::read_only);
+  auto held_too = begin(*patient_db, Mode::read_only);
+  std::optional<std::string> seen;
+  std::thread waiter([&] {  // no Catch2 assertions off the main thread
+    if (auto txn = patient_db->begin(Mode::read_only))
+      if (auto value = (*txn)->get("a"); value && *value) seen = **value;
+  });
+  while (patient_db->stats().waits == 0) std::this_thread::yield();
+  must(second->commit());  // another backend: frees nothing of this one's
+  held.reset();
+  waiter.join();
+  CHECK(seen == "2"s);
+  CHECK(patient_db->stats().connections == 2);
+
+  // Sessions the server ended are closed and replaced within the limit.
+  held_too.reset();
+  first.reset();
+  second.reset();
+  sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" + app +
+      "'");
+  for (int i = 0; i < 500 && sessions() != "0"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  auto again = begin(*db, Mode::read_write);
+  CHECK(must(again->get("a")) == "2"s);
+  auto again_too = begin(*db, Mode::read_only);
+  CHECK(must(again_too->get("a")) == "2"s);
+  CHECK(error_of(db->begin(Mode::read_only)) == Errc::storage);
+  must(again->put("a", "3"));
+  must(again->commit());
+  again.reset();
+  CHECK(read(*db, "a") == "3"s);
 }
 
 TEST_CASE("postgres: a transaction may outlive its backend", "[postgres]") {

@@ -30,6 +30,16 @@ struct PostgresOptions {
   /// Idle connections kept open for the next transactions; more are closed when they end.
   /// Default: 16.
   std::size_t max_idle_connections = 16;
+  /// The most connections the backend holds at once, idle ones included: each running
+  /// transaction holds one. A transaction that would open one more waits until another ends,
+  /// for at most `connection_wait`, and then fails (storage, nothing changed). Hosts of many
+  /// threads set it so that together they stay under the server's `max_connections` instead of
+  /// failing with its "too many clients". With a limit, a thread must not hold two transactions
+  /// of the backend at once: the second may wait for the first. 0: no limit. Default: 0.
+  std::size_t max_connections = 0;
+  /// How long a transaction waits for a connection when `max_connections` are in use. Zero fails
+  /// at once. Default: 30 s.
+  std::chrono::milliseconds connection_wait{30000};
   /// A write transaction keeps its puts and erases and sends them with its commit; when they
   /// hold more bytes than this, they are sent at once (the transaction still sees them).
   /// Default: 4 MiB.
@@ -74,6 +84,8 @@ struct PostgresStats {
   std::uint64_t conflicts = 0;    ///< transactions failed with storage_conflict
   /// Write transactions run alone (taking turns, or after conflicts).
   std::uint64_t exclusive = 0;
+  /// Transactions that waited for a connection, all `max_connections` being in use.
+  std::uint64_t waits = 0;
 };
 
 namespace detail {
