@@ -2,6 +2,7 @@
 // sums them, and a store written with key schema 1 (one counter key per list) is converted when
 // a Store opens it.
 #include <catalog/storage/lmdb_backend.hpp>
+#include <catalog/storage/memory_backend.hpp>
 #include <catalog/store.hpp>
 
 #include <catalog/detail/engine/keys.hpp>  // the key schema, to read and rewrite counters
@@ -248,4 +249,125 @@ TEST_CASE("an LMDB environment another program wrote is not taken for a schema-1
   auto read = Store::open_lmdb(dir.path(), test::test_options(), read_only);
   REQUIRE_FALSE(read.has_value());
   CHECK(read.error().message() == refused.error().message());
+}
+
+TEST_CASE("a catalog's store that lost its schema record is corrupt, not schema 1 nor foreign",
+          "[counters]") {
+  // A damaged page can hide the record (and show a key of garbage): the counter shards, which
+  // only schema 2 and later write, tell the store for a damaged catalog's. Opening it converts
+  // nothing and writes nothing; catalog-admin reads "the store is corrupt" as exit 3.
+  for (const bool garbage : {false, true}) {
+    CAPTURE(garbage);
+    test::TempDir dir;
+    { Store::open_lmdb(dir.path(), test::test_options()).value(); }
+    {
+      auto db = storage::LmdbBackend::open(dir.path()).value();
+      auto txn = db->begin(storage::Mode::read_write).value();
+      txn->erase(keys::meta("key_schema")).value();
+      if (garbage) txn->put("\x01garbage", "x").value();
+      txn->commit().value();
+    }
+    auto dump = [&] {
+      auto db = storage::LmdbBackend::open(dir.path()).value();
+      auto txn = db->begin(storage::Mode::read_only).value();
+      std::vector<std::pair<std::string, std::string>> out;
+      auto c = txn->scan(storage::Range{}, storage::Direction::forward).value();
+      for (; c->valid(); (void)c->next()) out.emplace_back(c->key(), c->value());
+      return out;
+    };
+    const auto before = dump();
+    std::vector<std::pair<LogLevel, std::string>> logged;
+    auto refused = Store::open_lmdb(dir.path(), logging_to(logged));
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code() == Errc::storage);
+    CHECK(refused.error().message() ==
+          "the store is corrupt: it holds the counter shards of key schema 2 and later but no key "
+          "schema record" +
+              std::string(garbage ? ", and the key \\x01garbage, which no version of the catalog "
+                                    "writes"
+                                  : ""));
+    REQUIRE(logged.size() == 1);
+    CHECK(logged[0] == std::pair(LogLevel::error, refused.error().message()));
+    CHECK(dump() == before);
+  }
+}
+
+namespace {
+
+// What a damaged page can show: a whole-store scan that meets an empty key first, which no
+// backend stores (check_key refuses one).
+class EmptyKeyCursor final : public storage::Cursor {
+ public:
+  explicit EmptyKeyCursor(std::unique_ptr<storage::Cursor> inner) : inner_(std::move(inner)) {}
+  bool valid() const noexcept override { return first_ || inner_->valid(); }
+  std::string_view key() const noexcept override { return first_ ? "" : inner_->key(); }
+  std::string_view value() const noexcept override { return first_ ? "x" : inner_->value(); }
+  Result<void> next() override {
+    if (!first_) return inner_->next();
+    first_ = false;
+    return {};
+  }
+
+ private:
+  std::unique_ptr<storage::Cursor> inner_;
+  bool first_ = true;
+};
+
+class EmptyKeyTransaction final : public storage::Transaction {
+ public:
+  explicit EmptyKeyTransaction(std::unique_ptr<storage::Transaction> inner)
+      : inner_(std::move(inner)) {}
+  Result<std::optional<std::string>> get(std::string_view key) override { return inner_->get(key); }
+  Result<void> put(std::string_view key, std::string_view value) override {
+    return inner_->put(key, value);
+  }
+  Result<bool> erase(std::string_view key) override { return inner_->erase(key); }
+  Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
+                                                storage::Direction dir) override {
+    auto c = inner_->scan(range, dir);
+    if (!c || !range.begin.empty() || range.end) return c;
+    return std::unique_ptr<storage::Cursor>(new EmptyKeyCursor(std::move(*c)));
+  }
+  Result<void> commit() override { return inner_->commit(); }
+
+ private:
+  std::unique_ptr<storage::Transaction> inner_;
+};
+
+class EmptyKeyBackend final : public storage::Backend {
+ public:
+  explicit EmptyKeyBackend(std::shared_ptr<storage::MemoryBackend> inner)
+      : inner_(std::move(inner)) {}
+  Result<std::unique_ptr<storage::Transaction>> begin(storage::Mode mode) override {
+    auto t = inner_->begin(mode);
+    if (!t) return t.error();
+    return std::unique_ptr<storage::Transaction>(new EmptyKeyTransaction(std::move(*t)));
+  }
+
+ private:
+  std::shared_ptr<storage::MemoryBackend> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("a store without its schema record that shows an empty key is corrupt", "[counters]") {
+  auto memory = std::make_shared<storage::MemoryBackend>();
+  {
+    auto txn = memory->begin(storage::Mode::read_write).value();
+    txn->put("Eentity", "x").value();  // a key of a catalog's tag: read as schema 1
+    txn->commit().value();
+  }
+  std::vector<std::pair<LogLevel, std::string>> logged;
+  auto refused = Store::open(std::make_unique<EmptyKeyBackend>(memory), logging_to(logged));
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == Errc::storage);
+  CHECK(refused.error().message() == "the store is corrupt: it holds an empty key");
+  // Nothing converted or written.
+  auto txn = memory->begin(storage::Mode::read_only).value();
+  CHECK(txn->get(keys::meta("key_schema")).value() == std::nullopt);
+  auto c = txn->scan(storage::Range{}, storage::Direction::forward).value();
+  REQUIRE(c->valid());
+  CHECK(c->key() == "Eentity");
+  c->next().value();
+  CHECK_FALSE(c->valid());
 }

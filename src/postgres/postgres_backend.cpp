@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -281,8 +282,9 @@ struct PgShared {
   std::string lock_wait_sql;  // SET LOCAL lock_timeout, to the same, or empty
 
   std::atomic<std::uint64_t> waits{0};
+  std::atomic<std::uint64_t> connect_retries{0};
 
-  std::mutex mutex;  // guards `idle` and `open`
+  std::mutex mutex;               // guards `idle` and `open`
   std::condition_variable freed;  // a connection went idle or closed
   std::vector<std::unique_ptr<Connection>> idle;
   std::size_t open = 0;  // connections that exist: idle, in a transaction, or being opened
@@ -467,13 +469,31 @@ bool queue_prepares(Connection& c, const std::string& table, bool writes) {
 namespace detail {
 
 // Called with a place among `open` taken for it, which the connection's destructor gives back
-// (also when opening fails).
+// (also when opening fails). A server that does not take the connection (restarting, failing
+// over, full) is asked again, with pauses growing from 20 ms to 1 s, for up to
+// options.reconnect_wait.
 Result<std::unique_ptr<Connection>> PgShared::open_connection() {
   auto c = std::make_unique<Connection>();
   c->owner = this;
-  auto pg = connect(conninfo);
-  if (!pg) return pg.error();
-  c->pg = *pg;
+  const auto wait = std::clamp<std::chrono::milliseconds>(
+      options.reconnect_wait, std::chrono::milliseconds{0}, std::chrono::hours{24 * 365 * 100});
+  const auto give_up = std::chrono::steady_clock::now() + wait;
+  for (std::chrono::milliseconds pause{20};;
+       pause = std::min(pause * 2, std::chrono::milliseconds{1000})) {
+    auto pg = connect(conninfo);
+    if (pg) {
+      c->pg = *pg;
+      break;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= give_up)
+      return wait.count() == 0 ? pg.error()
+                               : storage_error(pg.error().message() + " (tried again for " +
+                                               std::to_string(wait.count()) + " ms)");
+    connect_retries.fetch_add(1, std::memory_order_relaxed);
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(pause, give_up - now));
+  }
   connections.fetch_add(1, std::memory_order_relaxed);
   if (!PQenterPipelineMode(c->pg))
     return storage_error("PostgreSQL: cannot enter pipeline mode: " +
@@ -1326,7 +1346,8 @@ PostgresStats PostgresBackend::stats() const noexcept {
           shared_->connections.load(std::memory_order_relaxed),
           shared_->conflicts.load(std::memory_order_relaxed),
           shared_->exclusive.load(std::memory_order_relaxed),
-          shared_->waits.load(std::memory_order_relaxed)};
+          shared_->waits.load(std::memory_order_relaxed),
+          shared_->connect_retries.load(std::memory_order_relaxed)};
 }
 
 }  // namespace catalog::storage

@@ -489,6 +489,71 @@ TEST_CASE("postgres: max_connections holds a host to that many sessions; the nex
   CHECK(read(*db, "a") == "3"s);
 }
 
+TEST_CASE("postgres: a server that refuses new sessions for a while is asked again",
+          "[postgres]") {
+  // A restart or a failover, played by a role that may not log in for a while: the pooled
+  // sessions are gone, and new ones are refused until it may again.
+  test::pg::Schema schema;
+  write(*open_pg(schema.options()), {{"a", "1"}});
+  const std::string role = test::pg::fresh_schema_name("back");
+  struct DropRole {
+    std::string role;
+    ~DropRole() {
+      sql("DROP OWNED BY \"" + role + "\"");
+      sql("DROP ROLE \"" + role + "\"");
+    }
+  } drop{role};
+  sql("CREATE ROLE \"" + role + "\" LOGIN");
+  sql("GRANT USAGE ON SCHEMA \"" + schema.name() + "\" TO \"" + role + "\"");
+  sql("GRANT SELECT ON ALL TABLES IN SCHEMA \"" + schema.name() + "\" TO \"" + role + "\"");
+  const std::string as_role = test::pg::conninfo() + " user=" + role + " application_name=" + role;
+  const auto open_with = [&](std::chrono::milliseconds reconnect_wait) {
+    auto options = schema.options();
+    options.reconnect_wait = reconnect_wait;
+    auto db = open_pg(options, as_role);
+    CHECK(read(*db, "a") == "1"s);  // leaves a session in its pool
+    return db;
+  };
+  auto patient = open_with(std::chrono::minutes(10));
+  auto brief = open_with(std::chrono::milliseconds(200));
+  auto at_once = open_with(std::chrono::milliseconds(0));
+  const auto sessions = [&] {
+    return sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + role + "'");
+  };
+  sql("ALTER ROLE \"" + role + "\" NOLOGIN");
+  sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" + role +
+      "'");
+  for (int i = 0; i < 500 && sessions() != "0"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+
+  auto refused = at_once->begin(Mode::read_only);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == Errc::storage);
+  CHECK(refused.error().message().find("cannot connect") != std::string::npos);
+  CHECK(refused.error().message().find("tried again") == std::string::npos);
+  CHECK(at_once->stats().connect_retries == 0);
+
+  auto gave_up = brief->begin(Mode::read_only);
+  REQUIRE_FALSE(gave_up.has_value());
+  CHECK(gave_up.error().code() == Errc::storage);
+  CHECK(gave_up.error().message().find("tried again for 200 ms") != std::string::npos);
+  CHECK(brief->stats().connect_retries >= 2);
+
+  std::optional<std::string> seen;
+  std::thread reader([&] {  // no Catch2 assertions off the main thread
+    if (auto txn = patient->begin(Mode::read_only))
+      if (auto value = (*txn)->get("a"); value && *value) seen = **value;
+  });
+  for (int i = 0; i < 6000 && patient->stats().connect_retries < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto retried = patient->stats().connect_retries;
+  sql("ALTER ROLE \"" + role + "\" LOGIN");
+  reader.join();
+  CHECK(retried >= 2);
+  CHECK(seen == "1"s);
+  CHECK(read(*brief, "a") == "1"s);
+}
+
 TEST_CASE("postgres: a transaction may outlive its backend", "[postgres]") {
   test::pg::Schema schema;
   auto db = open_pg(schema.options());

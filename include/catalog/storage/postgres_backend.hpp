@@ -40,6 +40,13 @@ struct PostgresOptions {
   /// How long a transaction waits for a connection when `max_connections` are in use. Zero fails
   /// at once. Default: 30 s.
   std::chrono::milliseconds connection_wait{30000};
+  /// How long a transaction that needs a new connection asks again when the server does not
+  /// take it (restarting, failing over, out of connections), pausing 20 ms, then twice as long
+  /// each time up to 1 s, before it fails (storage, nothing changed). Open itself does not ask
+  /// again: a server it cannot reach there is more likely a wrong conninfo than a restart. A
+  /// transaction in flight when the server goes away still fails. Zero: fail at once. Default:
+  /// 10 s.
+  std::chrono::milliseconds reconnect_wait{10000};
   /// A write transaction keeps its puts and erases and sends them with its commit; when they
   /// hold more bytes than this, they are sent at once (the transaction still sees them).
   /// Default: 4 MiB.
@@ -86,6 +93,9 @@ struct PostgresStats {
   std::uint64_t exclusive = 0;
   /// Transactions that waited for a connection, all `max_connections` being in use.
   std::uint64_t waits = 0;
+  /// Connection attempts the server refused that were tried again
+  /// (PostgresOptions::reconnect_wait).
+  std::uint64_t connect_retries = 0;
 };
 
 namespace detail {

@@ -324,10 +324,12 @@ Result<Answer> patch_with(Tx& tx, const Principal& who, Kind kind, const EntityK
 Result<std::uint64_t> stored_key_schema(Tx& tx);
 /// The refusal of a store written with key schema `schema`, newer than this library's.
 Error newer_key_schema(std::uint64_t schema);
-/// Whether every key of the store has a tag some version of the catalog writes (the families of
-/// keys.hpp and of the search index): a store without the schema record reads as schema 1, and
-/// so would an LMDB environment another program wrote. Reads the whole store. Errors: storage
-/// ("not a catalog store", naming the first other key).
+/// Whether a store without the schema record, which reads as schema 1, is one: every key has a
+/// tag some version of the catalog writes (the families of keys.hpp and of the search index),
+/// and none is a counter shard (schema 2 and later write those, with the record). Reads the whole
+/// store. Errors: storage: "the store is corrupt" when it holds shards (the record was lost),
+/// else "not a catalog store" (an LMDB environment another program wrote), naming the first key
+/// of neither.
 Result<void> check_catalog_keys(Tx& tx);
 /// Converts a store of key schema 1 (one counter key per list) to the current schema (sharded
 /// counters) and records it; nothing if it is current. Whether it converted: false when the

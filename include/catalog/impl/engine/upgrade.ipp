@@ -11,6 +11,7 @@
 #include <catalog/detail/search/index.hpp>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,18 +40,37 @@ Error newer_key_schema(std::uint64_t schema) {
 Result<void> check_catalog_keys(Tx& tx) {
   // The key schema's own tags (keys.hpp), then the search index's.
   constexpr std::string_view schema_tags = "CEHLMNQRV";
+  std::optional<std::string> foreign;  // the first key no version of the catalog writes
+  // A counter shard: key schema 2 and later write those, and record the schema with the first.
+  bool sharded = false;
   auto cursor = tx.raw().scan(storage::Range{}, storage::Direction::forward);
   if (!cursor) return cursor.error();
-  for (auto& c = *cursor; c->valid();) {
+  for (auto& c = *cursor; c->valid() && !(foreign && sharded);) {
+    // No backend stores an empty key (LMDB refuses one): what reads as one is a damaged page.
+    if (c->key().empty()) return fail(Errc::storage, "the store is corrupt: it holds an empty key");
     const char tag = c->key().front();
     if (schema_tags.find(tag) == std::string_view::npos &&
-        search_index::families.find(tag) == std::string_view::npos)
-      return fail(Errc::storage, "not a catalog store: it holds the key " +
-                                     keys::printable(c->key().substr(0, 64)) +
-                                     ", which no version of the catalog writes (its keys were "
-                                     "left as they are)");
+        search_index::families.find(tag) == std::string_view::npos) {
+      if (!foreign) foreign = keys::printable(c->key().substr(0, 64));
+    } else if (auto counter = keys::decode_counter(c->key()); counter && counter->shard) {
+      sharded = true;
+    }
     if (auto n = c->next(); !n) return n.error();
   }
+  // Shards without the record: a catalog's store that lost the record (a damaged page), not
+  // one of schema 1, nor another program's.
+  if (sharded) {
+    std::string also;
+    if (foreign) also = ", and the key " + *foreign + ", which no version of the catalog writes";
+    return fail(Errc::storage,
+                "the store is corrupt: it holds the counter shards of key schema 2 and later but "
+                "no key schema record" +
+                    also);
+  }
+  if (foreign)
+    return fail(Errc::storage, "not a catalog store: it holds the key " + *foreign +
+                                   ", which no version of the catalog writes (its keys were "
+                                   "left as they are)");
   return {};
 }
 
