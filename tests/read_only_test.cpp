@@ -6,9 +6,12 @@
 
 #include <catalog/storage/lmdb_backend.hpp>
 
+#include <catalog/detail/engine/keys.hpp>  // to write a store as key schema 1 did
+
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 
 namespace {
 
@@ -240,9 +243,26 @@ TEST_CASE("read-only: a store of another key schema is refused, and says what to
   TempDir dir;
   write_store(dir.path());
   {
-    // Without its key schema record a store reads as schema 1, which an open converts.
+    // Rewritten as key schema 1 wrote it, which an open converts: one counter per list, the sum
+    // of its shards, and no key schema record.
+    namespace keys = catalog::engine::keys;
     auto db = LmdbBackend::open(dir.path()).value();
-    erase(*db, "Mkey_schema");
+    auto txn = db->begin(Mode::read_write).value();
+    std::map<std::string, std::uint64_t> sums;
+    std::vector<std::string> shards;
+    auto c = txn->scan(catalog::storage::prefix_range("C"), catalog::storage::Direction::forward)
+                 .value();
+    for (; c->valid(); c->next().value()) {
+      REQUIRE(keys::decode_counter(c->key())->shard);
+      sums[std::string(c->key().substr(0, c->key().size() - 1))] += keys::decode_u64(c->value());
+      shards.emplace_back(c->key());
+    }
+    c.reset();
+    REQUIRE_FALSE(shards.empty());
+    for (const auto& key : shards) REQUIRE(txn->erase(key).value());
+    for (const auto& [key, sum] : sums) txn->put(key, keys::encode_u64(sum)).value();
+    REQUIRE(txn->erase(keys::meta("key_schema")).value());
+    txn->commit().value();
   }
   const auto before = file_bytes(dir.path() / "data.mdb");
   auto older = catalog::Store::open_lmdb(dir.path(), test::test_options(), read_only());
