@@ -115,6 +115,7 @@ Global global;
 // What a command does with its store.
 enum class Use {
   read,    // verify, backup (its source), export, stats, events: read-only where it must be
+  follow,  // events --follow: as read; it looks again itself while a server refuses sessions
   write,   // reindex
   create,  // import: an LMDB directory may be new
 };
@@ -155,6 +156,9 @@ catalog::Store open_store(std::string_view spec, Use use = Use::read) {
 #ifdef CATALOG_EXAMPLES_POSTGRES
     catalog::storage::PostgresOptions postgres;
     postgres.schema = global.postgres_schema;
+    // A follow asks again between its looks, where it also reads SIGINT; a look that waited
+    // for the server inside itself would keep a Ctrl-C waiting.
+    if (use == Use::follow) postgres.reconnect_wait = std::chrono::milliseconds{0};
     auto store = catalog::open_postgres(std::string(spec.substr(11)), options, postgres);
     if (!store)
       throw Refusal{"cannot open PostgreSQL schema " + global.postgres_schema + ": " +
@@ -179,7 +183,7 @@ catalog::Store open_store(std::string_view spec, Use use = Use::read) {
                       " is empty (a truncated copy?)",
                   false, exit_corrupt};
   catalog::storage::LmdbOptions lmdb;
-  if (use == Use::read) {
+  if (use == Use::read || use == Use::follow) {
     if (auto why = read_only_reason(dir)) {
       lmdb.read_only = true;
       std::cerr << "catalog-admin: the store cannot be written (" << *why
@@ -715,7 +719,7 @@ extern "C" void on_interrupt(int) { interrupted.store(true); }
 int events_here(const Invocation& args) {
   const auto after = args.after;
   const bool follow = args.follow;
-  auto store = open_store(args.store);
+  auto store = open_store(args.store, follow ? Use::follow : Use::read);
   const admin::EventSink print = [](std::uint64_t, std::string_view event) {
     std::cout << event << '\n';
     return static_cast<bool>(std::cout);

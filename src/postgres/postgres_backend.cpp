@@ -297,15 +297,19 @@ struct PgShared {
     // parent's sessions, so they are left alone.
     if (pid != ::getpid())
       for (auto& c : idle) c->pg = nullptr;
-    // Closed here, while the mutex their destructors take still exists. A transaction holds
-    // the PgShared its connection counts in, so no other connection outlives it.
-    auto last = std::move(idle);
-    last.clear();
+    // Nothing waits for a connection any more: the idle ones close without counting (a forked
+    // child's copy of `mutex` may be held by a thread of its parent that is not in the child).
+    for (auto& c : idle) c->owner = nullptr;
   }
 
+  // A connection: an idle one, else a new one within max_connections (waiting for one to come
+  // free if need be). Idle ones are handed out as they come, not to waiters in turn.
   Result<std::unique_ptr<Connection>> acquire();
   void release(std::unique_ptr<Connection> conn) noexcept;
+  // A connection that closed gives back its place among `open`.
   void closed() noexcept;
+  // A new connection in place of `stale`, which gives it its place among `open`.
+  Result<std::unique_ptr<Connection>> replace(std::unique_ptr<Connection> stale);
 
  private:
   Result<std::unique_ptr<Connection>> open_connection();
@@ -473,7 +477,13 @@ namespace detail {
 // over, full) is asked again, with pauses growing from 20 ms to 1 s, for up to
 // options.reconnect_wait.
 Result<std::unique_ptr<Connection>> PgShared::open_connection() {
-  auto c = std::make_unique<Connection>();
+  std::unique_ptr<Connection> c;
+  try {
+    c = std::make_unique<Connection>();
+  } catch (...) {
+    closed();
+    throw;
+  }
   c->owner = this;
   const auto wait = std::clamp<std::chrono::milliseconds>(
       options.reconnect_wait, std::chrono::milliseconds{0}, std::chrono::hours{24 * 365 * 100});
@@ -573,6 +583,12 @@ void PgShared::release(std::unique_ptr<Connection> conn) noexcept {
     idle.push_back(std::move(conn));
   }
   freed.notify_one();
+}
+
+Result<std::unique_ptr<Connection>> PgShared::replace(std::unique_ptr<Connection> stale) {
+  stale->owner = nullptr;
+  stale.reset();
+  return open_connection();
 }
 
 void PgShared::closed() noexcept {
@@ -763,8 +779,7 @@ class PgTransaction final : public Transaction,
       }
       if (results.error().code() == Errc::storage_conflict) note_conflict();
       if (!first || commits || !conn_->broken || !conn_->reused) return results.error();
-      conn_.reset();
-      auto fresh = shared_->acquire();
+      auto fresh = shared_->replace(std::move(conn_));
       if (!fresh) return fresh.error();
       conn_ = std::move(*fresh);
     }

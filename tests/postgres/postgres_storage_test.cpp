@@ -459,14 +459,17 @@ TEST_CASE("postgres: max_connections holds a host to that many sessions; the nex
   auto held = begin(*patient_db, Mode::read_only);
   auto held_too = begin(*patient_db, Mode::read_only);
   std::optional<std::string> seen;
-  std::thread waiter([&] {  // no Catch2 assertions off the main thread
+  std::jthread waiter([&] {  // no Catch2 assertions off the main thread
     if (auto txn = patient_db->begin(Mode::read_only))
       if (auto value = (*txn)->get("a"); value && *value) seen = **value;
   });
-  while (patient_db->stats().waits == 0) std::this_thread::yield();
+  for (int i = 0; i < 6000 && patient_db->stats().waits == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto waited = patient_db->stats().waits;
   must(second->commit());  // another backend: frees nothing of this one's
   held.reset();
   waiter.join();
+  CHECK(waited == 1);
   CHECK(seen == "2"s);
   CHECK(patient_db->stats().connections == 2);
 
@@ -537,10 +540,10 @@ TEST_CASE("postgres: a server that refuses new sessions for a while is asked aga
   REQUIRE_FALSE(gave_up.has_value());
   CHECK(gave_up.error().code() == Errc::storage);
   CHECK(gave_up.error().message().find("tried again for 200 ms") != std::string::npos);
-  CHECK(brief->stats().connect_retries >= 2);
+  CHECK(brief->stats().connect_retries >= 1);
 
   std::optional<std::string> seen;
-  std::thread reader([&] {  // no Catch2 assertions off the main thread
+  std::jthread reader([&] {  // no Catch2 assertions off the main thread
     if (auto txn = patient->begin(Mode::read_only))
       if (auto value = (*txn)->get("a"); value && *value) seen = **value;
   });

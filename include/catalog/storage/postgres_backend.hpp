@@ -34,8 +34,9 @@ struct PostgresOptions {
   /// transaction holds one. A transaction that would open one more waits until another ends,
   /// for at most `connection_wait`, and then fails (storage, nothing changed). Hosts of many
   /// threads set it so that together they stay under the server's `max_connections` instead of
-  /// failing with its "too many clients". With a limit, a thread must not hold two transactions
-  /// of the backend at once: the second may wait for the first. 0: no limit. Default: 0.
+  /// failing with its "too many clients". Connections are handed out as they come free, not to
+  /// the waiters in turn. With a limit, a thread must not hold two transactions of the backend
+  /// at once: the second may wait for the first. 0: no limit. Default: 0.
   std::size_t max_connections = 0;
   /// How long a transaction waits for a connection when `max_connections` are in use. Zero fails
   /// at once. Default: 30 s.
@@ -43,9 +44,10 @@ struct PostgresOptions {
   /// How long a transaction that needs a new connection asks again when the server does not
   /// take it (restarting, failing over, out of connections), pausing 20 ms, then twice as long
   /// each time up to 1 s, before it fails (storage, nothing changed). Open itself does not ask
-  /// again: a server it cannot reach there is more likely a wrong conninfo than a restart. A
-  /// transaction in flight when the server goes away still fails. Zero: fail at once. Default:
-  /// 10 s.
+  /// again: a server it cannot reach there is more likely a wrong conninfo than a restart. Every
+  /// refusal is asked again (libpq does not tell a restart from, say, a password changed
+  /// meanwhile). A transaction in flight when the server goes away still fails. Zero: fail at
+  /// once. Default: 10 s.
   std::chrono::milliseconds reconnect_wait{10000};
   /// A write transaction keeps its puts and erases and sends them with its commit; when they
   /// hold more bytes than this, they are sent at once (the transaction still sees them).

@@ -43,6 +43,11 @@ Result<void> check_catalog_keys(Tx& tx) {
   std::optional<std::string> foreign;  // the first key no version of the catalog writes
   // A counter shard: key schema 2 and later write those, and record the schema with the first.
   bool sharded = false;
+  // Another host may have converted the store since the caller read no record: then it is
+  // recorded in this transaction's snapshot, and is a catalog's.
+  auto recorded = tx.raw().get(key_schema_key);
+  if (!recorded) return recorded.error();
+  if (*recorded) return {};
   auto cursor = tx.raw().scan(storage::Range{}, storage::Direction::forward);
   if (!cursor) return cursor.error();
   for (auto& c = *cursor; c->valid() && !(foreign && sharded);) {
