@@ -8,6 +8,9 @@
 #include <catalog/counters.hpp>
 #include <catalog/rest/api.hpp>
 #include <catalog/store.hpp>
+#ifdef CATALOG_EXAMPLES_POSTGRES
+#include <catalog/storage/postgres_backend.hpp>
+#endif
 
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
@@ -147,6 +150,41 @@ class AccessLog {
   std::string path_;  // of a file, for reopen
 };
 
+// Prometheus text exposition, built up one metric (its HELP and TYPE lines) and sample at a time.
+struct PrometheusText {
+  std::string out;
+
+  void metric(std::string_view name, std::string_view type, std::string_view help) {
+    out += "# HELP ";
+    out += name;
+    out += ' ';
+    out += help;
+    out += "\n# TYPE ";
+    out += name;
+    out += ' ';
+    out += type;
+    out += '\n';
+  }
+  template <class Value>
+  void sample(std::string_view name, std::string_view labels, Value value) {
+    out += name;
+    if (!labels.empty()) {
+      out += '{';
+      out += labels;
+      out += '}';
+    }
+    out += ' ';
+    if constexpr (std::is_floating_point_v<Value>) {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.9g", value);
+      out += text;
+    } else {
+      out += std::to_string(value);
+    }
+    out += '\n';
+  }
+};
+
 // The server's own counters: requests by status, response body bytes, open connections.
 class ServerCounters {
  public:
@@ -160,77 +198,50 @@ class ServerCounters {
 
   // The Prometheus text exposition of these and of the store's counters.
   std::string prometheus(const catalog::StoreCounters& store) const {
-    std::string out;
-    auto metric = [&](std::string_view name, std::string_view type, std::string_view help) {
-      out += "# HELP ";
-      out += name;
-      out += ' ';
-      out += help;
-      out += "\n# TYPE ";
-      out += name;
-      out += ' ';
-      out += type;
-      out += '\n';
-    };
-    auto sample = [&](std::string_view name, std::string_view labels, auto value) {
-      out += name;
-      if (!labels.empty()) {
-        out += '{';
-        out += labels;
-        out += '}';
-      }
-      out += ' ';
-      if constexpr (std::is_floating_point_v<decltype(value)>) {
-        char text[40];
-        std::snprintf(text, sizeof text, "%.9g", value);
-        out += text;
-      } else {
-        out += std::to_string(value);
-      }
-      out += '\n';
-    };
-    metric("catalog_operations_total", "counter",
-           "Store operations by operation and outcome (ok, or the kind of the error).");
+    PrometheusText text;
+    text.metric("catalog_operations_total", "counter",
+                "Store operations by operation and outcome (ok, or the kind of the error).");
     for (std::size_t op = 0; op < catalog::store_operation_count; ++op) {
       const auto name = catalog::store_operation_name(static_cast<catalog::StoreOperation>(op));
       const auto& counts = store.operations[op];
-      sample("catalog_operations_total", "operation=\"" + std::string(name) + "\",outcome=\"ok\"",
-             counts.ok);
+      text.sample("catalog_operations_total",
+                  "operation=\"" + std::string(name) + "\",outcome=\"ok\"", counts.ok);
       for (std::size_t k = 0; k < catalog::error_kind_count; ++k)
-        sample("catalog_operations_total",
-               "operation=\"" + std::string(name) + "\",outcome=\"" +
-                   kind_label(static_cast<catalog::ErrorKind>(k)) + "\"",
-               counts.failed[k]);
+        text.sample("catalog_operations_total",
+                    "operation=\"" + std::string(name) + "\",outcome=\"" +
+                        kind_label(static_cast<catalog::ErrorKind>(k)) + "\"",
+                    counts.failed[k]);
     }
-    metric("catalog_retries_total", "counter",
-           "Operations run again: after a full storage map, or a conflict with other writers.");
-    sample("catalog_retries_total", "reason=\"map_full\"", store.map_full_retries);
-    sample("catalog_retries_total", "reason=\"conflict\"", store.conflict_retries);
-    metric("catalog_conflicts_given_up_total", "counter",
-           "Operations that gave up after conflicting on every attempt.");
-    sample("catalog_conflicts_given_up_total", "", store.conflicts_given_up);
-    metric("catalog_slow_operations_total", "counter",
-           "Operations slower than the store's slow-operation threshold.");
-    sample("catalog_slow_operations_total", "", store.slow_operations);
-    metric("catalog_commit_seconds", "summary", "Time to commit a write transaction.");
+    text.metric(
+        "catalog_retries_total", "counter",
+        "Operations run again: after a full storage map, or a conflict with other writers.");
+    text.sample("catalog_retries_total", "reason=\"map_full\"", store.map_full_retries);
+    text.sample("catalog_retries_total", "reason=\"conflict\"", store.conflict_retries);
+    text.metric("catalog_conflicts_given_up_total", "counter",
+                "Operations that gave up after conflicting on every attempt.");
+    text.sample("catalog_conflicts_given_up_total", "", store.conflicts_given_up);
+    text.metric("catalog_slow_operations_total", "counter",
+                "Operations slower than the store's slow-operation threshold.");
+    text.sample("catalog_slow_operations_total", "", store.slow_operations);
+    text.metric("catalog_commit_seconds", "summary", "Time to commit a write transaction.");
     auto seconds = [](std::chrono::microseconds us) {
       return static_cast<double>(us.count()) / 1e6;
     };
-    sample("catalog_commit_seconds", "quantile=\"0.5\"", seconds(store.commit_p50));
-    sample("catalog_commit_seconds", "quantile=\"0.9\"", seconds(store.commit_p90));
-    sample("catalog_commit_seconds", "quantile=\"0.99\"", seconds(store.commit_p99));
-    sample("catalog_commit_seconds", "quantile=\"1\"", seconds(store.commit_max));
-    sample("catalog_commit_seconds_sum", "", seconds(store.commit_total));
-    sample("catalog_commit_seconds_count", "", store.commits);
-    metric("catalog_http_requests_total", "counter", "HTTP requests answered, by status.");
+    text.sample("catalog_commit_seconds", "quantile=\"0.5\"", seconds(store.commit_p50));
+    text.sample("catalog_commit_seconds", "quantile=\"0.9\"", seconds(store.commit_p90));
+    text.sample("catalog_commit_seconds", "quantile=\"0.99\"", seconds(store.commit_p99));
+    text.sample("catalog_commit_seconds", "quantile=\"1\"", seconds(store.commit_max));
+    text.sample("catalog_commit_seconds_sum", "", seconds(store.commit_total));
+    text.sample("catalog_commit_seconds_count", "", store.commits);
+    text.metric("catalog_http_requests_total", "counter", "HTTP requests answered, by status.");
     for (std::size_t s = 100; s < by_status_.size(); ++s)
       if (auto n = by_status_[s].load(std::memory_order_relaxed))
-        sample("catalog_http_requests_total", "status=\"" + std::to_string(s) + "\"", n);
-    metric("catalog_http_response_bytes_total", "counter", "Bytes of response bodies sent.");
-    sample("catalog_http_response_bytes_total", "", bytes_.load(std::memory_order_relaxed));
-    metric("catalog_http_connections", "gauge", "Connections open now.");
-    sample("catalog_http_connections", "", connections_.load(std::memory_order_relaxed));
-    return out;
+        text.sample("catalog_http_requests_total", "status=\"" + std::to_string(s) + "\"", n);
+    text.metric("catalog_http_response_bytes_total", "counter", "Bytes of response bodies sent.");
+    text.sample("catalog_http_response_bytes_total", "", bytes_.load(std::memory_order_relaxed));
+    text.metric("catalog_http_connections", "gauge", "Connections open now.");
+    text.sample("catalog_http_connections", "", connections_.load(std::memory_order_relaxed));
+    return std::move(text.out);
   }
 
  private:
@@ -255,6 +266,43 @@ inline catalog::rest::Response error_response(int status, std::string_view type,
   r.body = boost::json::serialize(
       boost::json::value{{"code", status}, {"errorType", type}, {"message", message}});
   return r;
+}
+
+// The backend's own metrics: a PostgreSQL store's round trips, sessions and waits; none for the
+// others.
+inline std::string backend_prometheus([[maybe_unused]] catalog::Store& store) {
+#ifdef CATALOG_EXAMPLES_POSTGRES
+  const auto* pg = dynamic_cast<const catalog::storage::PostgresBackend*>(&store.backend());
+  if (!pg) return {};
+  const auto stats = pg->stats();
+  PrometheusText text;
+  text.metric("catalog_postgres_round_trips_total", "counter",
+              "Requests sent to PostgreSQL and waited for.");
+  text.sample("catalog_postgres_round_trips_total", "", stats.round_trips);
+  text.metric("catalog_postgres_connections_opened_total", "counter",
+              "PostgreSQL sessions opened.");
+  text.sample("catalog_postgres_connections_opened_total", "", stats.connections);
+  text.metric("catalog_postgres_connections", "gauge",
+              "PostgreSQL sessions open now, idle in the pool or in a transaction.");
+  text.sample("catalog_postgres_connections", "state=\"idle\"", stats.idle_connections);
+  text.sample("catalog_postgres_connections", "state=\"busy\"",
+              stats.open_connections - std::min(stats.idle_connections, stats.open_connections));
+  text.metric("catalog_postgres_connection_waits_total", "counter",
+              "Transactions that waited for a session, all of max_connections being in use.");
+  text.sample("catalog_postgres_connection_waits_total", "", stats.waits);
+  text.metric("catalog_postgres_connect_retries_total", "counter",
+              "Session openings the server refused that were tried again (reconnect_wait).");
+  text.sample("catalog_postgres_connect_retries_total", "", stats.connect_retries);
+  text.metric("catalog_postgres_conflicts_total", "counter",
+              "Transactions PostgreSQL failed as serialization conflicts or deadlocks.");
+  text.sample("catalog_postgres_conflicts_total", "", stats.conflicts);
+  text.metric("catalog_postgres_writes_alone_total", "counter",
+              "Write transactions that ran alone (taking turns, or after conflicts).");
+  text.sample("catalog_postgres_writes_alone_total", "", stats.exclusive);
+  return std::move(text.out);
+#else
+  return {};
+#endif
 }
 
 // Whether `target` is a path of the server's own routes, /healthz or /metrics.
@@ -298,7 +346,7 @@ inline std::optional<catalog::rest::Response> own_route(const catalog::rest::Req
   }
   if (!who->is_admin) return error(403, "FORBIDDEN", "Only admins may read the metrics");
   r.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}};
-  r.body = counters.prometheus(store.counters());
+  r.body = counters.prometheus(store.counters()) + backend_prometheus(store);
   return r;
 }
 

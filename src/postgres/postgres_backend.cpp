@@ -1357,12 +1357,16 @@ Result<std::unique_ptr<Transaction>> PostgresBackend::begin(Mode mode) {
 }
 
 PostgresStats PostgresBackend::stats() const noexcept {
-  return {shared_->round_trips.load(std::memory_order_relaxed),
-          shared_->connections.load(std::memory_order_relaxed),
-          shared_->conflicts.load(std::memory_order_relaxed),
-          shared_->exclusive.load(std::memory_order_relaxed),
-          shared_->waits.load(std::memory_order_relaxed),
-          shared_->connect_retries.load(std::memory_order_relaxed)};
+  PostgresStats s{shared_->round_trips.load(std::memory_order_relaxed),
+                  shared_->connections.load(std::memory_order_relaxed),
+                  shared_->conflicts.load(std::memory_order_relaxed),
+                  shared_->exclusive.load(std::memory_order_relaxed),
+                  shared_->waits.load(std::memory_order_relaxed),
+                  shared_->connect_retries.load(std::memory_order_relaxed)};
+  std::lock_guard lock(shared_->mutex);
+  s.open_connections = shared_->open;
+  s.idle_connections = shared_->idle.size();
+  return s;
 }
 
 }  // namespace catalog::storage

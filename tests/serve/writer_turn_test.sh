@@ -6,8 +6,9 @@
 # Another session holds the writers' turn of the catalog's PostgreSQL schema (psql, LOCK TABLE
 # ... writer_turn IN EXCLUSIVE MODE, as another host's write transaction does), and catalog-serve
 # runs with --threads 1. A create then waits for the turn; meanwhile the server accepts new
-# connections and answers GET /healthz, a read of the catalog, and a read on the connection the
-# create came from's neighbour. When the turn is given back, the create gets its 201. Before
+# connections and answers GET /healthz, a read of the catalog, a read on the connection the
+# create came from's neighbour, and GET /metrics, which counts the create's PostgreSQL session as
+# busy. When the turn is given back, the create gets its 201. Before
 # writes ran on workers of their own, the one thread waited inside the create and nothing else
 # was answered. Exit 77 (ctest: skipped) when curl, openssl or psql is missing. psql is the
 # cluster's (PG_BIN, as tests/postgres/cluster.sh), else the one on PATH.
@@ -92,6 +93,12 @@ get 200 /v1/glossaries -H "Authorization: Bearer $ADMIN"
 grep -q '"data":\[\]' "$TMP/body" || fail "a read saw the waiting create: $(cat "$TMP/body")"
 get 404 /v1/glossaries/name/while_waiting -H "Authorization: Bearer $ADMIN"
 kill -0 "$CREATE_PID" 2>/dev/null || fail "the create ended while the turn was held: $(cat "$TMP/create_status")"
+# /metrics says what the PostgreSQL sessions are doing: the waiting create holds one.
+get 200 /metrics -H "Authorization: Bearer $ADMIN"
+grep -Eq '^catalog_postgres_round_trips_total [1-9][0-9]*$' "$TMP/body" ||
+  fail "/metrics: no PostgreSQL round trips: $(cat "$TMP/body")"
+busy=$(sed -n 's/^catalog_postgres_connections{state="busy"} //p' "$TMP/body")
+[[ -n $busy && $busy -ge 1 ]] || fail "/metrics: no busy PostgreSQL session beside the waiting create: $(grep postgres "$TMP/body")"
 
 # The turn comes back: the create is answered.
 echo "COMMIT;" >&3

@@ -86,7 +86,8 @@ struct PostgresOptions {
 };
 
 /// What a backend has sent: requests waited for (each carries any number of statements) and
-/// connections opened. Counted since open, over every transaction.
+/// connections opened. Counted since open, over every transaction; but the last two members,
+/// which say how things stand now.
 struct PostgresStats {
   std::uint64_t round_trips = 0;  ///< requests sent and waited for
   std::uint64_t connections = 0;  ///< connections opened
@@ -98,6 +99,10 @@ struct PostgresStats {
   /// Connection attempts the server refused that were tried again
   /// (PostgresOptions::reconnect_wait).
   std::uint64_t connect_retries = 0;
+  /// Connections open now: in a transaction, idle in the pool, or being opened.
+  std::uint64_t open_connections = 0;
+  /// Of those, the ones idle in the pool.
+  std::uint64_t idle_connections = 0;
 };
 
 namespace detail {
