@@ -165,6 +165,12 @@ struct PrometheusText {
     out += type;
     out += '\n';
   }
+  // A metric of one sample without labels.
+  template <class Value>
+  void single(std::string_view name, std::string_view type, std::string_view help, Value value) {
+    metric(name, type, help);
+    sample(name, "", value);
+  }
   template <class Value>
   void sample(std::string_view name, std::string_view labels, Value value) {
     out += name;
@@ -217,12 +223,12 @@ class ServerCounters {
         "Operations run again: after a full storage map, or a conflict with other writers.");
     text.sample("catalog_retries_total", "reason=\"map_full\"", store.map_full_retries);
     text.sample("catalog_retries_total", "reason=\"conflict\"", store.conflict_retries);
-    text.metric("catalog_conflicts_given_up_total", "counter",
-                "Operations that gave up after conflicting on every attempt.");
-    text.sample("catalog_conflicts_given_up_total", "", store.conflicts_given_up);
-    text.metric("catalog_slow_operations_total", "counter",
-                "Operations slower than the store's slow-operation threshold.");
-    text.sample("catalog_slow_operations_total", "", store.slow_operations);
+    text.single("catalog_conflicts_given_up_total", "counter",
+                "Operations that gave up after conflicting on every attempt.",
+                store.conflicts_given_up);
+    text.single("catalog_slow_operations_total", "counter",
+                "Operations slower than the store's slow-operation threshold.",
+                store.slow_operations);
     text.metric("catalog_commit_seconds", "summary", "Time to commit a write transaction.");
     auto seconds = [](std::chrono::microseconds us) {
       return static_cast<double>(us.count()) / 1e6;
@@ -237,10 +243,10 @@ class ServerCounters {
     for (std::size_t s = 100; s < by_status_.size(); ++s)
       if (auto n = by_status_[s].load(std::memory_order_relaxed))
         text.sample("catalog_http_requests_total", "status=\"" + std::to_string(s) + "\"", n);
-    text.metric("catalog_http_response_bytes_total", "counter", "Bytes of response bodies sent.");
-    text.sample("catalog_http_response_bytes_total", "", bytes_.load(std::memory_order_relaxed));
-    text.metric("catalog_http_connections", "gauge", "Connections open now.");
-    text.sample("catalog_http_connections", "", connections_.load(std::memory_order_relaxed));
+    text.single("catalog_http_response_bytes_total", "counter", "Bytes of response bodies sent.",
+                bytes_.load(std::memory_order_relaxed));
+    text.single("catalog_http_connections", "gauge", "Connections open now.",
+                connections_.load(std::memory_order_relaxed));
     return std::move(text.out);
   }
 
@@ -276,29 +282,27 @@ inline std::string backend_prometheus([[maybe_unused]] catalog::Store& store) {
   if (!pg) return {};
   const auto stats = pg->stats();
   PrometheusText text;
-  text.metric("catalog_postgres_round_trips_total", "counter",
-              "Requests sent to PostgreSQL and waited for.");
-  text.sample("catalog_postgres_round_trips_total", "", stats.round_trips);
-  text.metric("catalog_postgres_connections_opened_total", "counter",
-              "PostgreSQL sessions opened.");
-  text.sample("catalog_postgres_connections_opened_total", "", stats.connections);
+  text.single("catalog_postgres_round_trips_total", "counter",
+              "Requests sent to PostgreSQL and waited for.", stats.round_trips);
+  text.single("catalog_postgres_connections_opened_total", "counter", "PostgreSQL sessions opened.",
+              stats.connections);
   text.metric("catalog_postgres_connections", "gauge",
               "PostgreSQL sessions open now, idle in the pool or in a transaction.");
   text.sample("catalog_postgres_connections", "state=\"idle\"", stats.idle_connections);
   text.sample("catalog_postgres_connections", "state=\"busy\"",
               stats.open_connections - std::min(stats.idle_connections, stats.open_connections));
-  text.metric("catalog_postgres_connection_waits_total", "counter",
-              "Transactions that waited for a session, all of max_connections being in use.");
-  text.sample("catalog_postgres_connection_waits_total", "", stats.waits);
-  text.metric("catalog_postgres_connect_retries_total", "counter",
-              "Session openings the server refused that were tried again (reconnect_wait).");
-  text.sample("catalog_postgres_connect_retries_total", "", stats.connect_retries);
-  text.metric("catalog_postgres_conflicts_total", "counter",
-              "Transactions PostgreSQL failed as serialization conflicts or deadlocks.");
-  text.sample("catalog_postgres_conflicts_total", "", stats.conflicts);
-  text.metric("catalog_postgres_writes_alone_total", "counter",
-              "Write transactions that ran alone (taking turns, or after conflicts).");
-  text.sample("catalog_postgres_writes_alone_total", "", stats.exclusive);
+  text.single("catalog_postgres_connection_waits_total", "counter",
+              "Transactions that waited for a session, all of max_connections being in use.",
+              stats.waits);
+  text.single("catalog_postgres_connect_retries_total", "counter",
+              "Session openings the server refused that were tried again (reconnect_wait).",
+              stats.connect_retries);
+  text.single("catalog_postgres_conflicts_total", "counter",
+              "Transactions PostgreSQL failed as serialization conflicts or deadlocks.",
+              stats.conflicts);
+  text.single("catalog_postgres_writes_alone_total", "counter",
+              "Write transactions that ran alone (taking turns, or after conflicts).",
+              stats.exclusive);
   return std::move(text.out);
 #else
   return {};

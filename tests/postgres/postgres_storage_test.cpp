@@ -69,6 +69,21 @@ std::optional<std::string> sql(const std::string& text,
 
 std::uint64_t trips(PostgresBackend& db) { return db.stats().round_trips; }
 
+// A role that may log in, made for one test: roles are the cluster's, not a schema's, so it is
+// dropped however the test ends.
+struct TempRole {
+  std::string name;
+  explicit TempRole(std::string_view prefix) : name(test::pg::fresh_schema_name(prefix)) {
+    sql("CREATE ROLE \"" + name + "\" LOGIN");
+  }
+  ~TempRole() {
+    sql("DROP OWNED BY \"" + name + "\"");
+    sql("DROP ROLE \"" + name + "\"");
+  }
+  TempRole(const TempRole&) = delete;
+  TempRole& operator=(const TempRole&) = delete;
+};
+
 }  // namespace
 
 #define CATALOG_CONTRACT_BACKENDS OnPostgres, OnPostgresTinyBuffer
@@ -498,15 +513,8 @@ TEST_CASE("postgres: a server that refuses new sessions for a while is asked aga
   // sessions are gone, and new ones are refused until it may again.
   test::pg::Schema schema;
   write(*open_pg(schema.options()), {{"a", "1"}});
-  const std::string role = test::pg::fresh_schema_name("back");
-  struct DropRole {
-    std::string role;
-    ~DropRole() {
-      sql("DROP OWNED BY \"" + role + "\"");
-      sql("DROP ROLE \"" + role + "\"");
-    }
-  } drop{role};
-  sql("CREATE ROLE \"" + role + "\" LOGIN");
+  const TempRole temp("back");
+  const std::string& role = temp.name;
   sql("GRANT USAGE ON SCHEMA \"" + schema.name() + "\" TO \"" + role + "\"");
   sql("GRANT SELECT ON ALL TABLES IN SCHEMA \"" + schema.name() + "\" TO \"" + role + "\"");
   const std::string as_role = test::pg::conninfo() + " user=" + role + " application_name=" + role;
@@ -631,17 +639,9 @@ TEST_CASE("postgres: a role that may only read and write opens a catalog that ex
           "[postgres]") {
   test::pg::Schema schema;
   write(*open_pg(schema.options()), {{"a", "1"}});
-  const std::string role = test::pg::fresh_schema_name("rw");
+  const TempRole temp("rw");
+  const std::string& role = temp.name;
   const std::string quoted = "\"" + schema.name() + "\"";
-  // Roles are the cluster's, not the schema's: dropped however the test ends.
-  struct DropRole {
-    std::string role;
-    ~DropRole() {
-      sql("DROP OWNED BY \"" + role + "\"");
-      sql("DROP ROLE \"" + role + "\"");
-    }
-  } drop{role};
-  sql("CREATE ROLE \"" + role + "\" LOGIN");
   sql("GRANT USAGE ON SCHEMA " + quoted + " TO \"" + role + "\"");
   sql("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + quoted + " TO \"" + role +
       "\"");
