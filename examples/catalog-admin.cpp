@@ -751,7 +751,8 @@ int events_here(const Invocation& args) {
   const bool remote = args.store.starts_with("postgresql:");
   options.retry = [&](const catalog::Error& e) {
     if (!remote ||
-        (e.code() != catalog::Errc::storage && e.code() != catalog::Errc::storage_conflict) ||
+        (e.code() != catalog::Errc::storage && e.code() != catalog::Errc::storage_conflict &&
+         e.code() != catalog::Errc::storage_unavailable) ||
         says_corrupt(e.message()))
       return false;
     const auto now = std::chrono::steady_clock::now();

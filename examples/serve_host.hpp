@@ -220,9 +220,11 @@ class ServerCounters {
     }
     text.metric(
         "catalog_retries_total", "counter",
-        "Operations run again: after a full storage map, or a conflict with other writers.");
+        "Operations run again: after a full storage map, a conflict with other writers, or a "
+        "session the database server ended before the commit.");
     text.sample("catalog_retries_total", "reason=\"map_full\"", store.map_full_retries);
     text.sample("catalog_retries_total", "reason=\"conflict\"", store.conflict_retries);
+    text.sample("catalog_retries_total", "reason=\"unavailable\"", store.unavailable_retries);
     text.single("catalog_conflicts_given_up_total", "counter",
                 "Operations that gave up after conflicting on every attempt.",
                 store.conflicts_given_up);

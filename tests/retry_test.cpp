@@ -30,6 +30,8 @@ struct Plan {
   std::atomic<int> write_begins{0};
   std::atomic<int> read_begins{0};
   int at_get = 1;  // which get of a transaction conflicts (read_get, write_get)
+  // What they fail with: a conflict, or a session the server ended before the commit.
+  Errc code = Errc::storage_conflict;
 };
 
 class ConflictingTransaction final : public storage::Transaction {
@@ -72,7 +74,7 @@ class ConflictingTransaction final : public storage::Transaction {
     if (here == plan_.where && !decided_) {
       decided_ = true;
       if (plan_.conflicts.fetch_sub(1) > 0) {
-        dead_ = Error(Errc::storage_conflict, "injected conflict");
+        dead_ = Error(plan_.code, "injected failure");
         inner_.reset();
         return *dead_;
       }
@@ -247,4 +249,41 @@ TEST_CASE("other errors are not retried", "[retry]") {
   REQUIRE_FALSE(again.has_value());
   CHECK(again.error().code() == Errc::already_exists);
   CHECK(f.plan.write_begins == 1);
+}
+
+TEST_CASE("an operation whose session the server ended before its commit runs again, 3 times "
+          "at most",
+          "[retry]") {
+  // storage_unavailable: nothing of the transaction was written (PostgreSQL: a restart).
+  Fixture f;
+  f.plan.code = Errc::storage_unavailable;
+  f.plan.where = GENERATE(Where::write_get, Where::read_get);
+  const bool writes = f.plan.where == Where::write_get;
+  const auto counted = f.store.counters();
+  f.plan.conflicts = 2;
+  if (writes) {
+    REQUIRE(f.create_user("carol").has_value());
+  } else {
+    REQUIRE(f.store.get_json(f.admin, Kind::user, EntityKey::by_fqn("admin"), {}).has_value());
+  }
+  auto now = f.store.counters();
+  CHECK(now.unavailable_retries == counted.unavailable_retries + 2);
+  CHECK(now.conflict_retries == counted.conflict_retries);
+  CHECK(f.logged("2 the database server ended a transaction's session before it committed "
+                 "(attempt ") == 2);
+  CHECK(f.users() == (writes ? 2 : 1));
+
+  // A third in a row: given up, nothing changed.
+  const auto before = test::dump(f.store);
+  f.plan.conflicts = 3;
+  auto refused = writes ? f.create_user("dave").error()
+                        : f.store.get_json(f.admin, Kind::user, EntityKey::by_fqn("admin"), {})
+                              .error();
+  CHECK(refused.code() == Errc::storage_unavailable);
+  CHECK(refused.kind() == ErrorKind::internal);
+  CHECK(refused.message().find("gave up after 3 attempts, each ended by the database server") !=
+        std::string::npos);
+  CHECK(f.store.counters().unavailable_retries == now.unavailable_retries + 2);
+  f.plan.conflicts = 0;
+  CHECK(test::dump(f.store) == before);
 }

@@ -137,7 +137,8 @@ struct ImportOptions {
 /// of order, referring to what is not there, or missing at the end of a truncated input; or
 /// data that does not verify), invalid_value (a format version newer than
 /// export_format_version), already_exists (the store is not empty), storage_full, storage,
-/// storage_conflict (another host wrote to a shared store meanwhile).
+/// storage_conflict (another host wrote to a shared store meanwhile), storage_unavailable (the
+/// server ended the session: nothing was written).
 CATALOG_DECL Result<DumpCounts> import_store(Store& store, std::istream& in, const ImportOptions& options = {});
 
 // ---- stats ----

@@ -68,6 +68,9 @@ struct StoreCounters {
   std::uint64_t conflict_retries = 0;
   /// Operations that gave up after conflicting on every attempt (answered storage_conflict).
   std::uint64_t conflicts_given_up = 0;
+  /// Runs again after the database server ended the transaction's session before it committed
+  /// (storage_unavailable: a restart, a failover; PostgreSQL).
+  std::uint64_t unavailable_retries = 0;
   /// Operations slower than `StoreOptions::slow_operation` (when that is set).
   std::uint64_t slow_operations = 0;
   /// Write transactions committed.

@@ -62,6 +62,9 @@ enum class Errc {
   storage_full,      ///< map full: retried by the store, surfaced only if growth fails
   storage_conflict,  ///< concurrent writers could not be serialized (a serialization failure
                      ///< or deadlock): retried by the store, surfaced when retries run out
+  storage_unavailable,  ///< the backend's server ended the transaction's session before it
+                        ///< committed (a restart, a failover): nothing was written; retried by
+                        ///< the store, surfaced when retries run out
   storage,           ///< any other backend failure
   internal,          ///< a failure that is no verdict on the input (a default Error too)
 };
@@ -76,6 +79,7 @@ constexpr ErrorKind kind_of(Errc c) noexcept {
     case Errc::version_mismatch: return ErrorKind::conflict;
     case Errc::storage_full:
     case Errc::storage_conflict:
+    case Errc::storage_unavailable:
     case Errc::storage:
     case Errc::internal: return ErrorKind::internal;
     default: return ErrorKind::bad_request;

@@ -157,7 +157,8 @@ struct StoreOptions {
   /// written with an older key schema and building the search index of a store that has none
   /// or one of another analyzer (info, docs/COMPATIBILITY.md); growing a full LMDB map (info);
   /// running a transaction again after a conflict with concurrent writers (debug) and giving up
-  /// (warning); operations slower than `slow_operation` (warning); a store opened read-only
+  /// (warning); running one again after the database server ended its session (warning);
+  /// operations slower than `slow_operation` (warning); a store opened read-only
   /// without a built search index (warning); a refused open (error). Default: nothing is logged.
   LogSink log{};
   /// An operation that takes at least this long, retries included, is logged as a warning and

@@ -766,7 +766,7 @@ class PgTransaction final : public Transaction,
           statements(*conn_);
       if (!ok) {
         conn_->broken = true;  // half queued: the session cannot be trusted
-        return lost_error();
+        return ended(lost_error());  // the COMMIT, if any, was not sent
       }
       sent_ = true;
       auto results = round(*conn_, shared_->round_trips);
@@ -778,7 +778,15 @@ class PgTransaction final : public Transaction,
         return results;
       }
       if (results.error().code() == Errc::storage_conflict) note_conflict();
-      if (!first || commits || !conn_->broken || !conn_->reused) return results.error();
+      if (!first || commits || !conn_->broken || !conn_->reused) {
+        // A session that ended before the transaction's COMMIT was sent took all of the
+        // transaction with it: the Store may run the operation again. (A session kept from
+        // reuse for another reason, a conflict while preparing writes, still exists.)
+        const bool gone = conn_->broken && (PQstatus(conn_->pg) != CONNECTION_OK ||
+                                            !conn_->server_refused);
+        if (gone && !commits) return ended(results.error());
+        return results.error();
+      }
       auto fresh = shared_->replace(std::move(conn_));
       if (!fresh) return fresh.error();
       conn_ = std::move(*fresh);
@@ -1019,6 +1027,8 @@ class PgTransaction final : public Transaction,
   friend class detail::TransactionState<PgTransaction, PgCursor>;
 
   static Error lost_error() { return storage_error("PostgreSQL: cannot send a statement"); }
+  // `e`, of a session that ended before the transaction committed (nothing of it was written).
+  static Error ended(const Error& e) { return Error(Errc::storage_unavailable, e.message()); }
 
   // The isolation level. Writers taking turns: every write transaction holds writer_turn
   // EXCLUSIVE from before its snapshot to after its commit is visible (the server makes a

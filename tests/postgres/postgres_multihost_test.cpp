@@ -22,6 +22,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <libpq-fe.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -402,4 +404,95 @@ TEST_CASE("multi-host: processes x threads on one PostgreSQL catalog lose nothin
   CHECK(users == users_total);
   CHECK(users == 1 + c.processes * c.threads);
   CHECK(s.verify().value().empty());
+}
+
+TEST_CASE("a session the server ends in the middle of an operation: the operation runs again",
+          "[postgres]") {
+  // A restart or failover that ends the store's sessions while an operation is in flight,
+  // played by pg_terminate_backend from a session of its own. The host's functions (the clock,
+  // an update's PatchMaker) run inside the operation's transaction: each ends the sessions once,
+  // at a point where the transaction has sent its first round and not its COMMIT.
+  test::pg::Schema schema;
+  const std::string app = test::pg::fresh_schema_name("ended");
+  const auto sql = [](const std::string& text) {
+    PGconn* conn = PQconnectdb(test::pg::conninfo().c_str());
+    std::string first;
+    if (PQstatus(conn) == CONNECTION_OK) {
+      PGresult* r = PQexec(conn, text.c_str());
+      if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0) first = PQgetvalue(r, 0, 0);
+      PQclear(r);
+    }
+    PQfinish(conn);
+    return first;
+  };
+  const auto end_sessions = [&] {  // no Catch2 assertions: called inside the store
+    sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" +
+        app + "'");
+    for (int i = 0; i < 500; ++i) {
+      if (sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'") ==
+          "0")
+        return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
+  bool end_at_clock = false;
+  auto o = options();
+  o.clock = [&] {
+    if (end_at_clock) {
+      end_at_clock = false;
+      end_sessions();
+    }
+    return std::int64_t{1'700'000'000'000};
+  };
+  std::vector<std::string> warnings;
+  o.log = [&](LogLevel level, std::string_view message) {
+    if (level == LogLevel::warning) warnings.emplace_back(message);
+  };
+  auto s = open_postgres(test::pg::conninfo() + " application_name=" + app, o, schema.options())
+               .value();
+  auto admin = s.principal("admin").value();
+  const auto id = test::uuid_of(
+      s.create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
+          .value());
+
+  // A read: its snapshot is taken when it begins, and its session ends before its first read.
+  end_at_clock = true;
+  auto got = s.get_json(admin, Kind::glossary, EntityKey::by_fqn("g"), {}).value();
+  CHECK(got.at("description").as_string() == "one");
+  CHECK(s.counters().unavailable_retries == 1);
+
+  // A write: it has read the entity when its PatchMaker runs, and has written nothing.
+  int made = 0;
+  auto updated = s.update_json(admin, Kind::glossary, EntityKey::by_fqn("g"),
+                               [&](const boost::json::object&) -> Result<boost::json::value> {
+                                 if (made++ == 0) end_sessions();
+                                 return test::parse(
+                                     R"([{"op":"replace","path":"/description","value":"two"}])");
+                               });
+  REQUIRE(updated.has_value());
+  CHECK(made == 2);
+  CHECK(updated->at("description").as_string() == "two");
+  CHECK(test::version_of(*updated) == "0.2");
+  CHECK(s.counters().unavailable_retries == 2);
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[1].find("ended a transaction's session before it committed (attempt 1 of 3)") !=
+        std::string::npos);
+  // One version, one change event for the update: the first attempt left nothing.
+  CHECK(s.history_json(admin, Kind::glossary, id).value().versions.size() == 2);
+
+  // A session that ends at every attempt: the operation gives up, nothing changed.
+  auto refused = s.update_json(admin, Kind::glossary, EntityKey::by_fqn("g"),
+                               [&](const boost::json::object&) -> Result<boost::json::value> {
+                                 end_sessions();
+                                 return test::parse(
+                                     R"([{"op":"replace","path":"/description","value":"three"}])");
+                               });
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == Errc::storage_unavailable);
+  CHECK(refused.error().message().find("gave up after 3 attempts") != std::string::npos);
+  CHECK(s.get_json(admin, Kind::glossary, EntityKey::by_fqn("g"), {})
+            .value()
+            .at("description")
+            .as_string() == "two");
+  CHECK(s.history_json(admin, Kind::glossary, id).value().versions.size() == 2);
 }

@@ -25,6 +25,7 @@ class StoreCounting {
   void map_full_retry() noexcept { add(map_full_retries_); }
   void conflict_retry() noexcept { add(conflict_retries_); }
   void conflict_given_up() noexcept { add(conflicts_given_up_); }
+  void unavailable_retry() noexcept { add(unavailable_retries_); }
   void slow_operation() noexcept { add(slow_operations_); }
   void commit(std::chrono::nanoseconds took) noexcept;
 
@@ -47,6 +48,7 @@ class StoreCounting {
   std::atomic<std::uint64_t> map_full_retries_{0};
   std::atomic<std::uint64_t> conflict_retries_{0};
   std::atomic<std::uint64_t> conflicts_given_up_{0};
+  std::atomic<std::uint64_t> unavailable_retries_{0};
   std::atomic<std::uint64_t> slow_operations_{0};
   std::atomic<std::uint64_t> commit_max_us_{0};
   std::atomic<std::uint64_t> commit_total_us_{0};

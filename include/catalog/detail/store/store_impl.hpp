@@ -91,6 +91,9 @@ struct CATALOG_LOCAL Store::Impl {
   /// Attempts of an operation whose transaction keeps conflicting with concurrent writers (a
   /// backend that runs them concurrently: PostgreSQL) before it gives up.
   static constexpr int conflict_attempts = 12;
+  /// Attempts of an operation whose transaction's session the database server keeps ending
+  /// before it commits (storage_unavailable) before it gives up.
+  static constexpr int unavailable_attempts = 3;
 
   /// One attempt of an operation in transaction `tx`: calls the operation and keeps its result
   /// (`context` is where), and returns its error, or null for a success.
@@ -109,7 +112,9 @@ struct CATALOG_LOCAL Store::Impl {
   /// backend grows it and the whole operation runs again, so nothing is lost. A transaction the
   /// backend could not serialize with concurrent writers (storage_conflict) changed nothing: the
   /// whole operation runs again after a short random pause, growing with each conflict, at most
-  /// `conflict_attempts` times in all; then storage_conflict, nothing changed.
+  /// `conflict_attempts` times in all; then storage_conflict, nothing changed. One whose session
+  /// the server ended before it committed (storage_unavailable) runs again at once, at most
+  /// `unavailable_attempts` times in all (its next transaction waits for the server).
   /// The operation is counted as `op`, with its final outcome.
   template <class F>
   auto write(StoreOperation op, F&& fn) -> decltype(fn(std::declval<engine::Tx&>())) {
@@ -204,6 +209,7 @@ struct CATALOG_LOCAL Store::Impl {
     Impl& impl_;
     int full_ = 0;
     int conflicts_ = 0;
+    int unavailable_ = 0;
   };
 };
 

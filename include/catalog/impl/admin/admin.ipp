@@ -31,7 +31,8 @@ Result<std::vector<IntegrityProblem>> verify(Store& store, const ProgressFn& pro
   auto map = store.backend().map_stats();
   if (!map) return map.error();
   if (*map) total = (*map)->entries;
-  // A read-only transaction can still conflict with writers on PostgreSQL: run it again.
+  // A read-only transaction can still conflict with writers on PostgreSQL, or lose its session
+  // to a server restart: run it again.
   if (catalog::detail::in_transaction) return catalog::detail::nested_transaction();
   for (int attempt = 1;; ++attempt) {
     catalog::detail::InTransaction inside;  // the progress callback runs in the transaction
@@ -46,7 +47,11 @@ Result<std::vector<IntegrityProblem>> verify(Store& store, const ProgressFn& pro
       reporter.progress().entities = entities;
       reporter.report();
     });
-    if (!problems && problems.error().code() == Errc::storage_conflict && attempt < 3) continue;
+    if (!problems &&
+        (problems.error().code() == Errc::storage_conflict ||
+         problems.error().code() == Errc::storage_unavailable) &&
+        attempt < 3)
+      continue;
     if (problems) reporter.finish();
     return problems;
   }

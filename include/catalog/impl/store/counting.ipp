@@ -70,6 +70,7 @@ StoreCounters StoreCounting::snapshot() const noexcept {
   c.map_full_retries = map_full_retries_.load(std::memory_order_relaxed);
   c.conflict_retries = conflict_retries_.load(std::memory_order_relaxed);
   c.conflicts_given_up = conflicts_given_up_.load(std::memory_order_relaxed);
+  c.unavailable_retries = unavailable_retries_.load(std::memory_order_relaxed);
   c.slow_operations = slow_operations_.load(std::memory_order_relaxed);
   std::array<std::uint64_t, bucket_count> counts{};
   for (std::size_t b = 0; b < bucket_count; ++b) {

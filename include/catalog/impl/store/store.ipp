@@ -176,6 +176,17 @@ bool Store::Impl::Attempts::again(const Error& e) {
     }
     return true;
   }
+  if (e.code() == Errc::storage_unavailable) {
+    // Nothing was written; the next transaction waits for the server to take a session
+    // (PostgresOptions::reconnect_wait), so no pause here.
+    if (++unavailable_ >= unavailable_attempts) return false;
+    impl_.counting.unavailable_retry();
+    impl_.log(LogLevel::warning, "the database server ended a transaction's session before it "
+                                 "committed (attempt " +
+                                     std::to_string(unavailable_) + " of " +
+                                     std::to_string(unavailable_attempts) + "): it runs again");
+    return true;
+  }
   if (e.code() != Errc::storage_conflict) return false;
   if (++conflicts_ >= conflict_attempts) {
     impl_.counting.conflict_given_up();
@@ -197,6 +208,12 @@ bool Store::Impl::Attempts::again(const Error& e) {
 }
 
 Error Store::Impl::Attempts::final(Error e) const {
+  if (e.code() == Errc::storage_unavailable && unavailable_ >= unavailable_attempts)
+    return Error(Errc::storage_unavailable,
+                 "gave up after " + std::to_string(unavailable_) +
+                     " attempts, each ended by the database server before it committed; nothing "
+                     "was changed (" +
+                     e.message() + ")");
   if (e.code() != Errc::storage_conflict || conflicts_ < conflict_attempts) return e;
   return Error(Errc::storage_conflict,
                "gave up after " + std::to_string(conflicts_) +
