@@ -115,8 +115,8 @@ class CATALOG_DECL Store {
   /// read-only field is bad_request read_only_field). No other writer comes between the read and
   /// the write, so concurrent edits never lose one another. An edit that changes nothing writes
   /// nothing. `edit` must not call back into this Store, and runs again when the backend has the
-  /// operation retried (a storage conflict), so it should only change the entity. Errors: as
-  /// `patch`.
+  /// operation retried (a storage conflict, or a database session that ended before the
+  /// commit), so it should only change the entity. Errors: as `patch`.
   template <class E, class Edit>
   Result<E> update(const Principal& who, const EntityKey& key, Edit&& edit,
                    const PatchOptions& options = {});

@@ -466,6 +466,18 @@ bool queue_prepares(Connection& c, const std::string& table, bool writes) {
   return true;
 }
 
+// Whether the server ended the session (restart, idle timeout, pg_terminate_backend): its
+// socket is then readable, its last words (a FATAL error) and then end of file. Reads what is
+// there, without waiting.
+bool ended_by_server(Connection& c) {
+  for (int reads = 0; reads < 8; ++reads) {
+    pollfd fd{PQsocket(c.pg), POLLIN, 0};
+    if (::poll(&fd, 1, 0) <= 0) return false;
+    if (!PQconsumeInput(c.pg) || PQstatus(c.pg) != CONNECTION_OK) return true;
+  }
+  return false;
+}
+
 // ---- the pool ----
 
 }  // namespace
@@ -565,11 +577,7 @@ Result<std::unique_ptr<Connection>> PgShared::acquire() {
       }
     }
     if (!c) return open_connection();
-    // A session the server ended (restart, idle timeout, pg_terminate_backend) left its socket
-    // readable at end of file: read what is there, without waiting, and drop it if it is gone.
-    pollfd fd{PQsocket(c->pg), POLLIN, 0};
-    if (::poll(&fd, 1, 0) > 0 && (!PQconsumeInput(c->pg) || PQstatus(c->pg) != CONNECTION_OK))
-      continue;
+    if (ended_by_server(*c)) continue;
     c->reused = true;
     return c;
   }
@@ -766,7 +774,10 @@ class PgTransaction final : public Transaction,
           statements(*conn_);
       if (!ok) {
         conn_->broken = true;  // half queued: the session cannot be trusted
-        return ended(lost_error());  // the COMMIT, if any, was not sent
+        // A COMMIT that failed to send may still sit whole in libpq's buffer, which closing
+        // the session flushes while it is up: only a session that is down surely took it.
+        if (!commits || PQstatus(conn_->pg) != CONNECTION_OK) return ended(lost_error());
+        return lost_error();
       }
       sent_ = true;
       auto results = round(*conn_, shared_->round_trips);
@@ -985,6 +996,13 @@ class PgTransaction final : public Transaction,
       release();
       committed();
       return {};
+    }
+    // A session the server has ended already took the transaction with it: nothing is sent,
+    // and the Store may run the operation again.
+    if (ended_by_server(*conn_)) {
+      conn_->broken = true;
+      return die(ended(storage_error("PostgreSQL: connection lost before the commit: " +
+                                     trimmed(PQerrorMessage(conn_->pg)))));
     }
     auto results =
         exchange([&](Connection& c) { return queue_pending(c) && queue_text(c, "COMMIT"); }, true);

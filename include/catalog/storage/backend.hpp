@@ -80,6 +80,11 @@ class CATALOG_DECL Cursor {
 /// storage_conflict: a backend whose write transactions run concurrently (PostgreSQL) fails a
 /// transaction that cannot be serialized with the others, from any call; it is then dead and
 /// changed nothing: run it again from the start. Memory and LMDB never return it.
+///
+/// storage_unavailable: a backend over a database server (PostgreSQL) whose session for the
+/// transaction ended before it committed (a restart, a failover) fails the transaction from any
+/// call, the commit included; it is then dead and changed nothing: run it again from the start,
+/// once the server takes sessions again. Memory and LMDB never return it.
 class CATALOG_DECL Transaction {
  public:
   /// Ends the transaction: rolls it back unless it committed.

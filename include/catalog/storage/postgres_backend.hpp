@@ -134,11 +134,12 @@ struct PgShared;
 /// waited for. `stats()` counts the round trips.
 ///
 /// Errors beyond the contract: a statement that fails on the server (conflict, lost connection)
-/// ends the transaction, even a get or a scan. A session that ended (the server restarting or
-/// failing over, `pg_terminate_backend`, the idle limit) before the transaction's COMMIT was
+/// ends the transaction, even a get or a scan. A session found ended (the server restarting or
+/// failing over, `pg_terminate_backend`, the idle limit) before the transaction's COMMIT is
 /// sent is Errc::storage_unavailable: nothing of the transaction was written, and the Store
-/// runs the operation again. Any other failure of the server or of the connection, the loss
-/// of one at the COMMIT included (whether it committed is then not known), is Errc::storage.
+/// runs the operation again. Any other failure of the server or of the connection, a session
+/// lost while its COMMIT is under way included (whether it committed is then not known), is
+/// Errc::storage.
 ///
 /// Thread safety and processes: as Backend. A thread must not begin a write transaction while it
 /// holds another of the same catalog (one run alone would wait for the other). A child created by

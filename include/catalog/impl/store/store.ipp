@@ -74,8 +74,8 @@ std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage:
     std::optional<detail::InTransaction> inside(std::in_place);
     auto txn = backend->begin(mode);
     if (!txn) {
-      count(&txn.error());
-      return txn.error();
+      if (attempts.again(txn.error())) continue;
+      return give_up(txn.error());
     }
     engine::Env env{options, now()};
     engine::Tx tx(**txn, env);
