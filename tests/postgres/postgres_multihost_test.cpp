@@ -18,11 +18,9 @@
 #include <catalog/store.hpp>
 
 #include "../support.hpp"
-#include "pg_support.hpp"
+#include "pg_sessions.hpp"
 
 #include <catch2/catch.hpp>
-
-#include <libpq-fe.h>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -414,27 +412,7 @@ TEST_CASE("a session the server ends in the middle of an operation: the operatio
   // at a point where the transaction has sent its first round and not its COMMIT.
   test::pg::Schema schema;
   const std::string app = test::pg::fresh_schema_name("ended");
-  const auto sql = [](const std::string& text) {
-    PGconn* conn = PQconnectdb(test::pg::conninfo().c_str());
-    std::string first;
-    if (PQstatus(conn) == CONNECTION_OK) {
-      PGresult* r = PQexec(conn, text.c_str());
-      if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0) first = PQgetvalue(r, 0, 0);
-      PQclear(r);
-    }
-    PQfinish(conn);
-    return first;
-  };
-  const auto end_sessions = [&] {  // no Catch2 assertions: called inside the store
-    sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" +
-        app + "'");
-    for (int i = 0; i < 500; ++i) {
-      if (sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'") ==
-          "0")
-        return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  };
+  const auto end_sessions = [&] { test::pg::end_sessions(app); };
   bool end_at_clock = false;
   auto o = options();
   o.clock = [&] {

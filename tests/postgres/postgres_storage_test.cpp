@@ -4,7 +4,7 @@
 // Then what only PostgreSQL does: the schema and its version row, conflicts between concurrent
 // writers, round trips, batches, lost connections, processes.
 #include "../storage_support.hpp"
-#include "pg_support.hpp"
+#include "pg_sessions.hpp"
 
 #include <catalog/storage/postgres_backend.hpp>
 
@@ -404,16 +404,7 @@ TEST_CASE("postgres: a connection the server ended is storage_unavailable before
   auto db = open_pg(schema.options(), conninfo);
   // Ends this test's sessions only (other tests share the cluster), the idle ones in the pool
   // too. Terminating is asynchronous: waits until those sessions are gone (their sockets closed).
-  const auto end_sessions = [&] {
-    sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" +
-        app + "'");
-    for (int i = 0; i < 500; ++i) {
-      if (sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'") ==
-          "0")
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  };
+  const auto end_sessions = [&] { test::pg::end_sessions(app); };
   write(*db, {{"a", "1"}});
   auto txn = begin(*db, Mode::read_write);
   CHECK(must(txn->get("a")) == "1"s);
@@ -450,9 +441,6 @@ TEST_CASE("postgres: max_connections holds a host to that many sessions; the nex
   options.max_connections = 2;
   options.connection_wait = std::chrono::milliseconds(200);
   auto db = open_pg(options, test::pg::conninfo() + " application_name=" + app);
-  const auto sessions = [&] {
-    return sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + app + "'");
-  };
   write(*db, {{"a", "1"}});
   auto first = begin(*db, Mode::read_only);
   auto second = begin(*db, Mode::read_write);
@@ -492,10 +480,7 @@ TEST_CASE("postgres: max_connections holds a host to that many sessions; the nex
   held_too.reset();
   first.reset();
   second.reset();
-  sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" + app +
-      "'");
-  for (int i = 0; i < 500 && sessions() != "0"; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  test::pg::end_sessions(app);
   auto again = begin(*db, Mode::read_write);
   CHECK(must(again->get("a")) == "2"s);
   auto again_too = begin(*db, Mode::read_only);
@@ -528,14 +513,8 @@ TEST_CASE("postgres: a server that refuses new sessions for a while is asked aga
   auto patient = open_with(std::chrono::minutes(10));
   auto brief = open_with(std::chrono::milliseconds(200));
   auto at_once = open_with(std::chrono::milliseconds(0));
-  const auto sessions = [&] {
-    return sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + role + "'");
-  };
   sql("ALTER ROLE \"" + role + "\" NOLOGIN");
-  sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" + role +
-      "'");
-  for (int i = 0; i < 500 && sessions() != "0"; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  test::pg::end_sessions(role);
 
   auto refused = at_once->begin(Mode::read_only);
   REQUIRE_FALSE(refused.has_value());
