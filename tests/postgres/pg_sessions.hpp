@@ -8,9 +8,17 @@
 
 #include <libpq-fe.h>
 
+#include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 namespace test::pg {
 
@@ -35,6 +43,38 @@ inline void end_sessions(const std::string& app) {
   first_value("SELECT count(pg_terminate_backend(pid))" + of_app);
   for (int i = 0; i < 500 && first_value("SELECT count(*)" + of_app) != "0"; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+// Shuts down this process's side of every connection it has to the test cluster: a network
+// that fails with no word from the server, which goes on with what it was doing. Connections
+// are told by their peer: the cluster's Unix socket (`.s.PGSQL.<port>`), or its TCP port when
+// the server is reached over TCP. Returns how many were shut down.
+inline int cut_connections() {
+  const std::string tcp = first_value("SELECT inet_server_port()");
+  const int port = tcp.empty() ? -1 : std::atoi(tcp.c_str());
+  std::vector<int> fds;
+  if (DIR* dir = ::opendir("/proc/self/fd")) {
+    while (const dirent* e = ::readdir(dir))
+      if (e->d_name[0] != '.') fds.push_back(std::atoi(e->d_name));
+    ::closedir(dir);
+  }
+  int cut = 0;
+  for (int fd : fds) {
+    sockaddr_storage peer{};
+    socklen_t length = sizeof peer;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) continue;
+    bool cluster = false;
+    if (peer.ss_family == AF_UNIX) {
+      const auto& un = reinterpret_cast<const sockaddr_un&>(peer);
+      cluster = std::string_view(un.sun_path).find(".s.PGSQL.") != std::string_view::npos;
+    } else if (peer.ss_family == AF_INET) {
+      cluster = ntohs(reinterpret_cast<const sockaddr_in&>(peer).sin_port) == port;
+    } else if (peer.ss_family == AF_INET6) {
+      cluster = ntohs(reinterpret_cast<const sockaddr_in6&>(peer).sin6_port) == port;
+    }
+    if (cluster && ::shutdown(fd, SHUT_RDWR) == 0) ++cut;
+  }
+  return cut;
 }
 
 }  // namespace test::pg

@@ -474,3 +474,68 @@ TEST_CASE("a session the server ends in the middle of an operation: the operatio
             .as_string() == "two");
   CHECK(s.history_json(admin, Kind::glossary, id).value().versions.size() == 2);
 }
+
+TEST_CASE("a session lost while its COMMIT is under way: the operation is not run again",
+          "[postgres]") {
+  // The server may have committed before the connection broke, and running the operation again
+  // could then do it twice. A deferred trigger on the catalog's table makes the COMMIT of one
+  // create wait on the server (pg_sleep); meanwhile the test cuts the store's connections on its
+  // own side, as a failing network would. The server then finishes the COMMIT.
+  test::pg::Schema schema;
+  const std::string app = test::pg::fresh_schema_name("commit");
+  auto s =
+      open_postgres(test::pg::conninfo() + " application_name=" + app, options(), schema.options())
+          .value();
+  auto admin = s.principal("admin").value();
+  (void)s.create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
+      .value();
+
+  // The COMMIT of the first write after the flag row's insert waits 3 s on the server.
+  std::string slow = R"(
+    CREATE TABLE @.slow_commit (x int);
+    CREATE FUNCTION @.slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF EXISTS (SELECT 1 FROM @.slow_commit) THEN
+        DELETE FROM @.slow_commit;
+        PERFORM pg_sleep(3);
+      END IF;
+      RETURN NULL;
+    END $$;
+    CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT OR UPDATE ON @.entries
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION @.slow_commit();
+    INSERT INTO @.slow_commit VALUES (1))";
+  for (auto at = slow.find('@'); at != std::string::npos; at = slow.find('@', at))
+    slow.replace(at, 1, schema.name());
+  test::pg::first_value(slow);
+
+  const auto retries_before = s.counters().unavailable_retries;
+  std::optional<Result<boost::json::object>> created;
+  std::thread writer([&] {
+    created =
+        s.create_json(admin, Kind::glossary, test::parse(R"({"name":"h","description":"two"})"));
+  });
+  const std::string of_app = " FROM pg_stat_activity WHERE application_name = '" + app + "'";
+  bool committing = false;
+  for (int i = 0; i < 1000 && !committing; ++i) {
+    committing = test::pg::first_value("SELECT count(*)" + of_app +
+                                       " AND wait_event = 'PgSleep' AND query = 'COMMIT'") == "1";
+    if (!committing) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const int cut = committing ? test::pg::cut_connections() : 0;
+  writer.join();
+  REQUIRE(committing);
+  CHECK(cut >= 1);
+  REQUIRE(created.has_value());
+  REQUIRE_FALSE(created->has_value());
+  CHECK(created->error().code() == Errc::storage);
+  CHECK(created->error().message().find("whether the transaction committed is not known") !=
+        std::string::npos);
+  CHECK(s.counters().unavailable_retries == retries_before);
+
+  // The server's session ends once its COMMIT is done; the create was applied, once.
+  for (int i = 0; i < 1000 && test::pg::first_value("SELECT count(*)" + of_app) != "0"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  auto h = s.get_json(admin, Kind::glossary, EntityKey::by_fqn("h"), {});
+  REQUIRE(h.has_value());
+  CHECK(s.history_json(admin, Kind::glossary, test::uuid_of(*h)).value().versions.size() == 1);
+  CHECK(s.list_json(admin, Kind::glossary, {}).value().total == 2);
+}
