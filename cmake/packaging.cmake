@@ -54,4 +54,17 @@ set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${catalog_deb_runtime} (= ${PROJECT_VERS
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION
   "Embeddable metadata catalog: tools\n catalog-admin (verify, backup, export, import, stats, events, reindex), catalog-serve (the REST API over HTTP, with a systemd unit) and catalog-replay.")
 
+# A static build has no runtime library, so its libcatalog<soversion> would hold nothing but the
+# copyright file. cpack reads this file before it makes a package of any generator.
+get_target_property(catalog_library_type catalog TYPE)
+if(NOT catalog_library_type STREQUAL "SHARED_LIBRARY")
+  set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/catalog-cpack-static.cmake)
+  file(WRITE ${CPACK_PROJECT_CONFIG_FILE} [=[
+if(CPACK_GENERATOR STREQUAL "DEB")
+  message(FATAL_ERROR "catalog: Debian packages need a shared build: configure with "
+                      "-DBUILD_SHARED_LIBS=ON (README.md, \"Debian packages\")")
+endif()
+]=])
+endif()
+
 include(CPack)
