@@ -58,13 +58,17 @@ set(CPACK_COMPONENT_TOOLS_DESCRIPTION
 # copyright file. cpack reads this file before it makes a package of any generator.
 get_target_property(catalog_library_type catalog TYPE)
 if(NOT catalog_library_type STREQUAL "SHARED_LIBRARY")
-  set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/catalog-cpack-static.cmake)
-  file(WRITE ${CPACK_PROJECT_CONFIG_FILE} [=[
+  set(catalog_cpack_check [=[
 if(CPACK_GENERATOR STREQUAL "DEB")
   message(FATAL_ERROR "catalog: Debian packages need a shared build: configure with "
                       "-DBUILD_SHARED_LIBS=ON (README.md, \"Debian packages\")")
 endif()
 ]=])
+  if(CPACK_PROJECT_CONFIG_FILE)  # the host's own, read after the check
+    string(APPEND catalog_cpack_check "include(\"${CPACK_PROJECT_CONFIG_FILE}\")\n")
+  endif()
+  set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/catalog-cpack-static.cmake)
+  file(WRITE ${CPACK_PROJECT_CONFIG_FILE} "${catalog_cpack_check}")
 endif()
 
 include(CPack)

@@ -8,9 +8,9 @@
 #   4. the packages are removed, whether the test passes or fails, and nothing of them is left.
 # Skipped (prints "package_deb: skipped") when not run as root or without dpkg.
 #
-# Inputs (-D): CATALOG_BINARY_DIR, CATALOG_VERSION, CATALOG_SOVERSION, CATALOG_EXPECT_REST,
-# CATALOG_EXPECT_POSTGRES, CONSUMER_DIR, WORK_DIR, GENERATOR, MAKE_PROGRAM, CXX_COMPILER,
-# CXX_FLAGS, PKG_CONFIG.
+# Inputs (-D): CPACK_CONFIG (the build's CPackConfig.cmake), CATALOG_VERSION, CATALOG_SOVERSION,
+# CATALOG_EXPECT_REST, CATALOG_EXPECT_POSTGRES, CONSUMER_DIR, WORK_DIR, GENERATOR, MAKE_PROGRAM,
+# CXX_COMPILER, CXX_FLAGS, PKG_CONFIG.
 cmake_minimum_required(VERSION 3.25)
 
 execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -43,7 +43,7 @@ file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 
 # 1. Make the packages.
-step("cpack -G DEB" ${CMAKE_CPACK_COMMAND} -G DEB --config ${CATALOG_BINARY_DIR}/CPackConfig.cmake
+step("cpack -G DEB" ${CMAKE_CPACK_COMMAND} -G DEB --config ${CPACK_CONFIG}
      -B ${WORK_DIR}/packages)
 file(GLOB debs ${WORK_DIR}/packages/*.deb)
 set(made)

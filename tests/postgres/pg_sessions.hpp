@@ -13,8 +13,11 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -45,11 +48,11 @@ inline void end_sessions(const std::string& app) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
-// Shuts down this process's side of every connection it has to the test cluster: a network
-// that fails with no word from the server, which goes on with what it was doing. Connections
-// are told by their peer: the cluster's Unix socket (`.s.PGSQL.<port>`), or its TCP port when
-// the server is reached over TCP. Returns how many were shut down.
-inline int cut_connections() {
+// Shuts down this process's side of every connection it has to the test cluster but the one on
+// socket `keep`: a network that fails with no word from the server, which goes on with what it
+// was doing. Connections are told by their peer: the cluster's Unix socket (`.s.PGSQL.<port>`),
+// or its TCP port when the server is reached over TCP. Returns how many were shut down.
+inline int cut_connections(int keep) {
   const std::string tcp = first_value("SELECT inet_server_port()");
   const int port = tcp.empty() ? -1 : std::atoi(tcp.c_str());
   std::vector<int> fds;
@@ -62,15 +65,23 @@ inline int cut_connections() {
   for (int fd : fds) {
     sockaddr_storage peer{};
     socklen_t length = sizeof peer;
-    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) continue;
+    if (fd == keep || ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) continue;
     bool cluster = false;
     if (peer.ss_family == AF_UNIX) {
-      const auto& un = reinterpret_cast<const sockaddr_un&>(peer);
-      cluster = std::string_view(un.sun_path).find(".s.PGSQL.") != std::string_view::npos;
+      sockaddr_un un{};
+      std::memcpy(&un, &peer, std::min<std::size_t>(length, sizeof un));
+      const std::size_t room =
+          length > offsetof(sockaddr_un, sun_path) ? length - offsetof(sockaddr_un, sun_path) : 0;
+      const std::string_view path(un.sun_path, ::strnlen(un.sun_path, room));
+      cluster = path.find(".s.PGSQL.") != std::string_view::npos;
     } else if (peer.ss_family == AF_INET) {
-      cluster = ntohs(reinterpret_cast<const sockaddr_in&>(peer).sin_port) == port;
+      sockaddr_in in{};
+      std::memcpy(&in, &peer, sizeof in);
+      cluster = ntohs(in.sin_port) == port;
     } else if (peer.ss_family == AF_INET6) {
-      cluster = ntohs(reinterpret_cast<const sockaddr_in6&>(peer).sin6_port) == port;
+      sockaddr_in6 in6{};
+      std::memcpy(&in6, &peer, sizeof in6);
+      cluster = ntohs(in6.sin6_port) == port;
     }
     if (cluster && ::shutdown(fd, SHUT_RDWR) == 0) ++cut;
   }

@@ -28,6 +28,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -479,8 +481,9 @@ TEST_CASE("a session lost while its COMMIT is under way: the operation is not ru
           "[postgres]") {
   // The server may have committed before the connection broke, and running the operation again
   // could then do it twice. A deferred trigger on the catalog's table makes the COMMIT of one
-  // create wait on the server (pg_sleep); meanwhile the test cuts the store's connections on its
-  // own side, as a failing network would. The server then finishes the COMMIT.
+  // create wait for an advisory lock the test holds; meanwhile the test cuts the store's
+  // connections on its own side, as a failing network would. The server then finishes the
+  // COMMIT.
   test::pg::Schema schema;
   const std::string app = test::pg::fresh_schema_name("commit");
   auto s =
@@ -490,22 +493,37 @@ TEST_CASE("a session lost while its COMMIT is under way: the operation is not ru
   (void)s.create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
       .value();
 
-  // The COMMIT of the first write after the flag row's insert waits 3 s on the server.
+  // The COMMIT of the first write after the flag row's insert takes the lock. The server is told
+  // not to look for its client meanwhile (client_connection_check_interval), so that it commits.
+  const std::string key = std::to_string(::getpid());
   std::string slow = R"(
     CREATE TABLE @.slow_commit (x int);
     CREATE FUNCTION @.slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
       IF EXISTS (SELECT 1 FROM @.slow_commit) THEN
         DELETE FROM @.slow_commit;
-        PERFORM pg_sleep(3);
+        PERFORM set_config('client_connection_check_interval', '0', true);
+        PERFORM pg_advisory_xact_lock(#);
       END IF;
       RETURN NULL;
     END $$;
     CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT OR UPDATE ON @.entries
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION @.slow_commit();
-    INSERT INTO @.slow_commit VALUES (1))";
-  for (auto at = slow.find('@'); at != std::string::npos; at = slow.find('@', at))
-    slow.replace(at, 1, schema.name());
-  test::pg::first_value(slow);
+    INSERT INTO @.slow_commit VALUES (1);
+    SELECT 'ok')";
+  for (auto at = slow.find_first_of("@#"); at != std::string::npos;
+       at = slow.find_first_of("@#", at))
+    slow.replace(at, 1, slow[at] == '@' ? schema.name() : key);
+  REQUIRE(test::pg::first_value(slow) == "ok");
+
+  std::unique_ptr<PGconn, decltype(&PQfinish)> holder(PQconnectdb(test::pg::conninfo().c_str()),
+                                                      &PQfinish);
+  const auto run = [&](const std::string& text) {
+    PGresult* r = PQexec(holder.get(), text.c_str());
+    const bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+    return ok;
+  };
+  REQUIRE(run("SELECT pg_advisory_lock(" + key + ")"));
 
   const auto retries_before = s.counters().unavailable_retries;
   std::optional<Result<boost::json::object>> created;
@@ -517,13 +535,15 @@ TEST_CASE("a session lost while its COMMIT is under way: the operation is not ru
   bool committing = false;
   for (int i = 0; i < 1000 && !committing; ++i) {
     committing = test::pg::first_value("SELECT count(*)" + of_app +
-                                       " AND wait_event = 'PgSleep' AND query = 'COMMIT'") == "1";
+                                       " AND wait_event = 'advisory' AND query = 'COMMIT'") == "1";
     if (!committing) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  const int cut = committing ? test::pg::cut_connections() : 0;
+  const int cut = committing ? test::pg::cut_connections(PQsocket(holder.get())) : 0;
+  const bool unlocked = run("SELECT pg_advisory_unlock(" + key + ")");
   writer.join();
   REQUIRE(committing);
   CHECK(cut >= 1);
+  CHECK(unlocked);
   REQUIRE(created.has_value());
   REQUIRE_FALSE(created->has_value());
   CHECK(created->error().code() == Errc::storage);
@@ -532,8 +552,10 @@ TEST_CASE("a session lost while its COMMIT is under way: the operation is not ru
   CHECK(s.counters().unavailable_retries == retries_before);
 
   // The server's session ends once its COMMIT is done; the create was applied, once.
-  for (int i = 0; i < 1000 && test::pg::first_value("SELECT count(*)" + of_app) != "0"; ++i)
+  const auto sessions = [&] { return test::pg::first_value("SELECT count(*)" + of_app); };
+  for (int i = 0; i < 1000 && sessions() != "0"; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(sessions() == "0");
   auto h = s.get_json(admin, Kind::glossary, EntityKey::by_fqn("h"), {});
   REQUIRE(h.has_value());
   CHECK(s.history_json(admin, Kind::glossary, test::uuid_of(*h)).value().versions.size() == 1);
