@@ -253,6 +253,8 @@ struct Connection {
   std::vector<int> unread;        // rounds not read yet, oldest first
   bool broken = false;            // the protocol state is unknown: never reuse
   bool server_refused = false;    // the last round's error came from the server, not the socket
+  bool ended_mid_round = false;   // ... and was the server ending the session (admin_shutdown)
+                                  // before the round's last statement answered
   bool reused = false;            // taken from the pool (the server may have ended it meanwhile)
   bool writes_prepared = false;   // the write statements are prepared on the server
   bool preparing_writes = false;  // ... or queued in the round being sent
@@ -395,7 +397,12 @@ Result<std::vector<PgResult>> read_round(Connection& c, int statements_in_round)
     case PGRES_TUPLES_OK: results.push_back(std::move(r)); break;
     case PGRES_PIPELINE_ABORTED: break;  // skipped after the error already kept
     default:
-      if (!first_error) first_error = result_error(r.get(), c.pg);
+      if (!first_error) {
+        first_error = result_error(r.get(), c.pg);
+        const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
+        c.ended_mid_round = state && std::strcmp(state, "57P01") == 0 &&
+                            static_cast<int>(results.size()) < statements_in_round;
+      }
       // The server's errors carry an SQLSTATE; those libpq makes of a broken socket do not.
       if (PQresultErrorField(r.get(), PG_DIAG_SQLSTATE)) c.server_refused = true;
       if (PQstatus(c.pg) != CONNECTION_OK) {
@@ -413,6 +420,7 @@ Result<std::vector<PgResult>> round(Connection& c, std::atomic<std::uint64_t>& c
                                     bool wait = true) {
   if (c.broken) return storage_error("PostgreSQL: connection lost");
   c.server_refused = false;
+  c.ended_mid_round = false;
   const int n = c.queued;
   c.queued = 0;
   if (!PQpipelineSync(c.pg)) {
@@ -1007,6 +1015,12 @@ class PgTransaction final : public Transaction,
     auto results =
         exchange([&](Connection& c) { return queue_pending(c) && queue_text(c, "COMMIT"); }, true);
     if (!results) {
+      // The server ends a session (a fast shutdown, pg_terminate_backend) only where the
+      // session may stop, never while it commits: ended before the COMMIT answered, the
+      // transaction was rolled back, and the Store may run the operation again.
+      if (conn_ && conn_->broken && conn_->ended_mid_round &&
+          PQstatus(conn_->pg) != CONNECTION_OK)
+        return die(ended(results.error()));
       // Without the server's answer (an error it sent means it rolled back), it may have
       // committed before the connection broke: say so, since running the operation again might
       // then do it twice.

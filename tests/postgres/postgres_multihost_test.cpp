@@ -35,6 +35,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace catalog;
@@ -477,26 +478,14 @@ TEST_CASE("a session the server ends in the middle of an operation: the operatio
   CHECK(s.history_json(admin, Kind::glossary, id).value().versions.size() == 2);
 }
 
-TEST_CASE("a session lost while its COMMIT is under way: the operation is not run again",
-          "[postgres]") {
-  // The server may have committed before the connection broke, and running the operation again
-  // could then do it twice. A deferred trigger on the catalog's table makes the COMMIT of one
-  // create wait for an advisory lock the test holds; meanwhile the test cuts the store's
-  // connections on its own side, as a failing network would. The server then finishes the
-  // COMMIT.
-  test::pg::Schema schema;
-  const std::string app = test::pg::fresh_schema_name("commit");
-  auto s =
-      open_postgres(test::pg::conninfo() + " application_name=" + app, options(), schema.options())
-          .value();
-  auto admin = s.principal("admin").value();
-  (void)s.create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
-      .value();
+namespace {
 
-  // The COMMIT of the first write after the flag row's insert takes the lock. The server is told
-  // not to look for its client meanwhile (client_connection_check_interval), so that it commits.
-  const std::string key = std::to_string(::getpid());
-  std::string slow = R"(
+// Makes the COMMIT of the first write transaction after this returns wait, on the server, for
+// the advisory lock `key`: a deferred trigger on the catalog's table, which runs when the COMMIT
+// does. The server is told not to look for its client meanwhile (client_connection_check_interval),
+// so that it goes on whatever happens to the client. False if the server refused the setup.
+bool make_commit_wait(const test::pg::Schema& schema, const std::string& key) {
+  std::string sql = R"(
     CREATE TABLE @.slow_commit (x int);
     CREATE FUNCTION @.slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
       IF EXISTS (SELECT 1 FROM @.slow_commit) THEN
@@ -510,20 +499,78 @@ TEST_CASE("a session lost while its COMMIT is under way: the operation is not ru
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION @.slow_commit();
     INSERT INTO @.slow_commit VALUES (1);
     SELECT 'ok')";
-  for (auto at = slow.find_first_of("@#"); at != std::string::npos;
-       at = slow.find_first_of("@#", at))
-    slow.replace(at, 1, slow[at] == '@' ? schema.name() : key);
-  REQUIRE(test::pg::first_value(slow) == "ok");
+  for (auto at = sql.find_first_of("@#"); at != std::string::npos; at = sql.find_first_of("@#", at))
+    sql.replace(at, 1, sql[at] == '@' ? schema.name() : key);
+  return test::pg::first_value(sql) == "ok";
+}
 
-  std::unique_ptr<PGconn, decltype(&PQfinish)> holder(PQconnectdb(test::pg::conninfo().c_str()),
-                                                      &PQfinish);
-  const auto run = [&](const std::string& text) {
-    PGresult* r = PQexec(holder.get(), text.c_str());
+// An advisory lock held by a session of the test's own until release().
+class AdvisoryLock {
+ public:
+  explicit AdvisoryLock(std::string key)
+      : key_(std::move(key)), conn_(PQconnectdb(test::pg::conninfo().c_str()), &PQfinish) {
+    held_ = run("SELECT pg_advisory_lock(" + key_ + ")");
+  }
+  bool held() const { return held_; }
+  int socket() const { return PQsocket(conn_.get()); }
+  bool release() {
+    return std::exchange(held_, false) && run("SELECT pg_advisory_unlock(" + key_ + ")");
+  }
+
+ private:
+  bool run(const std::string& text) {
+    PGresult* r = PQexec(conn_.get(), text.c_str());
     const bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
     PQclear(r);
     return ok;
-  };
-  REQUIRE(run("SELECT pg_advisory_lock(" + key + ")"));
+  }
+  std::string key_;
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
+  bool held_ = false;
+};
+
+// The server pid of the session of `app` whose COMMIT waits for an advisory lock, once there is
+// one (at most 10 s); "" if none came.
+std::string committing_session(const std::string& app) {
+  const std::string query = "SELECT pid FROM pg_stat_activity WHERE application_name = '" + app +
+                            "' AND wait_event = 'advisory' AND query = 'COMMIT'";
+  for (int i = 0; i < 1000; ++i) {
+    if (auto pid = test::pg::first_value(query); !pid.empty()) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return "";
+}
+
+// Waits (at most 10 s) until no session answers `where`; whether none does.
+bool no_session(const std::string& where) {
+  const std::string query = "SELECT count(*) FROM pg_stat_activity WHERE " + where;
+  for (int i = 0; i < 1000; ++i) {
+    if (test::pg::first_value(query) == "0") return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a session lost while its COMMIT is under way: the operation is not run again",
+          "[postgres]") {
+  // The server may have committed before the connection broke, and running the operation again
+  // could then do it twice. The COMMIT of one create waits for a lock the test holds; meanwhile
+  // the test cuts the store's connections on its own side, as a failing network would, then
+  // lets the server finish the COMMIT.
+  test::pg::Schema schema;
+  const std::string app = test::pg::fresh_schema_name("commit");
+  auto s =
+      open_postgres(test::pg::conninfo() + " application_name=" + app, options(), schema.options())
+          .value();
+  auto admin = s.principal("admin").value();
+  (void)s.create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
+      .value();
+  const std::string key = std::to_string(::getpid());
+  REQUIRE(make_commit_wait(schema, key));
+  AdvisoryLock lock(key);
+  REQUIRE(lock.held());
 
   const auto retries_before = s.counters().unavailable_retries;
   std::optional<Result<boost::json::object>> created;
@@ -531,19 +578,13 @@ TEST_CASE("a session lost while its COMMIT is under way: the operation is not ru
     created =
         s.create_json(admin, Kind::glossary, test::parse(R"({"name":"h","description":"two"})"));
   });
-  const std::string of_app = " FROM pg_stat_activity WHERE application_name = '" + app + "'";
-  bool committing = false;
-  for (int i = 0; i < 1000 && !committing; ++i) {
-    committing = test::pg::first_value("SELECT count(*)" + of_app +
-                                       " AND wait_event = 'advisory' AND query = 'COMMIT'") == "1";
-    if (!committing) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  const int cut = committing ? test::pg::cut_connections(PQsocket(holder.get())) : 0;
-  const bool unlocked = run("SELECT pg_advisory_unlock(" + key + ")");
+  const bool committing = !committing_session(app).empty();
+  const int cut = committing ? test::pg::cut_connections(lock.socket()) : 0;
+  const bool released = lock.release();
   writer.join();
   REQUIRE(committing);
   CHECK(cut >= 1);
-  CHECK(unlocked);
+  CHECK(released);
   REQUIRE(created.has_value());
   REQUIRE_FALSE(created->has_value());
   CHECK(created->error().code() == Errc::storage);
@@ -552,12 +593,59 @@ TEST_CASE("a session lost while its COMMIT is under way: the operation is not ru
   CHECK(s.counters().unavailable_retries == retries_before);
 
   // The server's session ends once its COMMIT is done; the create was applied, once.
-  const auto sessions = [&] { return test::pg::first_value("SELECT count(*)" + of_app); };
-  for (int i = 0; i < 1000 && sessions() != "0"; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  CHECK(sessions() == "0");
+  CHECK(no_session("application_name = '" + app + "'"));
   auto h = s.get_json(admin, Kind::glossary, EntityKey::by_fqn("h"), {});
   REQUIRE(h.has_value());
   CHECK(s.history_json(admin, Kind::glossary, test::uuid_of(*h)).value().versions.size() == 1);
+  CHECK(s.list_json(admin, Kind::glossary, {}).value().total == 2);
+}
+
+TEST_CASE("a session the server ends while its COMMIT runs: the operation runs again",
+          "[postgres]") {
+  // A fast shutdown or pg_terminate_backend ends a session only where it may stop, never while
+  // it commits, and says so (admin_shutdown). A COMMIT still running its deferred triggers is
+  // rolled back, and the Store runs the operation again.
+  test::pg::Schema schema;
+  const std::string app = test::pg::fresh_schema_name("terminated");
+  std::vector<std::string> warnings;
+  auto o = options();
+  o.log = [&](LogLevel level, std::string_view message) {
+    if (level == LogLevel::warning) warnings.emplace_back(message);
+  };
+  auto s =
+      open_postgres(test::pg::conninfo() + " application_name=" + app, o, schema.options()).value();
+  auto admin = s.principal("admin").value();
+  (void)s.create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
+      .value();
+  const std::string key = std::to_string(::getpid());
+  REQUIRE(make_commit_wait(schema, key));
+  AdvisoryLock lock(key);
+  REQUIRE(lock.held());
+
+  const auto retries_before = s.counters().unavailable_retries;
+  std::optional<Result<boost::json::object>> created;
+  std::thread writer([&] {
+    created =
+        s.create_json(admin, Kind::glossary, test::parse(R"({"name":"h","description":"two"})"));
+  });
+  // The lock is released only once the ended session is gone, so that it cannot commit first.
+  const std::string pid = committing_session(app);
+  const bool ended = !pid.empty() &&
+                     test::pg::first_value("SELECT pg_terminate_backend(" + pid + ")") == "t" &&
+                     no_session("pid = " + pid);
+  const bool released = lock.release();
+  writer.join();
+  REQUIRE(ended);
+  CHECK(released);
+  REQUIRE(created.has_value());
+  REQUIRE(created->has_value());
+  CHECK(s.counters().unavailable_retries == retries_before + 1);
+  REQUIRE_FALSE(warnings.empty());
+  CHECK(
+      warnings.back().find("ended a transaction's session before it committed (attempt 1 of 3)") !=
+      std::string::npos);
+  // Applied once: one version, one glossary more.
+  CHECK(s.history_json(admin, Kind::glossary, test::uuid_of(**created)).value().versions.size() ==
+        1);
   CHECK(s.list_json(admin, Kind::glossary, {}).value().total == 2);
 }

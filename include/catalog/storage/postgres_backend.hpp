@@ -136,10 +136,12 @@ struct PgShared;
 /// Errors beyond the contract: a statement that fails on the server (conflict, lost connection)
 /// ends the transaction, even a get or a scan. A session found ended (the server restarting or
 /// failing over, `pg_terminate_backend`, the idle limit) before the transaction's COMMIT is
-/// sent is Errc::storage_unavailable: nothing of the transaction was written, and the Store
-/// runs the operation again. Any other failure of the server or of the connection, a session
-/// lost while its COMMIT is under way included (whether it committed is then not known), is
-/// Errc::storage.
+/// sent, or ended by the server with its reason (admin_shutdown, 57P01: a fast shutdown,
+/// `pg_terminate_backend`) before the COMMIT answered, is Errc::storage_unavailable: nothing of
+/// the transaction was written (the server ends a session only where it may stop, never while
+/// it commits), and the Store runs the operation again. Any other failure of the server or of
+/// the connection, a connection lost while its COMMIT is under way included (whether it
+/// committed is then not known), is Errc::storage.
 ///
 /// Thread safety and processes: as Backend. A thread must not begin a write transaction while it
 /// holds another of the same catalog (one run alone would wait for the other). A child created by
