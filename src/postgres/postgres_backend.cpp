@@ -443,6 +443,9 @@ Result<std::vector<PgResult>> round(Connection& c, std::atomic<std::uint64_t>& c
     }
   }
   c.unread.clear();
+  // What those rounds' answers said is theirs, not this round's.
+  c.server_refused = false;
+  c.ended_mid_round = false;
   auto results = read_round(c, n);
   if (c.preparing_writes) {
     // Whether the preparations ran is known only if the whole round did: after a failure the

@@ -480,9 +480,10 @@ TEST_CASE("a session the server ends in the middle of an operation: the operatio
 
 namespace {
 
-// Makes the COMMIT of the first write transaction after this returns wait, on the server, for
-// the advisory lock `key`: a deferred trigger on the catalog's table, which runs when the COMMIT
-// does. The server is told not to look for its client meanwhile (client_connection_check_interval),
+// Makes the COMMITs of write transactions wait, on the server, for the advisory lock `key`, until
+// one of them commits: a deferred trigger on the catalog's table, which runs when the COMMIT
+// does, takes the lock while a flag row is there and deletes the row (a rollback brings it back).
+// The server is told not to look for its client meanwhile (client_connection_check_interval),
 // so that it goes on whatever happens to the client. False if the server refused the setup.
 bool make_commit_wait(const test::pg::Schema& schema, const std::string& key) {
   std::string sql = R"(
