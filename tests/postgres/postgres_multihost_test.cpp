@@ -552,6 +552,54 @@ bool no_session(const std::string& where) {
   return false;
 }
 
+// A store holding one glossary, whose create of a second one ("h", on a thread of its own) has
+// its COMMIT wait on the server for a lock the test holds (make_commit_wait): a session in the
+// middle of its COMMIT, for the test to cut or end. Warnings the store logs are kept.
+struct CommitInFlight {
+  explicit CommitInFlight(const std::string& name)
+      : app(test::pg::fresh_schema_name(name)),
+        store(open_postgres(test::pg::conninfo() + " application_name=" + app, logging(),
+                            schema.options())
+                  .value()),
+        admin(store.principal("admin").value()) {
+    (void)store
+        .create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
+        .value();
+    REQUIRE(make_commit_wait(schema, key));
+    REQUIRE(lock.held());
+    retries_before = store.counters().unavailable_retries;
+    writer = std::thread([this] {
+      created = store.create_json(admin, Kind::glossary,
+                                  test::parse(R"({"name":"h","description":"two"})"));
+    });
+  }
+  ~CommitInFlight() {
+    (void)lock.release();
+    if (writer.joinable()) writer.join();
+  }
+  CommitInFlight(const CommitInFlight&) = delete;
+  CommitInFlight& operator=(const CommitInFlight&) = delete;
+
+  StoreOptions logging() {
+    auto o = options();
+    o.log = [this](LogLevel level, std::string_view message) {
+      if (level == LogLevel::warning) warnings.emplace_back(message);
+    };
+    return o;
+  }
+
+  test::pg::Schema schema;
+  std::string app;
+  std::vector<std::string> warnings;
+  Store store;
+  Principal admin;
+  std::string key = std::to_string(::getpid());
+  AdvisoryLock lock{key};
+  std::uint64_t retries_before = 0;
+  std::optional<Result<boost::json::object>> created;  // once the writer returned
+  std::thread writer;
+};
+
 }  // namespace
 
 TEST_CASE("a session lost while its COMMIT is under way: the operation is not run again",
@@ -560,45 +608,28 @@ TEST_CASE("a session lost while its COMMIT is under way: the operation is not ru
   // could then do it twice. The COMMIT of one create waits for a lock the test holds; meanwhile
   // the test cuts the store's connections on its own side, as a failing network would, then
   // lets the server finish the COMMIT.
-  test::pg::Schema schema;
-  const std::string app = test::pg::fresh_schema_name("commit");
-  auto s =
-      open_postgres(test::pg::conninfo() + " application_name=" + app, options(), schema.options())
-          .value();
-  auto admin = s.principal("admin").value();
-  (void)s.create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
-      .value();
-  const std::string key = std::to_string(::getpid());
-  REQUIRE(make_commit_wait(schema, key));
-  AdvisoryLock lock(key);
-  REQUIRE(lock.held());
-
-  const auto retries_before = s.counters().unavailable_retries;
-  std::optional<Result<boost::json::object>> created;
-  std::thread writer([&] {
-    created =
-        s.create_json(admin, Kind::glossary, test::parse(R"({"name":"h","description":"two"})"));
-  });
-  const bool committing = !committing_session(app).empty();
-  const int cut = committing ? test::pg::cut_connections(lock.socket()) : 0;
-  const bool released = lock.release();
-  writer.join();
+  CommitInFlight c("commit");
+  const bool committing = !committing_session(c.app).empty();
+  const int cut = committing ? test::pg::cut_connections(c.lock.socket()) : 0;
+  const bool released = c.lock.release();
+  c.writer.join();
   REQUIRE(committing);
   CHECK(cut >= 1);
   CHECK(released);
-  REQUIRE(created.has_value());
-  REQUIRE_FALSE(created->has_value());
-  CHECK(created->error().code() == Errc::storage);
-  CHECK(created->error().message().find("whether the transaction committed is not known") !=
+  REQUIRE(c.created.has_value());
+  REQUIRE_FALSE(c.created->has_value());
+  CHECK(c.created->error().code() == Errc::storage);
+  CHECK(c.created->error().message().find("whether the transaction committed is not known") !=
         std::string::npos);
-  CHECK(s.counters().unavailable_retries == retries_before);
+  CHECK(c.store.counters().unavailable_retries == c.retries_before);
 
   // The server's session ends once its COMMIT is done; the create was applied, once.
-  CHECK(no_session("application_name = '" + app + "'"));
-  auto h = s.get_json(admin, Kind::glossary, EntityKey::by_fqn("h"), {});
+  CHECK(no_session("application_name = '" + c.app + "'"));
+  auto h = c.store.get_json(c.admin, Kind::glossary, EntityKey::by_fqn("h"), {});
   REQUIRE(h.has_value());
-  CHECK(s.history_json(admin, Kind::glossary, test::uuid_of(*h)).value().versions.size() == 1);
-  CHECK(s.list_json(admin, Kind::glossary, {}).value().total == 2);
+  CHECK(c.store.history_json(c.admin, Kind::glossary, test::uuid_of(*h)).value().versions.size() ==
+        1);
+  CHECK(c.store.list_json(c.admin, Kind::glossary, {}).value().total == 2);
 }
 
 TEST_CASE("a session the server ends while its COMMIT runs: the operation runs again",
@@ -606,47 +637,26 @@ TEST_CASE("a session the server ends while its COMMIT runs: the operation runs a
   // A fast shutdown or pg_terminate_backend ends a session only where it may stop, never while
   // it commits, and says so (admin_shutdown). A COMMIT still running its deferred triggers is
   // rolled back, and the Store runs the operation again.
-  test::pg::Schema schema;
-  const std::string app = test::pg::fresh_schema_name("terminated");
-  std::vector<std::string> warnings;
-  auto o = options();
-  o.log = [&](LogLevel level, std::string_view message) {
-    if (level == LogLevel::warning) warnings.emplace_back(message);
-  };
-  auto s =
-      open_postgres(test::pg::conninfo() + " application_name=" + app, o, schema.options()).value();
-  auto admin = s.principal("admin").value();
-  (void)s.create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
-      .value();
-  const std::string key = std::to_string(::getpid());
-  REQUIRE(make_commit_wait(schema, key));
-  AdvisoryLock lock(key);
-  REQUIRE(lock.held());
-
-  const auto retries_before = s.counters().unavailable_retries;
-  std::optional<Result<boost::json::object>> created;
-  std::thread writer([&] {
-    created =
-        s.create_json(admin, Kind::glossary, test::parse(R"({"name":"h","description":"two"})"));
-  });
+  CommitInFlight c("terminated");
   // The lock is released only once the ended session is gone, so that it cannot commit first.
-  const std::string pid = committing_session(app);
+  const std::string pid = committing_session(c.app);
   const bool ended = !pid.empty() &&
                      test::pg::first_value("SELECT pg_terminate_backend(" + pid + ")") == "t" &&
                      no_session("pid = " + pid);
-  const bool released = lock.release();
-  writer.join();
+  const bool released = c.lock.release();
+  c.writer.join();
   REQUIRE(ended);
   CHECK(released);
-  REQUIRE(created.has_value());
-  REQUIRE(created->has_value());
-  CHECK(s.counters().unavailable_retries == retries_before + 1);
-  REQUIRE_FALSE(warnings.empty());
-  CHECK(
-      warnings.back().find("ended a transaction's session before it committed (attempt 1 of 3)") !=
-      std::string::npos);
+  REQUIRE(c.created.has_value());
+  REQUIRE(c.created->has_value());
+  CHECK(c.store.counters().unavailable_retries == c.retries_before + 1);
+  REQUIRE_FALSE(c.warnings.empty());
+  CHECK(c.warnings.back().find(
+            "ended a transaction's session before it committed (attempt 1 of 3)") !=
+        std::string::npos);
   // Applied once: one version, one glossary more.
-  CHECK(s.history_json(admin, Kind::glossary, test::uuid_of(**created)).value().versions.size() ==
-        1);
-  CHECK(s.list_json(admin, Kind::glossary, {}).value().total == 2);
+  CHECK(c.store.history_json(c.admin, Kind::glossary, test::uuid_of(**c.created))
+            .value()
+            .versions.size() == 1);
+  CHECK(c.store.list_json(c.admin, Kind::glossary, {}).value().total == 2);
 }
