@@ -88,6 +88,7 @@ enum StatementId {
   s_fwd_to,
   s_rev,
   s_rev_from,
+  s_xact_id,
   s_count
 };
 
@@ -109,6 +110,7 @@ constexpr Statement statements[s_count] = {
     {"r", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k DESC LIMIT $2", 2, true, false, false},
     {"rf", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k DESC LIMIT $3", 3, true, false,
      false},
+    {"xid", "SELECT pg_current_xact_id()::text", 0, false, false, false},
 };
 
 using detail::bytea_array;
@@ -285,6 +287,7 @@ struct PgShared {
 
   std::atomic<std::uint64_t> waits{0};
   std::atomic<std::uint64_t> connect_retries{0};
+  std::atomic<std::uint64_t> commits_checked{0};
 
   std::mutex mutex;               // guards `idle` and `open`
   std::condition_variable freed;  // a connection went idle or closed
@@ -356,8 +359,12 @@ bool queue(Connection& c, StatementId id, std::initializer_list<std::string_view
   return true;
 }
 
-bool queue_text(Connection& c, const char* sql) {
-  if (!PQsendQueryParams(c.pg, sql, 0, nullptr, nullptr, nullptr, nullptr, 0)) return false;
+// Queues `sql` with its parameters, if any, as text.
+bool queue_text(Connection& c, const char* sql,
+                std::initializer_list<const char*> params = {}) {
+  if (!PQsendQueryParams(c.pg, sql, static_cast<int>(params.size()), nullptr, params.begin(),
+                         nullptr, nullptr, 0))
+    return false;
   ++c.queued;
   return true;
 }
@@ -772,7 +779,9 @@ class PgTransaction final : public Transaction,
       // (PostgresOptions::idle_in_transaction_timeout): a frozen host must not keep the other
       // hosts' writers waiting, neither with the turn it holds nor with the turns its waiting
       // sessions would take, one after the other, once it has stopped reading their answers.
-      // Readers hold no turn and are let be.
+      // Readers hold no turn and are let be. A writer learns its transaction's id, by which a
+      // new session can ask whether it committed when the answer to its COMMIT is lost
+      // (committed_after_all).
       const bool writes = mode_ == Mode::read_write;
       const bool idle_limit = writes && !shared_->idle_sql.empty();
       const bool ok =
@@ -780,8 +789,10 @@ class PgTransaction final : public Transaction,
            (queue_text(*conn_, begin_sql(writes, shared_->options.concurrent_writers)) &&
             (!idle_limit || (queue_text(*conn_, shared_->idle_sql.c_str()) &&
                              queue_text(*conn_, shared_->lock_wait_sql.c_str()))) &&
-            (!writes || queue_text(*conn_, exclusive_ ? shared_->lock_sql.c_str()
-                                                      : shared_->share_sql.c_str())))) &&
+            (!writes ||
+             (queue_text(*conn_, exclusive_ ? shared_->lock_sql.c_str()
+                                            : shared_->share_sql.c_str()) &&
+              queue(*conn_, s_xact_id, {}))))) &&
           statements(*conn_);
       if (!ok) {
         conn_->broken = true;  // half queued: the session cannot be trusted
@@ -794,9 +805,15 @@ class PgTransaction final : public Transaction,
       auto results = round(*conn_, shared_->round_trips);
       if (results) {
         begun_ = true;
-        if (first)  // BEGIN's result, and a writer's SETs' and LOCK's
-          results->erase(results->begin(), results->begin() + 1 + (writes ? 1 : 0) +
-                                               (idle_limit ? 2 : 0));
+        if (first) {  // BEGIN's result, and a writer's SETs', LOCK's and its id
+          const std::ptrdiff_t setup = 1 + (writes ? 2 : 0) + (idle_limit ? 2 : 0);
+          if (writes) {
+            const PGresult* id = (*results)[static_cast<std::size_t>(setup - 1)].get();
+            if (PQntuples(id) == 1 && !PQgetisnull(id, 0, 0))
+              xid_.emplace(PQgetvalue(id, 0, 0), static_cast<std::size_t>(PQgetlength(id, 0, 0)));
+          }
+          results->erase(results->begin(), results->begin() + setup);
+        }
         return results;
       }
       if (results.error().code() == Errc::storage_conflict) note_conflict();
@@ -1020,25 +1037,29 @@ class PgTransaction final : public Transaction,
     if (!results) {
       // The server ends a session (a fast shutdown, pg_terminate_backend) only where the
       // session may stop, never while it commits: ended before the COMMIT answered, the
-      // transaction was rolled back, and the Store may run the operation again.
-      if (conn_ && conn_->broken && conn_->ended_mid_round &&
-          PQstatus(conn_->pg) != CONNECTION_OK)
-        return die(ended(results.error()));
+      // transaction was rolled back.
+      const bool ended_first = conn_ && conn_->broken && conn_->ended_mid_round &&
+                               PQstatus(conn_->pg) != CONNECTION_OK;
       // Without the server's answer (an error it sent means it rolled back), it may have
-      // committed before the connection broke: say so, since running the operation again might
-      // then do it twice.
-      if (conn_ && conn_->broken && !conn_->server_refused &&
-          results.error().code() == Errc::storage)
-        return die(storage_error(results.error().message() +
-                                 " while committing: whether the transaction committed is not "
-                                 "known"));
-      return die(results.error());
+      // committed before the connection broke.
+      const bool unanswered = conn_ && conn_->broken && !conn_->server_refused &&
+                              results.error().code() == Errc::storage;
+      if (!ended_first && !unanswered) return die(results.error());
+      // Either way a new session asks the server how the transaction ended: rolled back, the
+      // Store may run the operation again; committed, it succeeded.
+      if (auto outcome = committed_after_all()) {
+        if (*outcome) return succeeded();
+        return die(ended(results.error()));
+      }
+      if (ended_first) return die(ended(results.error()));
+      // Not known: say so, since running the operation again might then do it twice.
+      return die(storage_error(results.error().message() +
+                               " while committing: whether the transaction committed is not "
+                               "known"));
     }
     if (streak.backend == shared_.get()) streak.conflicts = 0;
-    pending_.clear();
     release();
-    committed();
-    return {};
+    return succeeded();
   }
 
   // For cursors.
@@ -1062,6 +1083,70 @@ class PgTransaction final : public Transaction,
   friend class detail::TransactionState<PgTransaction, PgCursor>;
 
   static Error lost_error() { return storage_error("PostgreSQL: cannot send a statement"); }
+
+  Result<void> succeeded() {
+    pending_.clear();
+    committed();
+    return {};
+  }
+
+  // How this transaction ended, when the answer to its COMMIT round was lost: asked on a new
+  // session (pg_xact_status of its id, which the server keeps), found as the connection is
+  // replaced (within reconnect_wait). A transaction still in progress is one whose session the
+  // server has not yet found cut off: in its COMMIT (running deferred triggers, waiting for a
+  // synchronous standby) or waiting for a COMMIT that never came, holding the writers' turn.
+  // That session is ended (pg_terminate_backend, found by the transaction's id): this rolls
+  // the transaction back, unless it has begun to write its commit, which the server then
+  // finishes first. The outcome is asked again until reconnect_wait has passed since the
+  // answer was lost. true: committed; false: rolled back; nullopt: not known (no id, no
+  // session, or still in progress).
+  std::optional<bool> committed_after_all() {
+    if (!xid_ || !conn_) return std::nullopt;
+    shared_->commits_checked.fetch_add(1, std::memory_order_relaxed);
+    const auto wait =
+        std::clamp<std::chrono::milliseconds>(shared_->options.reconnect_wait,
+                                              std::chrono::milliseconds{0},
+                                              std::chrono::hours{24 * 365 * 100});
+    const auto give_up = std::chrono::steady_clock::now() + wait;
+    auto fresh = shared_->replace(std::move(conn_));
+    if (!fresh) return std::nullopt;
+    std::unique_ptr<Connection> c = std::move(*fresh);
+    // The 32 bits of the id that pg_stat_activity shows (backend_xid), without its epoch.
+    const std::string xid32 = std::to_string(std::strtoull(xid_->c_str(), nullptr, 10) &
+                                             std::uint64_t{0xffffffff});
+    bool ending = false;
+    for (std::chrono::milliseconds pause{5};;
+         pause = std::min(pause * 2, std::chrono::milliseconds{200})) {
+      if (!queue_text(*c, "SELECT pg_xact_status($1::xid8)", {xid_->c_str()}))
+        return std::nullopt;
+      auto asked = round(*c, shared_->round_trips);
+      if (!asked) return std::nullopt;
+      const PGresult* r = asked->front().get();
+      if (PQntuples(r) != 1 || PQgetisnull(r, 0, 0)) return std::nullopt;
+      const std::string_view status = PQgetvalue(r, 0, 0);
+      if (status == "committed" || status == "aborted") {
+        shared_->release(std::move(c));
+        return status == "committed";
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= give_up) {
+        shared_->release(std::move(c));
+        return std::nullopt;
+      }
+      if (!ending) {
+        ending = true;
+        if (!queue_text(*c,
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE backend_xid = $1::xid",
+                        {xid32.c_str()}) ||
+            !round(*c, shared_->round_trips))
+          return std::nullopt;
+        continue;  // asked again at once: the session may be gone already
+      }
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(pause, give_up - now));
+    }
+  }
   // `e`, of a session that ended before the transaction committed (nothing of it was written).
   static Error ended(const Error& e) { return Error(Errc::storage_unavailable, e.message()); }
 
@@ -1177,6 +1262,7 @@ class PgTransaction final : public Transaction,
   bool exclusive_ = false;            // runs alone (taking turns, or after conflicts)
   bool begun_ = false;                // BEGIN was sent and succeeded
   bool sent_ = false;                 // something was sent: end with a rollback
+  std::optional<std::string> xid_;    // a writer's transaction id, once its first round answered
   Pending pending_;
   std::size_t pending_bytes_ = 0;
   Remembered<std::string, std::optional<std::string>> known_{known_limit_entries,
@@ -1407,7 +1493,8 @@ PostgresStats PostgresBackend::stats() const noexcept {
                   shared_->conflicts.load(std::memory_order_relaxed),
                   shared_->exclusive.load(std::memory_order_relaxed),
                   shared_->waits.load(std::memory_order_relaxed),
-                  shared_->connect_retries.load(std::memory_order_relaxed)};
+                  shared_->connect_retries.load(std::memory_order_relaxed),
+                  shared_->commits_checked.load(std::memory_order_relaxed)};
   std::lock_guard lock(shared_->mutex);
   s.open_connections = shared_->open;
   s.idle_connections = shared_->idle.size();

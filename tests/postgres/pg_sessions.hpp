@@ -39,6 +39,46 @@ inline std::string first_value(const std::string& text) {
   return first;
 }
 
+// Runs `text` on a session of its own; whether the server did it.
+inline bool run(const std::string& text) {
+  PGconn* conn = PQconnectdb(conninfo().c_str());
+  bool done = false;
+  if (PQstatus(conn) == CONNECTION_OK) {
+    PGresult* r = PQexec(conn, text.c_str());
+    done = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+  }
+  PQfinish(conn);
+  return done;
+}
+
+// A role made for one test, with `attributes` ("LOGIN", "LOGIN SUPERUSER"): roles are the
+// cluster's, not a schema's, so it is dropped, with what it owns, however the test ends.
+class Role {
+ public:
+  Role(std::string_view prefix, const std::string& attributes)
+      : name_(fresh_schema_name(prefix)),
+        made_(run("CREATE ROLE \"" + name_ + "\" " + attributes)) {}
+  ~Role() {
+    run("DROP OWNED BY \"" + name_ + "\"");
+    run("DROP ROLE \"" + name_ + "\"");
+  }
+  Role(const Role&) = delete;
+  Role& operator=(const Role&) = delete;
+
+  const std::string& name() const { return name_; }
+  bool made() const { return made_; }
+  // Lets the role log in, or not (a server refusing new sessions for a while); whether the
+  // server did it.
+  bool may_log_in(bool yes) const {
+    return run("ALTER ROLE \"" + name_ + (yes ? "\" LOGIN" : "\" NOLOGIN"));
+  }
+
+ private:
+  std::string name_;
+  bool made_ = false;
+};
+
 // Ends the sessions whose application_name is `app` (pg_terminate_backend), and waits until
 // they are gone, at most 5 s: terminating is asynchronous.
 inline void end_sessions(const std::string& app) {

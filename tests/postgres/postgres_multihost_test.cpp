@@ -554,12 +554,15 @@ bool no_session(const std::string& where) {
 
 // A store holding one glossary, whose create of a second one ("h", on a thread of its own) has
 // its COMMIT wait on the server for a lock the test holds (make_commit_wait): a session in the
-// middle of its COMMIT, for the test to cut or end. Warnings the store logs are kept.
+// middle of its COMMIT, for the test to cut or end. The store logs in as a role of its own,
+// which the test may keep from logging in for a while, and asks for a new session for up to
+// `reconnect_wait`. Warnings the store logs are kept.
 struct CommitInFlight {
-  explicit CommitInFlight(const std::string& name)
+  CommitInFlight(const std::string& name, std::chrono::milliseconds reconnect_wait)
       : app(test::pg::fresh_schema_name(name)),
-        store(open_postgres(test::pg::conninfo() + " application_name=" + app, logging(),
-                            schema.options())
+        store(open_postgres(test::pg::conninfo() + " user=" + role.name() +
+                                " application_name=" + app,
+                            logging(), backend_options(reconnect_wait))
                   .value()),
         admin(store.principal("admin").value()) {
     (void)store
@@ -572,8 +575,10 @@ struct CommitInFlight {
       created = store.create_json(admin, Kind::glossary,
                                   test::parse(R"({"name":"h","description":"two"})"));
     });
+    pid = committing_session(app);
   }
   ~CommitInFlight() {
+    (void)role.may_log_in(true);
     (void)lock.release();
     if (writer.joinable()) writer.join();
   }
@@ -587,8 +592,22 @@ struct CommitInFlight {
     };
     return o;
   }
+  storage::PostgresOptions backend_options(std::chrono::milliseconds reconnect_wait) const {
+    auto o = schema.options();
+    o.reconnect_wait = reconnect_wait;
+    return o;
+  }
+  // The glossary "h" exists once, with one version, beside "g".
+  void created_once() {
+    auto h = store.get_json(admin, Kind::glossary, EntityKey::by_fqn("h"), {});
+    REQUIRE(h.has_value());
+    CHECK(store.history_json(admin, Kind::glossary, test::uuid_of(*h)).value().versions.size() ==
+          1);
+    CHECK(store.list_json(admin, Kind::glossary, {}).value().total == 2);
+  }
 
   test::pg::Schema schema;
+  test::pg::Role role{"committer", "LOGIN SUPERUSER"};
   std::string app;
   std::vector<std::string> warnings;
   Store store;
@@ -598,24 +617,66 @@ struct CommitInFlight {
   std::uint64_t retries_before = 0;
   std::optional<Result<boost::json::object>> created;  // once the writer returned
   std::thread writer;
+  std::string pid;  // the server's session in the middle of the COMMIT, "" if none came
 };
 
 }  // namespace
 
-TEST_CASE("a session lost while its COMMIT is under way: the operation is not run again",
+TEST_CASE("a session cut off while its COMMIT is under way: a new session learns it committed",
           "[postgres]") {
-  // The server may have committed before the connection broke, and running the operation again
-  // could then do it twice. The COMMIT of one create waits for a lock the test holds; meanwhile
-  // the test cuts the store's connections on its own side, as a failing network would, then
-  // lets the server finish the COMMIT.
-  CommitInFlight c("commit");
-  const bool committing = !committing_session(c.app).empty();
-  const int cut = committing ? test::pg::cut_connections(c.lock.socket()) : 0;
-  const bool released = c.lock.release();
+  // The connection breaks with no word from the server, as a failing network would, while the
+  // COMMIT of one create waits for a lock the test holds. The server then finishes the COMMIT;
+  // only then may the store's role log in again, so the new session the store opens to ask
+  // finds the transaction committed. The operation succeeded, and is not run again.
+  CommitInFlight c("commit", std::chrono::minutes(10));
+  REQUIRE_FALSE(c.pid.empty());
+  REQUIRE(c.role.may_log_in(false));
+  CHECK(test::pg::cut_connections(c.lock.socket()) >= 1);
+  CHECK(c.lock.release());
+  CHECK(no_session("pid = " + c.pid));  // its COMMIT done, the session ends
+  CHECK(c.role.may_log_in(true));
   c.writer.join();
-  REQUIRE(committing);
-  CHECK(cut >= 1);
-  CHECK(released);
+  REQUIRE(c.created.has_value());
+  REQUIRE(c.created->has_value());
+  CHECK(c.store.counters().unavailable_retries == c.retries_before);
+  CHECK(c.warnings.empty());
+  c.created_once();
+}
+
+TEST_CASE("a session cut off while its COMMIT waits: it is ended, and the operation runs again",
+          "[postgres]") {
+  // The same cut, but the lock stays held: the new session finds the transaction still in
+  // progress, ends the session cut off from it (which rolls it back), and the Store runs the
+  // operation again. The lock is released only once that session is gone, so it cannot commit.
+  CommitInFlight c("cutwait", std::chrono::minutes(10));
+  REQUIRE_FALSE(c.pid.empty());
+  CHECK(test::pg::cut_connections(c.lock.socket()) >= 1);
+  const bool ended = no_session("pid = " + c.pid);
+  CHECK(c.lock.release());
+  c.writer.join();
+  REQUIRE(ended);
+  REQUIRE(c.created.has_value());
+  REQUIRE(c.created->has_value());
+  CHECK(c.store.counters().unavailable_retries == c.retries_before + 1);
+  REQUIRE_FALSE(c.warnings.empty());
+  CHECK(c.warnings.back().find(
+            "ended a transaction's session before it committed (attempt 1 of 3)") !=
+        std::string::npos);
+  CHECK(test::uuid_of(**c.created) ==
+        test::uuid_of(c.store.get_json(c.admin, Kind::glossary, EntityKey::by_fqn("h"), {}).value()));
+  c.created_once();
+}
+
+TEST_CASE("a session cut off while its COMMIT is under way, and no session to ask: not known",
+          "[postgres]") {
+  // The store's role may not log in for longer than reconnect_wait: whether the transaction
+  // committed cannot be asked, and running the operation again could do it twice, so the
+  // store says so and does not.
+  CommitInFlight c("unknown", std::chrono::milliseconds(300));
+  REQUIRE_FALSE(c.pid.empty());
+  REQUIRE(c.role.may_log_in(false));
+  CHECK(test::pg::cut_connections(c.lock.socket()) >= 1);
+  c.writer.join();
   REQUIRE(c.created.has_value());
   REQUIRE_FALSE(c.created->has_value());
   CHECK(c.created->error().code() == Errc::storage);
@@ -623,13 +684,11 @@ TEST_CASE("a session lost while its COMMIT is under way: the operation is not ru
         std::string::npos);
   CHECK(c.store.counters().unavailable_retries == c.retries_before);
 
-  // The server's session ends once its COMMIT is done; the create was applied, once.
-  CHECK(no_session("application_name = '" + c.app + "'"));
-  auto h = c.store.get_json(c.admin, Kind::glossary, EntityKey::by_fqn("h"), {});
-  REQUIRE(h.has_value());
-  CHECK(c.store.history_json(c.admin, Kind::glossary, test::uuid_of(*h)).value().versions.size() ==
-        1);
-  CHECK(c.store.list_json(c.admin, Kind::glossary, {}).value().total == 2);
+  // Its session goes on: once the lock is released the create commits, once.
+  CHECK(c.lock.release());
+  CHECK(no_session("pid = " + c.pid));
+  CHECK(c.role.may_log_in(true));
+  c.created_once();
 }
 
 TEST_CASE("a session the server ends while its COMMIT runs: the operation runs again",
@@ -637,12 +696,11 @@ TEST_CASE("a session the server ends while its COMMIT runs: the operation runs a
   // A fast shutdown or pg_terminate_backend ends a session only where it may stop, never while
   // it commits, and says so (admin_shutdown). A COMMIT still running its deferred triggers is
   // rolled back, and the Store runs the operation again.
-  CommitInFlight c("terminated");
+  CommitInFlight c("terminated", std::chrono::minutes(10));
   // The lock is released only once the ended session is gone, so that it cannot commit first.
-  const std::string pid = committing_session(c.app);
-  const bool ended = !pid.empty() &&
-                     test::pg::first_value("SELECT pg_terminate_backend(" + pid + ")") == "t" &&
-                     no_session("pid = " + pid);
+  const bool ended = !c.pid.empty() &&
+                     test::pg::first_value("SELECT pg_terminate_backend(" + c.pid + ")") == "t" &&
+                     no_session("pid = " + c.pid);
   const bool released = c.lock.release();
   c.writer.join();
   REQUIRE(ended);
@@ -654,9 +712,5 @@ TEST_CASE("a session the server ends while its COMMIT runs: the operation runs a
   CHECK(c.warnings.back().find(
             "ended a transaction's session before it committed (attempt 1 of 3)") !=
         std::string::npos);
-  // Applied once: one version, one glossary more.
-  CHECK(c.store.history_json(c.admin, Kind::glossary, test::uuid_of(**c.created))
-            .value()
-            .versions.size() == 1);
-  CHECK(c.store.list_json(c.admin, Kind::glossary, {}).value().total == 2);
+  c.created_once();
 }

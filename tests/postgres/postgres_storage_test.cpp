@@ -69,21 +69,6 @@ std::optional<std::string> sql(const std::string& text,
 
 std::uint64_t trips(PostgresBackend& db) { return db.stats().round_trips; }
 
-// A role that may log in, made for one test: roles are the cluster's, not a schema's, so it is
-// dropped however the test ends.
-struct TempRole {
-  std::string name;
-  explicit TempRole(std::string_view prefix) : name(test::pg::fresh_schema_name(prefix)) {
-    sql("CREATE ROLE \"" + name + "\" LOGIN");
-  }
-  ~TempRole() {
-    sql("DROP OWNED BY \"" + name + "\"");
-    sql("DROP ROLE \"" + name + "\"");
-  }
-  TempRole(const TempRole&) = delete;
-  TempRole& operator=(const TempRole&) = delete;
-};
-
 }  // namespace
 
 #define CATALOG_CONTRACT_BACKENDS OnPostgres, OnPostgresTinyBuffer
@@ -498,8 +483,9 @@ TEST_CASE("postgres: a server that refuses new sessions for a while is asked aga
   // sessions are gone, and new ones are refused until it may again.
   test::pg::Schema schema;
   write(*open_pg(schema.options()), {{"a", "1"}});
-  const TempRole temp("back");
-  const std::string& role = temp.name;
+  const test::pg::Role temp("back", "LOGIN");
+  REQUIRE(temp.made());
+  const std::string& role = temp.name();
   sql("GRANT USAGE ON SCHEMA \"" + schema.name() + "\" TO \"" + role + "\"");
   sql("GRANT SELECT ON ALL TABLES IN SCHEMA \"" + schema.name() + "\" TO \"" + role + "\"");
   const std::string as_role = test::pg::conninfo() + " user=" + role + " application_name=" + role;
@@ -513,7 +499,7 @@ TEST_CASE("postgres: a server that refuses new sessions for a while is asked aga
   auto patient = open_with(std::chrono::minutes(10));
   auto brief = open_with(std::chrono::milliseconds(200));
   auto at_once = open_with(std::chrono::milliseconds(0));
-  sql("ALTER ROLE \"" + role + "\" NOLOGIN");
+  REQUIRE(temp.may_log_in(false));
   test::pg::end_sessions(role);
 
   auto refused = at_once->begin(Mode::read_only);
@@ -537,7 +523,7 @@ TEST_CASE("postgres: a server that refuses new sessions for a while is asked aga
   for (int i = 0; i < 6000 && patient->stats().connect_retries < 2; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   const auto retried = patient->stats().connect_retries;
-  sql("ALTER ROLE \"" + role + "\" LOGIN");
+  CHECK(temp.may_log_in(true));
   reader.join();
   CHECK(retried >= 2);
   CHECK(seen == "1"s);
@@ -618,8 +604,9 @@ TEST_CASE("postgres: a role that may only read and write opens a catalog that ex
           "[postgres]") {
   test::pg::Schema schema;
   write(*open_pg(schema.options()), {{"a", "1"}});
-  const TempRole temp("rw");
-  const std::string& role = temp.name;
+  const test::pg::Role temp("rw", "LOGIN");
+  REQUIRE(temp.made());
+  const std::string& role = temp.name();
   const std::string quoted = "\"" + schema.name() + "\"";
   sql("GRANT USAGE ON SCHEMA " + quoted + " TO \"" + role + "\"");
   sql("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + quoted + " TO \"" + role +

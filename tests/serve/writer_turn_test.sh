@@ -97,6 +97,8 @@ kill -0 "$CREATE_PID" 2>/dev/null || fail "the create ended while the turn was h
 get 200 /metrics -H "Authorization: Bearer $ADMIN"
 grep -Eq '^catalog_postgres_round_trips_total [1-9][0-9]*$' "$TMP/body" ||
   fail "/metrics: no PostgreSQL round trips: $(cat "$TMP/body")"
+grep -Eq '^catalog_postgres_commits_checked_total 0$' "$TMP/body" ||
+  fail "/metrics: commits asked for on a new session, with no connection lost: $(grep postgres "$TMP/body")"
 busy=$(sed -n 's/^catalog_postgres_connections{state="busy"} //p' "$TMP/body")
 [[ -n $busy && $busy -ge 1 ]] || fail "/metrics: no busy PostgreSQL session beside the waiting create: $(grep postgres "$TMP/body")"
 
