@@ -110,7 +110,7 @@ constexpr Statement statements[s_count] = {
     {"r", "SELECT k, v FROM %s WHERE k >= $1 ORDER BY k DESC LIMIT $2", 2, true, false, false},
     {"rf", "SELECT k, v FROM %s WHERE k >= $1 AND k < $2 ORDER BY k DESC LIMIT $3", 3, true, false,
      false},
-    {"xid", "SELECT pg_current_xact_id()::text", 0, false, false, false},
+    {"xid", "SELECT pg_current_xact_id()::text, pg_backend_pid()::text", 0, false, false, false},
 };
 
 using detail::bytea_array;
@@ -255,9 +255,10 @@ struct Connection {
   std::vector<int> unread;        // rounds not read yet, oldest first
   bool broken = false;            // the protocol state is unknown: never reuse
   bool server_refused = false;    // the last round's error came from the server, not the socket
-  bool ended_mid_round = false;   // ... and was the server ending the session (admin_shutdown)
-                                  // before the round's last statement answered
+  bool admin_shutdown = false;    // ... and was the server ending the session (57P01)
+  bool ended_mid_round = false;   // ... before the round's last statement answered
   bool reused = false;            // taken from the pool (the server may have ended it meanwhile)
+  std::string incarnation;        // the server's run it was opened in (see open_connection)
   bool writes_prepared = false;   // the write statements are prepared on the server
   bool preparing_writes = false;  // ... or queued in the round being sent
 
@@ -407,8 +408,9 @@ Result<std::vector<PgResult>> read_round(Connection& c, int statements_in_round)
       if (!first_error) {
         first_error = result_error(r.get(), c.pg);
         const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
-        c.ended_mid_round = state && std::strcmp(state, "57P01") == 0 &&
-                            static_cast<int>(results.size()) < statements_in_round;
+        c.admin_shutdown = state && std::strcmp(state, "57P01") == 0;
+        c.ended_mid_round =
+            c.admin_shutdown && static_cast<int>(results.size()) < statements_in_round;
       }
       // The server's errors carry an SQLSTATE; those libpq makes of a broken socket do not.
       if (PQresultErrorField(r.get(), PG_DIAG_SQLSTATE)) c.server_refused = true;
@@ -427,6 +429,7 @@ Result<std::vector<PgResult>> round(Connection& c, std::atomic<std::uint64_t>& c
                                     bool wait = true) {
   if (c.broken) return storage_error("PostgreSQL: connection lost");
   c.server_refused = false;
+  c.admin_shutdown = false;
   c.ended_mid_round = false;
   const int n = c.queued;
   c.queued = 0;
@@ -452,6 +455,7 @@ Result<std::vector<PgResult>> round(Connection& c, std::atomic<std::uint64_t>& c
   c.unread.clear();
   // What those rounds' answers said is theirs, not this round's.
   c.server_refused = false;
+  c.admin_shutdown = false;
   c.ended_mid_round = false;
   auto results = read_round(c, n);
   if (c.preparing_writes) {
@@ -550,8 +554,17 @@ Result<std::unique_ptr<Connection>> PgShared::open_connection() {
     return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
   if (!options.synchronous_commit && !queue_text(*c, "SET synchronous_commit = off"))
     return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
+  // The server's run the session belongs to: when the postmaster started, and when its shared
+  // statistics were last reset, which crash recovery does (PostgreSQL 15 and later). A
+  // transaction id is unique within a run that did not crash; after a crash or a failover the
+  // server may hand out again ids whose transactions never reached its disk.
+  if (!queue_text(*c, "SELECT pg_postmaster_start_time()::text || ' ' || "
+                      "coalesce((SELECT stats_reset FROM pg_stat_bgwriter)::text, '')"))
+    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
   auto done = round(*c, round_trips);
   if (!done) return done.error();
+  const PGresult* run = done->back().get();
+  if (PQntuples(run) == 1 && !PQgetisnull(run, 0, 0)) c->incarnation = PQgetvalue(run, 0, 0);
   return c;
 }
 
@@ -779,9 +792,9 @@ class PgTransaction final : public Transaction,
       // (PostgresOptions::idle_in_transaction_timeout): a frozen host must not keep the other
       // hosts' writers waiting, neither with the turn it holds nor with the turns its waiting
       // sessions would take, one after the other, once it has stopped reading their answers.
-      // Readers hold no turn and are let be. A writer learns its transaction's id, by which a
-      // new session can ask whether it committed when the answer to its COMMIT is lost
-      // (committed_after_all).
+      // Readers hold no turn and are let be. A writer learns its transaction's id and its
+      // session's, by which a new session can ask whether it committed when the answer to its
+      // COMMIT is lost (committed_after_all).
       const bool writes = mode_ == Mode::read_write;
       const bool idle_limit = writes && !shared_->idle_sql.empty();
       const bool ok =
@@ -805,12 +818,14 @@ class PgTransaction final : public Transaction,
       auto results = round(*conn_, shared_->round_trips);
       if (results) {
         begun_ = true;
-        if (first) {  // BEGIN's result, and a writer's SETs', LOCK's and its id
+        if (first) {  // BEGIN's result, and a writer's SETs', LOCK's and its ids
           const std::ptrdiff_t setup = 1 + (writes ? 2 : 0) + (idle_limit ? 2 : 0);
           if (writes) {
-            const PGresult* id = (*results)[static_cast<std::size_t>(setup - 1)].get();
-            if (PQntuples(id) == 1 && !PQgetisnull(id, 0, 0))
-              xid_.emplace(PQgetvalue(id, 0, 0), static_cast<std::size_t>(PQgetlength(id, 0, 0)));
+            const PGresult* ids = (*results)[static_cast<std::size_t>(setup - 1)].get();
+            if (PQntuples(ids) == 1 && !PQgetisnull(ids, 0, 0) && !PQgetisnull(ids, 0, 1))
+              ids_ = Ids{{PQgetvalue(ids, 0, 0), static_cast<std::size_t>(PQgetlength(ids, 0, 0))},
+                         {PQgetvalue(ids, 0, 1), static_cast<std::size_t>(PQgetlength(ids, 0, 1))},
+                         conn_->incarnation};
           }
           results->erase(results->begin(), results->begin() + setup);
         }
@@ -1035,29 +1050,29 @@ class PgTransaction final : public Transaction,
     auto results =
         exchange([&](Connection& c) { return queue_pending(c) && queue_text(c, "COMMIT"); }, true);
     if (!results) {
-      // The server ends a session (a fast shutdown, pg_terminate_backend) only where the
-      // session may stop, never while it commits: ended before the COMMIT answered, the
-      // transaction was rolled back.
-      const bool ended_first = conn_ && conn_->broken && conn_->ended_mid_round &&
-                               PQstatus(conn_->pg) != CONNECTION_OK;
-      // Without the server's answer (an error it sent means it rolled back), it may have
-      // committed before the connection broke.
-      const bool unanswered = conn_ && conn_->broken && !conn_->server_refused &&
-                              results.error().code() == Errc::storage;
-      if (!ended_first && !unanswered) return die(results.error());
-      // Either way a new session asks the server how the transaction ended: rolled back, the
-      // Store may run the operation again; committed, it succeeded.
+      // The answer is lost when the connection broke with no word from the server (whose errors
+      // mean it rolled back), or when the server ended the session (57P01), which may come
+      // after the COMMIT's own answer.
+      const bool lost = conn_ && conn_->broken &&
+                        (conn_->admin_shutdown ||
+                         (!conn_->server_refused && results.error().code() == Errc::storage));
+      if (!lost) return die(results.error());
+      const bool ended_first = conn_->ended_mid_round && PQstatus(conn_->pg) != CONNECTION_OK;
+      // A new session asks the server how the transaction ended: rolled back, the Store may run
+      // the operation again; committed, it succeeded.
       if (auto outcome = committed_after_all()) {
         if (*outcome) return succeeded();
         return die(ended(results.error()));
       }
+      // The server ends a session (a fast shutdown, pg_terminate_backend) only where the
+      // session may stop, never while it commits: ended before the COMMIT answered, the
+      // transaction was rolled back.
       if (ended_first) return die(ended(results.error()));
       // Not known: say so, since running the operation again might then do it twice.
       return die(storage_error(results.error().message() +
                                " while committing: whether the transaction committed is not "
                                "known"));
     }
-    if (streak.backend == shared_.get()) streak.conflicts = 0;
     release();
     return succeeded();
   }
@@ -1085,6 +1100,7 @@ class PgTransaction final : public Transaction,
   static Error lost_error() { return storage_error("PostgreSQL: cannot send a statement"); }
 
   Result<void> succeeded() {
+    if (streak.backend == shared_.get()) streak.conflicts = 0;
     pending_.clear();
     committed();
     return {};
@@ -1092,17 +1108,17 @@ class PgTransaction final : public Transaction,
 
   // How this transaction ended, when the answer to its COMMIT round was lost: asked on a new
   // session (pg_xact_status of its id, which the server keeps), found as the connection is
-  // replaced (within reconnect_wait). A transaction still in progress is one whose session the
-  // server has not yet found cut off: in its COMMIT (running deferred triggers, waiting for a
-  // synchronous standby) or waiting for a COMMIT that never came, holding the writers' turn.
-  // That session is ended (pg_terminate_backend, found by the transaction's id): this rolls
-  // the transaction back, unless it has begun to write its commit, which the server then
-  // finishes first. The outcome is asked again until reconnect_wait has passed since the
-  // answer was lost. true: committed; false: rolled back; nullopt: not known (no id, no
-  // session, or still in progress).
+  // replaced (within reconnect_wait), in the same run of the server (an id is unique only
+  // within one). A transaction still in progress is one whose session the server has not yet
+  // found cut off: in its COMMIT (running deferred triggers) or waiting for a COMMIT that never
+  // came, holding the writers' turn. That session is ended (pg_terminate_backend, found by its
+  // process and transaction ids): this rolls the transaction back, unless it has begun to write
+  // its commit, which the server then finishes first. One waiting for a synchronous standby to
+  // confirm its commit is let be. The outcome is asked again until reconnect_wait has passed
+  // since the answer was lost. true: committed; false: rolled back; nullopt: not known (no ids,
+  // no session, another run of the server, no answer, or still in progress).
   std::optional<bool> committed_after_all() {
-    if (!xid_ || !conn_) return std::nullopt;
-    shared_->commits_checked.fetch_add(1, std::memory_order_relaxed);
+    if (!ids_ || ids_->incarnation.empty() || !conn_) return std::nullopt;
     const auto wait =
         std::clamp<std::chrono::milliseconds>(shared_->options.reconnect_wait,
                                               std::chrono::milliseconds{0},
@@ -1111,13 +1127,18 @@ class PgTransaction final : public Transaction,
     auto fresh = shared_->replace(std::move(conn_));
     if (!fresh) return std::nullopt;
     std::unique_ptr<Connection> c = std::move(*fresh);
+    if (c->incarnation != ids_->incarnation) {
+      shared_->release(std::move(c));
+      return std::nullopt;
+    }
+    shared_->commits_checked.fetch_add(1, std::memory_order_relaxed);
     // The 32 bits of the id that pg_stat_activity shows (backend_xid), without its epoch.
-    const std::string xid32 = std::to_string(std::strtoull(xid_->c_str(), nullptr, 10) &
+    const std::string xid32 = std::to_string(std::strtoull(ids_->xid.c_str(), nullptr, 10) &
                                              std::uint64_t{0xffffffff});
     bool ending = false;
     for (std::chrono::milliseconds pause{5};;
          pause = std::min(pause * 2, std::chrono::milliseconds{200})) {
-      if (!queue_text(*c, "SELECT pg_xact_status($1::xid8)", {xid_->c_str()}))
+      if (!queue_text(*c, "SELECT pg_xact_status($1::xid8)", {ids_->xid.c_str()}))
         return std::nullopt;
       auto asked = round(*c, shared_->round_trips);
       if (!asked) return std::nullopt;
@@ -1128,25 +1149,27 @@ class PgTransaction final : public Transaction,
         shared_->release(std::move(c));
         return status == "committed";
       }
+      if (!ending) {
+        ending = true;
+        if (!queue_text(*c,
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE pid = $1::int AND backend_xid = $2::xid "
+                        "AND wait_event IS DISTINCT FROM 'SyncRep'",
+                        {ids_->pid.c_str(), xid32.c_str()}) ||
+            !round(*c, shared_->round_trips))
+          return std::nullopt;
+        continue;  // asked again at once: the session may be gone already
+      }
       const auto now = std::chrono::steady_clock::now();
       if (now >= give_up) {
         shared_->release(std::move(c));
         return std::nullopt;
       }
-      if (!ending) {
-        ending = true;
-        if (!queue_text(*c,
-                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                        "WHERE backend_xid = $1::xid",
-                        {xid32.c_str()}) ||
-            !round(*c, shared_->round_trips))
-          return std::nullopt;
-        continue;  // asked again at once: the session may be gone already
-      }
       std::this_thread::sleep_for(
           std::min<std::chrono::steady_clock::duration>(pause, give_up - now));
     }
   }
+
   // `e`, of a session that ended before the transaction committed (nothing of it was written).
   static Error ended(const Error& e) { return Error(Errc::storage_unavailable, e.message()); }
 
@@ -1262,7 +1285,14 @@ class PgTransaction final : public Transaction,
   bool exclusive_ = false;            // runs alone (taking turns, or after conflicts)
   bool begun_ = false;                // BEGIN was sent and succeeded
   bool sent_ = false;                 // something was sent: end with a rollback
-  std::optional<std::string> xid_;    // a writer's transaction id, once its first round answered
+  // A writer's transaction id (xid8), its session's process id and the server's run, once its
+  // first round answered.
+  struct Ids {
+    std::string xid;
+    std::string pid;
+    std::string incarnation;
+  };
+  std::optional<Ids> ids_;
   Pending pending_;
   std::size_t pending_bytes_ = 0;
   Remembered<std::string, std::optional<std::string>> known_{known_limit_entries,

@@ -488,7 +488,7 @@ namespace {
 bool make_commit_wait(const test::pg::Schema& schema, const std::string& key) {
   std::string sql = R"(
     CREATE TABLE @.slow_commit (x int);
-    CREATE FUNCTION @.slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    CREATE FUNCTION @.slow_commit() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$ BEGIN
       IF EXISTS (SELECT 1 FROM @.slow_commit) THEN
         DELETE FROM @.slow_commit;
         PERFORM set_config('client_connection_check_interval', '0', true);
@@ -554,17 +554,21 @@ bool no_session(const std::string& where) {
 
 // A store holding one glossary, whose create of a second one ("h", on a thread of its own) has
 // its COMMIT wait on the server for a lock the test holds (make_commit_wait): a session in the
-// middle of its COMMIT, for the test to cut or end. The store logs in as a role of its own,
-// which the test may keep from logging in for a while, and asks for a new session for up to
-// `reconnect_wait`. Warnings the store logs are kept.
+// middle of its COMMIT, for the test to cut or end. The store logs in as a role of its own, no
+// superuser (it may create schemas), which the test may keep from logging in for a while, and
+// asks for a new session for up to `reconnect_wait`. Warnings the store logs are kept.
 struct CommitInFlight {
   CommitInFlight(const std::string& name, std::chrono::milliseconds reconnect_wait)
       : app(test::pg::fresh_schema_name(name)),
+        may_create(role.made() && test::pg::run("DO $$ BEGIN EXECUTE format('GRANT CREATE ON "
+                                                "DATABASE %I TO %I', current_database(), '" +
+                                                role.name() + "'); END $$")),
         store(open_postgres(test::pg::conninfo() + " user=" + role.name() +
                                 " application_name=" + app,
                             logging(), backend_options(reconnect_wait))
                   .value()),
         admin(store.principal("admin").value()) {
+    REQUIRE(may_create);
     (void)store
         .create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
         .value();
@@ -597,6 +601,10 @@ struct CommitInFlight {
     o.reconnect_wait = reconnect_wait;
     return o;
   }
+  // Write transactions whose outcome the store asked a new session for.
+  std::uint64_t commits_checked() {
+    return dynamic_cast<storage::PostgresBackend&>(store.backend()).stats().commits_checked;
+  }
   // The glossary "h" exists once, with one version, beside "g".
   void created_once() {
     auto h = store.get_json(admin, Kind::glossary, EntityKey::by_fqn("h"), {});
@@ -607,8 +615,9 @@ struct CommitInFlight {
   }
 
   test::pg::Schema schema;
-  test::pg::Role role{"committer", "LOGIN SUPERUSER"};
+  test::pg::Role role{"committer", "LOGIN"};
   std::string app;
+  bool may_create = false;  // the role was made and may create the store's schema
   std::vector<std::string> warnings;
   Store store;
   Principal admin;
@@ -640,6 +649,7 @@ TEST_CASE("a session cut off while its COMMIT is under way: a new session learns
   REQUIRE(c.created->has_value());
   CHECK(c.store.counters().unavailable_retries == c.retries_before);
   CHECK(c.warnings.empty());
+  CHECK(c.commits_checked() == 1);
   c.created_once();
 }
 
@@ -662,6 +672,7 @@ TEST_CASE("a session cut off while its COMMIT waits: it is ended, and the operat
   CHECK(c.warnings.back().find(
             "ended a transaction's session before it committed (attempt 1 of 3)") !=
         std::string::npos);
+  CHECK(c.commits_checked() == 1);
   CHECK(test::uuid_of(**c.created) ==
         test::uuid_of(c.store.get_json(c.admin, Kind::glossary, EntityKey::by_fqn("h"), {}).value()));
   c.created_once();
@@ -683,6 +694,7 @@ TEST_CASE("a session cut off while its COMMIT is under way, and no session to as
   CHECK(c.created->error().message().find("whether the transaction committed is not known") !=
         std::string::npos);
   CHECK(c.store.counters().unavailable_retries == c.retries_before);
+  CHECK(c.commits_checked() == 0);
 
   // Its session goes on: once the lock is released the create commits, once.
   CHECK(c.lock.release());
@@ -695,7 +707,7 @@ TEST_CASE("a session the server ends while its COMMIT runs: the operation runs a
           "[postgres]") {
   // A fast shutdown or pg_terminate_backend ends a session only where it may stop, never while
   // it commits, and says so (admin_shutdown). A COMMIT still running its deferred triggers is
-  // rolled back, and the Store runs the operation again.
+  // rolled back, as a new session learns, and the Store runs the operation again.
   CommitInFlight c("terminated", std::chrono::minutes(10));
   // The lock is released only once the ended session is gone, so that it cannot commit first.
   const bool ended = !c.pid.empty() &&
@@ -712,5 +724,33 @@ TEST_CASE("a session the server ends while its COMMIT runs: the operation runs a
   CHECK(c.warnings.back().find(
             "ended a transaction's session before it committed (attempt 1 of 3)") !=
         std::string::npos);
+  CHECK(c.commits_checked() == 1);
   c.created_once();
+}
+
+TEST_CASE("a session the server ends while its COMMIT runs, and no session to ask: run again",
+          "[postgres]") {
+  // With no session to ask, the server's word stands: it ended the session before the COMMIT
+  // answered, so the transaction was rolled back and the operation runs again. Here its next
+  // attempt cannot log in either, and fails as such (storage, not "not known").
+  CommitInFlight c("unasked", std::chrono::milliseconds(300));
+  REQUIRE_FALSE(c.pid.empty());
+  REQUIRE(c.role.may_log_in(false));
+  const bool ended = test::pg::first_value("SELECT pg_terminate_backend(" + c.pid + ")") == "t" &&
+                     no_session("pid = " + c.pid);
+  c.writer.join();
+  CHECK(c.lock.release());
+  REQUIRE(ended);
+  REQUIRE(c.created.has_value());
+  REQUIRE_FALSE(c.created->has_value());
+  CHECK(c.created->error().code() == Errc::storage);
+  CHECK(c.created->error().message().find("tried again for 300 ms") != std::string::npos);
+  CHECK(c.store.counters().unavailable_retries == c.retries_before + 1);
+  CHECK(c.commits_checked() == 0);
+
+  // Nothing of it was written.
+  CHECK(c.role.may_log_in(true));
+  CHECK(c.store.get_json(c.admin, Kind::glossary, EntityKey::by_fqn("h"), {}).error().code() ==
+        Errc::not_found);
+  CHECK(c.store.list_json(c.admin, Kind::glossary, {}).value().total == 1);
 }

@@ -47,8 +47,9 @@ struct PostgresOptions {
   /// again: a server it cannot reach there is more likely a wrong conninfo than a restart. Every
   /// refusal is asked again (libpq does not tell a restart from, say, a password changed
   /// meanwhile). A transaction in flight when the server goes away fails (the Store runs it
-  /// again when nothing of it was written). It is also the longest a write whose COMMIT lost its
-  /// answer spends asking how it ended (see PostgresBackend). Zero: fail at once. Default: 10 s.
+  /// again when nothing of it was written). It also bounds how long a write whose COMMIT lost its
+  /// answer looks for a session and asks how it ended (see PostgresBackend; each connection
+  /// attempt and question may take longer). Zero: fail at once. Default: 10 s.
   std::chrono::milliseconds reconnect_wait{10000};
   /// A write transaction keeps its puts and erases and sends them with its commit; when they
   /// hold more bytes than this, they are sent at once (the transaction still sees them).
@@ -100,8 +101,8 @@ struct PostgresStats {
   /// Connection attempts the server refused that were tried again
   /// (PostgresOptions::reconnect_wait).
   std::uint64_t connect_retries = 0;
-  /// Write transactions whose COMMIT lost its answer (the connection broke) and whose outcome
-  /// a new session asked the server for.
+  /// Write transactions whose COMMIT round lost its answer and whose outcome a new session, in
+  /// the same run of the server, asked for.
   std::uint64_t commits_checked = 0;
   /// Connections open now: in a transaction, idle in the pool, or being opened.
   std::uint64_t open_connections = 0;
@@ -143,20 +144,24 @@ struct PgShared;
 /// sent is Errc::storage_unavailable: nothing of the transaction was written, and the Store
 /// runs the operation again.
 ///
-/// A write transaction learns its id (`pg_current_xact_id()`) with its first round. When the
-/// connection breaks while its COMMIT is under way, so that its answer is lost, a new session
-/// (found within `reconnect_wait`) asks the server how the transaction ended
-/// (`pg_xact_status`). If the server still counts it in progress, its old session, cut off from
-/// its client, is ended (`pg_terminate_backend`): that rolls the transaction back, unless it
-/// has begun to write its commit, which the server finishes first; and the server is asked
-/// again, until `reconnect_wait` has passed since the answer was lost. Committed, the commit
-/// succeeds. Rolled back, it is Errc::storage_unavailable, and the Store runs the operation
-/// again. Not known (no session within `reconnect_wait`, or still in progress then), it is
+/// A write transaction learns its id (`pg_current_xact_id()`) and its session's with its first
+/// round. When the answer to its COMMIT round is lost (the connection broke with no word from
+/// the server, or the server ended the session, 57P01), a new session (found within
+/// `reconnect_wait`) asks the server how the transaction ended (`pg_xact_status`), if the server
+/// has not restarted or crashed since the transaction began (an id is unique within one run of
+/// the server only; a crash is seen on PostgreSQL 15 and later). If the server still counts it
+/// in progress, its old session, cut off from its client, is ended (`pg_terminate_backend`):
+/// that rolls the transaction back, unless it has begun to write its commit, which the server
+/// finishes first. A session waiting for a synchronous standby to confirm its commit is let be.
+/// The server is then asked again until `reconnect_wait` has passed since the answer was lost.
+/// Committed, the commit succeeds. Rolled back, it is Errc::storage_unavailable, and the Store
+/// runs the operation again. Not known (the COMMIT went with the first round, no session within
+/// `reconnect_wait`, the server restarted, no answer, or still in progress then), it is
 /// Errc::storage saying "whether the transaction committed is not known"; but a session the
-/// server ended with its reason (admin_shutdown, 57P01: a fast shutdown,
-/// `pg_terminate_backend`) before the COMMIT answered is Errc::storage_unavailable even then:
-/// the server ends a session only where it may stop, never while it commits. Any other failure
-/// of the server or of the connection is Errc::storage.
+/// server ended with its reason before the COMMIT answered is Errc::storage_unavailable even
+/// then: the server ends a session only where it may stop, never while it commits. Any other
+/// failure of the server or of the connection is Errc::storage. Every write transaction thus
+/// takes a transaction id, even one that writes nothing.
 ///
 /// Thread safety and processes: as Backend. A thread must not begin a write transaction while it
 /// holds another of the same catalog (one run alone would wait for the other). A child created by
