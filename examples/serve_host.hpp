@@ -300,7 +300,8 @@ inline std::string backend_prometheus([[maybe_unused]] catalog::Store& store) {
               "Session openings the server refused that were tried again (reconnect_wait).",
               stats.connect_retries);
   text.single("catalog_postgres_commits_checked_total", "counter",
-              "Write transactions whose COMMIT lost its answer, asked for on a new session.",
+              "Write transactions whose COMMIT lost its answer, asked about on a new session "
+              "in the same run of the server.",
               stats.commits_checked);
   text.single("catalog_postgres_conflicts_total", "counter",
               "Transactions PostgreSQL failed as serialization conflicts or deadlocks.",

@@ -554,17 +554,34 @@ Result<std::unique_ptr<Connection>> PgShared::open_connection() {
     return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
   if (!options.synchronous_commit && !queue_text(*c, "SET synchronous_commit = off"))
     return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
-  // The server's run the session belongs to: when the postmaster started, and when its shared
-  // statistics were last reset, which crash recovery does (PostgreSQL 15 and later). A
-  // transaction id is unique within a run that did not crash; after a crash or a failover the
-  // server may hand out again ids whose transactions never reached its disk.
-  if (!queue_text(*c, "SELECT pg_postmaster_start_time()::text || ' ' || "
-                      "coalesce((SELECT stats_reset FROM pg_stat_bgwriter)::text, '')"))
+  const int setup = c->queued;
+  c->queued = 0;
+  if (!PQpipelineSync(c->pg)) {
+    c->broken = true;
     return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
-  auto done = round(*c, round_trips);
-  if (!done) return done.error();
-  const PGresult* run = done->back().get();
-  if (PQntuples(run) == 1 && !PQgetisnull(run, 0, 0)) c->incarnation = PQgetvalue(run, 0, 0);
+  }
+  // The server's run the session belongs to (see committed_after_all): when the postmaster
+  // started, and when its shared statistics were last reset, which crash recovery does
+  // (PostgreSQL 15 and later), as seconds since 1970. In a sync group of its own, in the same
+  // round trip: where the statistics may not be read, the session opens all the same, without
+  // it.
+  if (!queue_text(*c, "SELECT extract(epoch FROM pg_postmaster_start_time())::text || ' ' || "
+                      "coalesce(extract(epoch FROM (SELECT stats_reset FROM pg_stat_bgwriter))"
+                      "::text, '')"))
+    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
+  c->queued = 0;
+  if (!PQpipelineSync(c->pg)) {
+    c->broken = true;
+    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
+  }
+  round_trips.fetch_add(1, std::memory_order_relaxed);
+  if (auto done = read_round(*c, setup); !done) return done.error();
+  if (auto run = read_round(*c, 1)) {
+    const PGresult* r = run->front().get();
+    if (PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)) c->incarnation = PQgetvalue(r, 0, 0);
+  } else if (c->broken) {
+    return run.error();
+  }
   return c;
 }
 
@@ -1057,6 +1074,10 @@ class PgTransaction final : public Transaction,
                         (conn_->admin_shutdown ||
                          (!conn_->server_refused && results.error().code() == Errc::storage));
       if (!lost) return die(results.error());
+      // Ended after every statement of the round answered, the COMMIT included (the server
+      // holds the ending off while it commits, and acts on it at the next message): it
+      // committed.
+      if (conn_->admin_shutdown && !conn_->ended_mid_round) return succeeded();
       const bool ended_first = conn_->ended_mid_round && PQstatus(conn_->pg) != CONNECTION_OK;
       // A new session asks the server how the transaction ended: rolled back, the Store may run
       // the operation again; committed, it succeeded.
@@ -1108,15 +1129,18 @@ class PgTransaction final : public Transaction,
 
   // How this transaction ended, when the answer to its COMMIT round was lost: asked on a new
   // session (pg_xact_status of its id, which the server keeps), found as the connection is
-  // replaced (within reconnect_wait), in the same run of the server (an id is unique only
-  // within one). A transaction still in progress is one whose session the server has not yet
-  // found cut off: in its COMMIT (running deferred triggers) or waiting for a COMMIT that never
-  // came, holding the writers' turn. That session is ended (pg_terminate_backend, found by its
-  // process and transaction ids): this rolls the transaction back, unless it has begun to write
-  // its commit, which the server then finishes first. One waiting for a synchronous standby to
-  // confirm its commit is let be. The outcome is asked again until reconnect_wait has passed
-  // since the answer was lost. true: committed; false: rolled back; nullopt: not known (no ids,
-  // no session, another run of the server, no answer, or still in progress).
+  // replaced (within reconnect_wait), in the same run of the server (after a crash or a
+  // failover it may hand out again ids whose transactions never reached its disk). A
+  // transaction still in progress is one whose session the server has not yet found cut off:
+  // in its COMMIT (running deferred triggers) or waiting for a COMMIT that never came, holding
+  // the writers' turn. That session is ended (pg_terminate_backend, found by its process and
+  // transaction ids): this rolls the transaction back, unless it has begun to write its commit,
+  // which the server then finishes first. Not where commits wait for synchronous standbys
+  // (synchronous_standby_names, unless this backend turned synchronous_commit off): a session
+  // ended while it waits for one commits without its confirmation. The outcome is asked again
+  // until reconnect_wait has passed since the answer was lost. true: committed; false: rolled
+  // back; nullopt: not known (no ids, no session, another run of the server, no answer, or
+  // still in progress).
   std::optional<bool> committed_after_all() {
     if (!ids_ || ids_->incarnation.empty() || !conn_) return std::nullopt;
     const auto wait =
@@ -1154,8 +1178,9 @@ class PgTransaction final : public Transaction,
         if (!queue_text(*c,
                         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                         "WHERE pid = $1::int AND backend_xid = $2::xid "
-                        "AND wait_event IS DISTINCT FROM 'SyncRep'",
-                        {ids_->pid.c_str(), xid32.c_str()}) ||
+                        "AND ($3::bool OR current_setting('synchronous_standby_names') = '')",
+                        {ids_->pid.c_str(), xid32.c_str(),
+                         shared_->options.synchronous_commit ? "false" : "true"}) ||
             !round(*c, shared_->round_trips))
           return std::nullopt;
         continue;  // asked again at once: the session may be gone already

@@ -39,9 +39,10 @@ inline std::string first_value(const std::string& text) {
   return first;
 }
 
-// Runs `text` on a session of its own; whether the server did it.
-inline bool run(const std::string& text) {
-  PGconn* conn = PQconnectdb(conninfo().c_str());
+// Runs `text` on a session of its own (to the database of `where`, by default the tests'); whether
+// the server did it.
+inline bool run(const std::string& text, const std::string& where = conninfo()) {
+  PGconn* conn = PQconnectdb(where.c_str());
   bool done = false;
   if (PQstatus(conn) == CONNECTION_OK) {
     PGresult* r = PQexec(conn, text.c_str());

@@ -563,12 +563,8 @@ struct CommitInFlight {
         may_create(role.made() && test::pg::run("DO $$ BEGIN EXECUTE format('GRANT CREATE ON "
                                                 "DATABASE %I TO %I', current_database(), '" +
                                                 role.name() + "'); END $$")),
-        store(open_postgres(test::pg::conninfo() + " user=" + role.name() +
-                                " application_name=" + app,
-                            logging(), backend_options(reconnect_wait))
-                  .value()),
+        store(open_store(reconnect_wait)),
         admin(store.principal("admin").value()) {
-    REQUIRE(may_create);
     (void)store
         .create_json(admin, Kind::glossary, test::parse(R"({"name":"g","description":"one"})"))
         .value();
@@ -589,16 +585,19 @@ struct CommitInFlight {
   CommitInFlight(const CommitInFlight&) = delete;
   CommitInFlight& operator=(const CommitInFlight&) = delete;
 
+  Store open_store(std::chrono::milliseconds reconnect_wait) {
+    REQUIRE(may_create);
+    auto o = schema.options();
+    o.reconnect_wait = reconnect_wait;
+    return open_postgres(test::pg::conninfo() + " user=" + role.name() + " application_name=" + app,
+                         logging(), o)
+        .value();
+  }
   StoreOptions logging() {
     auto o = options();
     o.log = [this](LogLevel level, std::string_view message) {
       if (level == LogLevel::warning) warnings.emplace_back(message);
     };
-    return o;
-  }
-  storage::PostgresOptions backend_options(std::chrono::milliseconds reconnect_wait) const {
-    auto o = schema.options();
-    o.reconnect_wait = reconnect_wait;
     return o;
   }
   // Write transactions whose outcome the store asked a new session for.
@@ -614,8 +613,8 @@ struct CommitInFlight {
     CHECK(store.list_json(admin, Kind::glossary, {}).value().total == 2);
   }
 
+  test::pg::Role role{"committer", "LOGIN"};  // dropped after the schema it owns
   test::pg::Schema schema;
-  test::pg::Role role{"committer", "LOGIN"};
   std::string app;
   bool may_create = false;  // the role was made and may create the store's schema
   std::vector<std::string> warnings;
@@ -703,6 +702,32 @@ TEST_CASE("a session cut off while its COMMIT is under way, and no session to as
   c.created_once();
 }
 
+TEST_CASE("a session cut off while its COMMIT is under way, then the server's statistics reset: "
+          "not known",
+          "[postgres]") {
+  // An id is unique within one run of the server: after a crash (whose recovery resets the
+  // shared statistics) the server may hand out again ids whose transactions never reached its
+  // disk, and its answer could be about another transaction. The store learns the run with each
+  // session and does not ask another; a reset of the statistics plays the crash here.
+  CommitInFlight c("rerun", std::chrono::minutes(10));
+  REQUIRE_FALSE(c.pid.empty());
+  REQUIRE(c.role.may_log_in(false));
+  CHECK(test::pg::cut_connections(c.lock.socket()) >= 1);
+  CHECK(c.lock.release());
+  CHECK(no_session("pid = " + c.pid));
+  CHECK(test::pg::run("SELECT pg_stat_reset_shared('bgwriter')"));
+  CHECK(c.role.may_log_in(true));
+  c.writer.join();
+  REQUIRE(c.created.has_value());
+  REQUIRE_FALSE(c.created->has_value());
+  CHECK(c.created->error().code() == Errc::storage);
+  CHECK(c.created->error().message().find("whether the transaction committed is not known") !=
+        std::string::npos);
+  CHECK(c.store.counters().unavailable_retries == c.retries_before);
+  CHECK(c.commits_checked() == 0);
+  c.created_once();  // it did commit
+}
+
 TEST_CASE("a session the server ends while its COMMIT runs: the operation runs again",
           "[postgres]") {
   // A fast shutdown or pg_terminate_backend ends a session only where it may stop, never while
@@ -733,6 +758,8 @@ TEST_CASE("a session the server ends while its COMMIT runs, and no session to as
   // With no session to ask, the server's word stands: it ended the session before the COMMIT
   // answered, so the transaction was rolled back and the operation runs again. Here its next
   // attempt cannot log in either, and fails as such (storage, not "not known").
+  // (The store's one session, which the create took from its pool, is the one ended: the next
+  // attempt needs a new one.)
   CommitInFlight c("unasked", std::chrono::milliseconds(300));
   REQUIRE_FALSE(c.pid.empty());
   REQUIRE(c.role.may_log_in(false));

@@ -530,6 +530,33 @@ TEST_CASE("postgres: a server that refuses new sessions for a while is asked aga
   CHECK(read(*brief, "a") == "1"s);
 }
 
+TEST_CASE("postgres: sessions open where the server's statistics may not be read",
+          "[postgres]") {
+  // A session learns the server's run from its shared statistics, for the commit check (see
+  // PostgresStats::commits_checked). An installation that keeps them from PUBLIC still opens
+  // sessions and writes, without that check. In a database of its own: the grant is per
+  // database.
+  const test::pg::Role temp("nostats", "LOGIN");
+  REQUIRE(temp.made());
+  struct Database {
+    std::string name = test::pg::fresh_schema_name("nostats");
+    bool made = test::pg::run("CREATE DATABASE \"" + name + "\"");
+    ~Database() { test::pg::run("DROP DATABASE IF EXISTS \"" + name + "\" WITH (FORCE)"); }
+  } database;
+  REQUIRE(database.made);
+  const std::string in_database = test::pg::conninfo() + " dbname=" + database.name;
+  REQUIRE(test::pg::run("REVOKE SELECT ON pg_catalog.pg_stat_bgwriter FROM PUBLIC; GRANT CREATE "
+                        "ON DATABASE \"" + database.name + "\" TO \"" + temp.name() + "\"",
+                        in_database));
+  const std::string as_role = in_database + " user=" + temp.name();
+  REQUIRE_FALSE(test::pg::run("SELECT stats_reset FROM pg_stat_bgwriter", as_role));
+  auto db = PostgresBackend::open(as_role);
+  REQUIRE(db.has_value());
+  write(**db, {{"a", "1"}});
+  CHECK(read(**db, "a") == "1"s);
+  CHECK((*db)->stats().connections >= 1);
+}
+
 TEST_CASE("postgres: a transaction may outlive its backend", "[postgres]") {
   test::pg::Schema schema;
   auto db = open_pg(schema.options());

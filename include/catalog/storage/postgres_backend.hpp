@@ -146,22 +146,27 @@ struct PgShared;
 ///
 /// A write transaction learns its id (`pg_current_xact_id()`) and its session's with its first
 /// round. When the answer to its COMMIT round is lost (the connection broke with no word from
-/// the server, or the server ended the session, 57P01), a new session (found within
-/// `reconnect_wait`) asks the server how the transaction ended (`pg_xact_status`), if the server
-/// has not restarted or crashed since the transaction began (an id is unique within one run of
-/// the server only; a crash is seen on PostgreSQL 15 and later). If the server still counts it
-/// in progress, its old session, cut off from its client, is ended (`pg_terminate_backend`):
-/// that rolls the transaction back, unless it has begun to write its commit, which the server
-/// finishes first. A session waiting for a synchronous standby to confirm its commit is let be.
-/// The server is then asked again until `reconnect_wait` has passed since the answer was lost.
-/// Committed, the commit succeeds. Rolled back, it is Errc::storage_unavailable, and the Store
-/// runs the operation again. Not known (the COMMIT went with the first round, no session within
-/// `reconnect_wait`, the server restarted, no answer, or still in progress then), it is
-/// Errc::storage saying "whether the transaction committed is not known"; but a session the
-/// server ended with its reason before the COMMIT answered is Errc::storage_unavailable even
-/// then: the server ends a session only where it may stop, never while it commits. Any other
-/// failure of the server or of the connection is Errc::storage. Every write transaction thus
-/// takes a transaction id, even one that writes nothing.
+/// the server, or the server ended the session, 57P01, before the COMMIT answered), a new
+/// session (found within `reconnect_wait`) asks the server how the transaction ended
+/// (`pg_xact_status`), if the server has not restarted, crashed or failed over since the
+/// session of the transaction opened. (After a crash or a failover the server may hand out
+/// again ids whose transactions never reached its disk. A crash is seen by the reset of the
+/// server's shared statistics, on PostgreSQL 15 and later; a reset by hand,
+/// `pg_stat_reset_shared`, counts as one.) If the server still counts the transaction in
+/// progress, its old session, cut off from its client, is ended (`pg_terminate_backend`): that
+/// rolls the transaction back, unless it has begun to write its commit, which the server
+/// finishes first. Not where commits wait for synchronous standbys (`synchronous_standby_names`,
+/// unless `synchronous_commit` is off): a session ended while it waits for a standby commits
+/// without the standby's confirmation. The server is then asked again until `reconnect_wait`
+/// has passed since the answer was lost. Committed, the commit succeeds. Rolled back, it is
+/// Errc::storage_unavailable, and the Store runs the operation again. Not known (the COMMIT went
+/// with the first round, no session within `reconnect_wait`, another run of the server, no
+/// answer, or still in progress then), it is Errc::storage saying "whether the transaction
+/// committed is not known"; but a session the server ended with its reason before the COMMIT
+/// answered is Errc::storage_unavailable even then: the server ends a session only where it may
+/// stop, never while it commits. A session the server ended after the COMMIT answered committed.
+/// Any other failure of the server or of the connection is Errc::storage. Every write
+/// transaction thus takes a transaction id, even one that writes nothing.
 ///
 /// Thread safety and processes: as Backend. A thread must not begin a write transaction while it
 /// holds another of the same catalog (one run alone would wait for the other). A child created by
