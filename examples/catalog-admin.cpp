@@ -857,9 +857,12 @@ int main(int argc, char** argv) {
     if (a == "--") break;
     if (a.size() > 1 && a.starts_with("-")) {
       const std::string name(a.substr(0, a.find('=')));
-      if (!app.get_option_no_throw(name) && !(command && command->get_option_no_throw(name)))
-        return catalog_examples::bad_usage(app.get_name(), "unknown option " + name);
-      if (name == "--postgres-schema" && name.size() == a.size()) ++i;  // its value
+      const CLI::Option* option = app.get_option_no_throw(name);
+      if (!option && command) option = command->get_option_no_throw(name);
+      if (!option) return catalog_examples::bad_usage(app.get_name(), "unknown option " + name);
+      // Its value, when not given with '=', is the next argument, whatever it looks like
+      // ("--after -1" is read as a bad value, not as an option "-1").
+      if (name.size() == a.size() && option->get_type_size_min() > 0) ++i;
     } else if (!command) {
       const auto c = std::find_if(subcommands.begin(), subcommands.end(),
                                   [&](const auto& s) { return a == s.second->name; });

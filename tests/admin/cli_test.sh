@@ -338,6 +338,9 @@ run 0 events "lmdb:$TMP/a" --after=57
 nothing_on out
 run 2 events "lmdb:$TMP/a" --after x
 has err "--after: x is not an integer"
+run 2 events "lmdb:$TMP/a" --after -1
+has err "--after: -1 is not an integer from 0"
+[[ $(lines "$TMP/err") == 1 ]] || fail "events --after -1 printed $(lines "$TMP/err") lines on stderr"
 
 step "events --follow: what another process commits, until SIGINT"
 "$ADMIN" events "lmdb:$TMP/a" --after 57 --follow >"$TMP/follow.out" 2>"$TMP/follow.err" &
