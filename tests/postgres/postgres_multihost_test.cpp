@@ -604,6 +604,29 @@ struct CommitInFlight {
   std::uint64_t commits_checked() {
     return dynamic_cast<storage::PostgresBackend&>(store.backend()).stats().commits_checked;
   }
+  // The writer's create was rolled back on its first attempt (a new session asked), and
+  // succeeded on its second.
+  void ran_again() {
+    REQUIRE(created.has_value());
+    REQUIRE(created->has_value());
+    CHECK(store.counters().unavailable_retries == retries_before + 1);
+    REQUIRE_FALSE(warnings.empty());
+    CHECK(warnings.back().find(
+              "ended a transaction's session before it committed (attempt 1 of 3)") !=
+          std::string::npos);
+    CHECK(commits_checked() == 1);
+  }
+  // The writer's create failed as storage, whether it committed not known, and was not run
+  // again; no session asked.
+  void not_known() {
+    REQUIRE(created.has_value());
+    REQUIRE_FALSE(created->has_value());
+    CHECK(created->error().code() == Errc::storage);
+    CHECK(created->error().message().find("whether the transaction committed is not known") !=
+          std::string::npos);
+    CHECK(store.counters().unavailable_retries == retries_before);
+    CHECK(commits_checked() == 0);
+  }
   // The glossary "h" exists once, with one version, beside "g".
   void created_once() {
     auto h = store.get_json(admin, Kind::glossary, EntityKey::by_fqn("h"), {});
@@ -664,14 +687,7 @@ TEST_CASE("a session cut off while its COMMIT waits: it is ended, and the operat
   CHECK(c.lock.release());
   c.writer.join();
   REQUIRE(ended);
-  REQUIRE(c.created.has_value());
-  REQUIRE(c.created->has_value());
-  CHECK(c.store.counters().unavailable_retries == c.retries_before + 1);
-  REQUIRE_FALSE(c.warnings.empty());
-  CHECK(c.warnings.back().find(
-            "ended a transaction's session before it committed (attempt 1 of 3)") !=
-        std::string::npos);
-  CHECK(c.commits_checked() == 1);
+  c.ran_again();
   CHECK(test::uuid_of(**c.created) ==
         test::uuid_of(c.store.get_json(c.admin, Kind::glossary, EntityKey::by_fqn("h"), {}).value()));
   c.created_once();
@@ -687,13 +703,7 @@ TEST_CASE("a session cut off while its COMMIT is under way, and no session to as
   REQUIRE(c.role.may_log_in(false));
   CHECK(test::pg::cut_connections(c.lock.socket()) >= 1);
   c.writer.join();
-  REQUIRE(c.created.has_value());
-  REQUIRE_FALSE(c.created->has_value());
-  CHECK(c.created->error().code() == Errc::storage);
-  CHECK(c.created->error().message().find("whether the transaction committed is not known") !=
-        std::string::npos);
-  CHECK(c.store.counters().unavailable_retries == c.retries_before);
-  CHECK(c.commits_checked() == 0);
+  c.not_known();
 
   // Its session goes on: once the lock is released the create commits, once.
   CHECK(c.lock.release());
@@ -718,13 +728,7 @@ TEST_CASE("a session cut off while its COMMIT is under way, then the server's st
   CHECK(test::pg::run("SELECT pg_stat_reset_shared('bgwriter')"));
   CHECK(c.role.may_log_in(true));
   c.writer.join();
-  REQUIRE(c.created.has_value());
-  REQUIRE_FALSE(c.created->has_value());
-  CHECK(c.created->error().code() == Errc::storage);
-  CHECK(c.created->error().message().find("whether the transaction committed is not known") !=
-        std::string::npos);
-  CHECK(c.store.counters().unavailable_retries == c.retries_before);
-  CHECK(c.commits_checked() == 0);
+  c.not_known();
   c.created_once();  // it did commit
 }
 
@@ -742,14 +746,7 @@ TEST_CASE("a session the server ends while its COMMIT runs: the operation runs a
   c.writer.join();
   REQUIRE(ended);
   CHECK(released);
-  REQUIRE(c.created.has_value());
-  REQUIRE(c.created->has_value());
-  CHECK(c.store.counters().unavailable_retries == c.retries_before + 1);
-  REQUIRE_FALSE(c.warnings.empty());
-  CHECK(c.warnings.back().find(
-            "ended a transaction's session before it committed (attempt 1 of 3)") !=
-        std::string::npos);
-  CHECK(c.commits_checked() == 1);
+  c.ran_again();
   c.created_once();
 }
 
