@@ -281,8 +281,8 @@ struct PgShared {
   std::atomic<std::uint64_t> connections{0};
   std::atomic<std::uint64_t> conflicts{0};
   std::atomic<std::uint64_t> exclusive{0};
-  std::string lock_sql;     // LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE: runs alone
-  std::string share_sql;    // ... IN ROW EXCLUSIVE MODE: a concurrent writer
+  std::string lock_sql;       // LOCK TABLE <schema>.writer_turn IN EXCLUSIVE MODE: runs alone
+  std::string share_sql;      // ... IN ROW EXCLUSIVE MODE: a concurrent writer
   std::string idle_sql;       // SET LOCAL idle_in_transaction_session_timeout, or empty
   std::string lock_wait_sql;  // SET LOCAL lock_timeout, to the same, or empty
 
@@ -316,6 +316,12 @@ struct PgShared {
   void closed() noexcept;
   // A new connection in place of `stale`, which gives it its place among `open`.
   Result<std::unique_ptr<Connection>> replace(std::unique_ptr<Connection> stale);
+  // A wait of the options: negative is zero, a century is forever (and keeps a deadline from
+  // overflowing).
+  static std::chrono::milliseconds bounded(std::chrono::milliseconds wait) {
+    return std::clamp<std::chrono::milliseconds>(wait, std::chrono::milliseconds{0},
+                                                 std::chrono::hours{24 * 365 * 100});
+  }
 
  private:
   Result<std::unique_ptr<Connection>> open_connection();
@@ -361,8 +367,7 @@ bool queue(Connection& c, StatementId id, std::initializer_list<std::string_view
 }
 
 // Queues `sql` with its parameters, if any, as text.
-bool queue_text(Connection& c, const char* sql,
-                std::initializer_list<const char*> params = {}) {
+bool queue_text(Connection& c, const char* sql, std::initializer_list<const char*> params = {}) {
   if (!PQsendQueryParams(c.pg, sql, static_cast<int>(params.size()), nullptr, params.begin(),
                          nullptr, nullptr, 0))
     return false;
@@ -372,8 +377,12 @@ bool queue_text(Connection& c, const char* sql,
 
 // Reads the results of one sync: one result per statement queued before it, or the first error
 // among them (statements after an error are skipped by the server). Leaves `c.broken` set when
-// the connection cannot be trusted any more.
+// the connection cannot be trusted any more, and the round's error flags (server_refused,
+// admin_shutdown, ended_mid_round) saying what this round's answer was.
 Result<std::vector<PgResult>> read_round(Connection& c, int statements_in_round) {
+  c.server_refused = false;
+  c.admin_shutdown = false;
+  c.ended_mid_round = false;
   std::vector<PgResult> results;
   results.reserve(static_cast<std::size_t>(statements_in_round));
   std::optional<Error> first_error;
@@ -428,6 +437,7 @@ Result<std::vector<PgResult>> read_round(Connection& c, int statements_in_round)
 Result<std::vector<PgResult>> round(Connection& c, std::atomic<std::uint64_t>& counter,
                                     bool wait = true) {
   if (c.broken) return storage_error("PostgreSQL: connection lost");
+  // A round that fails before reading (or is not waited for) said nothing from the server.
   c.server_refused = false;
   c.admin_shutdown = false;
   c.ended_mid_round = false;
@@ -453,10 +463,6 @@ Result<std::vector<PgResult>> round(Connection& c, std::atomic<std::uint64_t>& c
     }
   }
   c.unread.clear();
-  // What those rounds' answers said is theirs, not this round's.
-  c.server_refused = false;
-  c.admin_shutdown = false;
-  c.ended_mid_round = false;
   auto results = read_round(c, n);
   if (c.preparing_writes) {
     // Whether the preparations ran is known only if the whole round did: after a failure the
@@ -519,8 +525,7 @@ Result<std::unique_ptr<Connection>> PgShared::open_connection() {
     throw;
   }
   c->owner = this;
-  const auto wait = std::clamp<std::chrono::milliseconds>(
-      options.reconnect_wait, std::chrono::milliseconds{0}, std::chrono::hours{24 * 365 * 100});
+  const auto wait = bounded(options.reconnect_wait);
   const auto give_up = std::chrono::steady_clock::now() + wait;
   for (std::chrono::milliseconds pause{20};;
        pause = std::min(pause * 2, std::chrono::milliseconds{1000})) {
@@ -593,9 +598,7 @@ Result<std::unique_ptr<Connection>> PgShared::acquire() {
         "PostgreSQL: this catalog was opened by the parent of this process (fork); a child must "
         "open its own");
   const std::size_t cap = options.max_connections;
-  // Negative is zero; a century is forever (and keeps the deadline from overflowing).
-  const auto wait = std::clamp<std::chrono::milliseconds>(
-      options.connection_wait, std::chrono::milliseconds{0}, std::chrono::hours{24 * 365 * 100});
+  const auto wait = bounded(options.connection_wait);
   const auto deadline = std::chrono::steady_clock::now() + wait;
   bool waited = false;
   for (;;) {
@@ -815,14 +818,12 @@ class PgTransaction final : public Transaction,
       const bool writes = mode_ == Mode::read_write;
       const bool idle_limit = writes && !shared_->idle_sql.empty();
       const bool ok =
-          (!first ||
-           (queue_text(*conn_, begin_sql(writes, shared_->options.concurrent_writers)) &&
-            (!idle_limit || (queue_text(*conn_, shared_->idle_sql.c_str()) &&
-                             queue_text(*conn_, shared_->lock_wait_sql.c_str()))) &&
-            (!writes ||
-             (queue_text(*conn_, exclusive_ ? shared_->lock_sql.c_str()
-                                            : shared_->share_sql.c_str()) &&
-              queue(*conn_, s_xact_id, {}))))) &&
+          (!first || (queue_text(*conn_, begin_sql(writes, shared_->options.concurrent_writers)) &&
+                      (!idle_limit || (queue_text(*conn_, shared_->idle_sql.c_str()) &&
+                                       queue_text(*conn_, shared_->lock_wait_sql.c_str()))) &&
+                      (!writes || (queue_text(*conn_, exclusive_ ? shared_->lock_sql.c_str()
+                                                                 : shared_->share_sql.c_str()) &&
+                                   queue(*conn_, s_xact_id, {}))))) &&
           statements(*conn_);
       if (!ok) {
         conn_->broken = true;  // half queued: the session cannot be trusted
@@ -853,8 +854,8 @@ class PgTransaction final : public Transaction,
         // A session that ended before the transaction's COMMIT was sent took all of the
         // transaction with it: the Store may run the operation again. (A session kept from
         // reuse for another reason, a conflict while preparing writes, still exists.)
-        const bool gone = conn_->broken && (PQstatus(conn_->pg) != CONNECTION_OK ||
-                                            !conn_->server_refused);
+        const bool gone =
+            conn_->broken && (PQstatus(conn_->pg) != CONNECTION_OK || !conn_->server_refused);
         if (gone && !commits) return ended(results.error());
         return results.error();
       }
@@ -1003,7 +1004,8 @@ class PgTransaction final : public Transaction,
         if (!found[i]) remember(asked[i], std::nullopt);
     }
     for (const auto* r : wanted)
-      keep_range(*r, Direction::forward, SharedResult((*results)[next++].release(), ResultDeleter()));
+      keep_range(*r, Direction::forward,
+                 SharedResult((*results)[next++].release(), ResultDeleter()));
     return {};
   }
 
@@ -1143,11 +1145,8 @@ class PgTransaction final : public Transaction,
   // still in progress).
   std::optional<bool> committed_after_all() {
     if (!ids_ || ids_->incarnation.empty() || !conn_) return std::nullopt;
-    const auto wait =
-        std::clamp<std::chrono::milliseconds>(shared_->options.reconnect_wait,
-                                              std::chrono::milliseconds{0},
-                                              std::chrono::hours{24 * 365 * 100});
-    const auto give_up = std::chrono::steady_clock::now() + wait;
+    const auto give_up =
+        std::chrono::steady_clock::now() + PgShared::bounded(shared_->options.reconnect_wait);
     auto fresh = shared_->replace(std::move(conn_));
     if (!fresh) return std::nullopt;
     std::unique_ptr<Connection> c = std::move(*fresh);
@@ -1157,8 +1156,8 @@ class PgTransaction final : public Transaction,
     }
     shared_->commits_checked.fetch_add(1, std::memory_order_relaxed);
     // The 32 bits of the id that pg_stat_activity shows (backend_xid), without its epoch.
-    const std::string xid32 = std::to_string(std::strtoull(ids_->xid.c_str(), nullptr, 10) &
-                                             std::uint64_t{0xffffffff});
+    const std::string xid32 =
+        std::to_string(std::strtoull(ids_->xid.c_str(), nullptr, 10) & std::uint64_t{0xffffffff});
     bool ending = false;
     for (std::chrono::milliseconds pause{5};;
          pause = std::min(pause * 2, std::chrono::milliseconds{200})) {
@@ -1497,8 +1496,8 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string
   if (!exists)
     if (auto made = exec(conn.get(), setup, PGRES_COMMAND_OK); !made) {
       (void)exec(conn.get(), "ROLLBACK", PGRES_COMMAND_OK);
-      return storage_error("cannot create the catalog's table in schema " + options.schema +
-                           ": " + made.error().message());
+      return storage_error("cannot create the catalog's table in schema " + options.schema + ": " +
+                           made.error().message());
     }
   auto version = exec(conn.get(), "SELECT max(version) FROM " + versions, PGRES_TUPLES_OK);
   if (!version) return version.error();
@@ -1517,8 +1516,7 @@ Result<std::unique_ptr<PostgresBackend>> PostgresBackend::open(const std::string
   shared->share_sql = "LOCK TABLE " + turn + " IN ROW EXCLUSIVE MODE";
   // SET, not SELECT set_config(): a SELECT would take the transaction's snapshot before LOCK.
   if (const auto idle_ms = options.idle_in_transaction_timeout.count(); idle_ms > 0) {
-    shared->idle_sql =
-        "SET LOCAL idle_in_transaction_session_timeout = " + std::to_string(idle_ms);
+    shared->idle_sql = "SET LOCAL idle_in_transaction_session_timeout = " + std::to_string(idle_ms);
     shared->lock_wait_sql = "SET LOCAL lock_timeout = " + std::to_string(idle_ms);
   }
   shared->options = std::move(options);
