@@ -119,6 +119,17 @@ rest::Response bad_request(const std::string& message) {
   return catalog_examples::error_response(400, "BAD_REQUEST", message);
 }
 
+// A request's parser that keeps the header's fields and drops a chunked body's trailer fields,
+// as RFC 9110 6.5.1 allows. Beast's own adds a trailer's fields to the header's, where one would
+// change how the request is handled after its header was checked: a second Authorization, an
+// If-Match, a Content-Type.
+class RequestParser final : public http::request_parser<http::string_body> {
+  void on_field_impl(http::field name, beast::string_view name_string, beast::string_view value,
+                     beast::error_code&) override {
+    if (!is_header_done()) get().insert(name, name_string, value);
+  }
+};
+
 // Why a request's length cannot be trusted, or nothing when it can (RFC 9112 6.1 and 6.3).
 // Beast frames a request whose Transfer-Encoding does not end in `chunked` (`xchunked`,
 // `chunked, identity`) by its Content-Length, or as bodiless when it has none; the body it was
@@ -285,7 +296,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     }
     if (length && *length > body_limit_) return respond(body_too_large(), false);
     parser_->body_limit(body_limit_);  // a chunked body is counted as it comes: never buffered
-    if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+    // An HTTP/1.0 client gets no 1xx answer, and its expectation is ignored (RFC 9110 10.1.1).
+    if (parser_->get().version() >= 11 &&
+        beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
       // curl sends `Expect: 100-continue` before a large body and waits for this answer.
       auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
       return http::async_write(
@@ -462,7 +475,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   beast::flat_buffer buffer_{read_buffer_limit};
   static constexpr std::size_t drop_size = 16384;
   std::unique_ptr<char[]> dropped_;  // what linger() reads, to drop
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<RequestParser> parser_;
   std::string out_;              // the answer's bytes, while they are written
   std::size_t header_bytes_ = 0;  // of the answer being written: its status line and fields
   std::size_t body_bytes_ = 0;    // of the body in the answer being written

@@ -14,7 +14,9 @@
 #    token cannot make the server hold bodies.
 #    The server's own routes (/healthz, /metrics) take no body: answered from the header. A
 #    chunk line or trailer without end is a 400 once the read buffer is full, and an HTTP/1.1
-#    request needs exactly one Host.
+#    request needs exactly one Host. A chunked body's trailer fields are dropped (a second
+#    Authorization or an If-Match there changes nothing), and an HTTP/1.0 client is never sent
+#    100 Continue.
 # 2. Out of file descriptors: catalog-serve runs with `ulimit -n 64` while this script holds 100
 #    idle connections, so accept fails with EMFILE. Over 2 s of that its CPU time (from
 #    /proc/<pid>/stat) must stay under 20% of the wall time (a spin on accept uses a whole
@@ -144,6 +146,46 @@ head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 201 ' || fail "a chunked create was n
 [[ $RAW_STATUS -eq 124 ]] || fail "the connection closed after a well-formed chunked request"
 rm -f "$TMP/raw"
 [[ $(status /v1/glossaries/name/Chunked) == 200 ]] || fail "the chunked create left no glossary"
+
+step "a chunked body's trailer fields are dropped: they change nothing the header decided"
+# A second Authorization in the trailer (merged, it would be 401 "More than one Authorization
+# header"), then an If-Match in the trailer of a patch (merged, 409).
+json='{"name":"Trailered","description":"sent with a trailer"}'
+{
+  printf 'POST /v1/glossaries HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n' "$ADMIN"
+  printf 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n'
+  printf '%x\r\n%s\r\n0\r\nAuthorization: Bearer not-a-token\r\nX-Note: 1\r\n\r\n' "${#json}" "$json"
+} >"$TMP/request"
+raw 1
+head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 201 ' ||
+  fail "a chunked create with a trailer was not answered 201: $(tail -n 1 "$TMP/raw")"
+[[ $RAW_STATUS -eq 124 ]] || fail "the connection closed after a chunked request with a trailer"
+rm -f "$TMP/raw"
+json='{"description":"patched with a trailer"}'
+{
+  printf 'PATCH /v1/glossaries/name/Trailered HTTP/1.1\r\nHost: 127.0.0.1\r\n'
+  printf 'Authorization: Bearer %s\r\nContent-Type: application/merge-patch+json\r\n' "$ADMIN"
+  printf 'Transfer-Encoding: chunked\r\n\r\n'
+  printf '%x\r\n%s\r\n0\r\nIf-Match: "7.7"\r\n\r\n' "${#json}" "$json"
+} >"$TMP/request"
+raw 1
+head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 200 ' ||
+  fail "a chunked patch with If-Match in its trailer was not answered 200: $(tail -n 1 "$TMP/raw")"
+grep -qF '"description":"patched with a trailer"' "$TMP/raw" || fail "the patch was not applied"
+rm -f "$TMP/raw"
+
+step "an HTTP/1.0 request's Expect: 100-continue is ignored: no 1xx answer (RFC 9110 10.1.1)"
+json='{"name":"OldClient","description":"HTTP/1.0"}'
+{
+  printf 'POST /v1/glossaries HTTP/1.0\r\nAuthorization: Bearer %s\r\n' "$ADMIN"
+  printf 'Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n%s' \
+    "${#json}" "$json"
+} >"$TMP/request"
+raw 5
+head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.0 201 ' ||
+  fail "an HTTP/1.0 create with Expect: the first answer is not 201: $(head -n 1 "$TMP/raw")"
+! grep -aq ' 100 Continue' "$TMP/raw" || fail "an HTTP/1.0 client was sent 100 Continue"
+rm -f "$TMP/raw"
 
 step "a body is read only for a valid token: 401 at once, the body left unsent, and a close"
 # headers_only <authorization header line or empty> <extra header line or empty>: a POST that
