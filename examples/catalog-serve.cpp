@@ -200,15 +200,12 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   using std::enable_shared_from_this<Session<Stream>>::shared_from_this;
 
  public:
+  // `peer`: the address accept gave, which a connection reset by then still has.
   template <class... TlsContext>
-  Session(tcp::socket socket, Host& host, TlsContext&... tls_context)
+  Session(tcp::socket socket, const tcp::endpoint& peer, Host& host, TlsContext&... tls_context)
       : stream_(std::move(socket), tls_context...), host_(host), body_limit_(host.body_limit) {
     host_.counters.opened();
-    if (host_.access_log) {
-      beast::error_code ec;
-      auto peer = lowest().socket().remote_endpoint(ec);
-      peer_ = ec ? "-" : endpoint_text(peer);
-    }
+    if (host_.access_log) peer_ = endpoint_text(peer);
   }
   ~Session() override { host_.counters.closed(); }
   Session(const Session&) = delete;
@@ -554,16 +551,16 @@ class Server {
 
  private:
   void accept() {
-    acceptor_.async_accept(threads_.next(), [this](beast::error_code ec, tcp::socket socket) {
+    acceptor_.async_accept(threads_.next(), peer_, [this](beast::error_code ec, tcp::socket socket) {
       if (!acceptor_.is_open()) return;  // stopped
       if (ec) return pause_accepting(ec);
       std::erase_if(sessions_, [](const auto& s) { return s.expired(); });
       std::shared_ptr<Connection> session;
       if (tls_)
-        session = std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(std::move(socket),
-                                                                                  host_, *tls_);
+        session = std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
+            std::move(socket), peer_, host_, *tls_);
       else
-        session = std::make_shared<Session<beast::tcp_stream>>(std::move(socket), host_);
+        session = std::make_shared<Session<beast::tcp_stream>>(std::move(socket), peer_, host_);
       sessions_.push_back(session);
       session->start();
       accept();
@@ -649,6 +646,7 @@ class Server {
 
   Threads& threads_;
   tcp::acceptor acceptor_;
+  tcp::endpoint peer_;  // of the connection being accepted (one accept at a time)
   asio::steady_timer accept_timer_;
   std::optional<std::chrono::steady_clock::time_point> accept_reported_;
   std::optional<std::chrono::steady_clock::time_point> shed_reported_;

@@ -15,7 +15,7 @@
 # /metrics for admins, in the Prometheus text format) and the access log, one line per request;
 # a bad --bind; and SIGTERM while an upload is in flight and an idle connection is open: the upload
 # gets its 201 and the server exits 0. Every step checks the HTTP status; the first mismatch
-# prints the response and exits 1. Needs bash, curl, openssl, sed, grep; no jq. Exit 77
+# prints the response and exits 1. Needs bash, curl, openssl, sed, grep, perl; no jq. Exit 77
 # (ctest: skipped) when curl or openssl is missing.
 
 set -euo pipefail
@@ -340,6 +340,22 @@ for target in $'/v1/raw\xff' '/v1/pct%FF' '/v1/back\slash'; do
   cat <&3 >/dev/null
   exec 3<&-
 done
+# A client that resets its connection right after its request (SO_LINGER 0, by perl-base) is
+# logged with its address too, which the server has from accept, not from the reset socket.
+perl -MSocket -MIO::Socket::INET -e '
+  for my $i (1 .. 50) {
+    my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$ARGV[0]", Proto => "tcp") or die "$!";
+    print $s "GET /healthz?reset=$i HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    setsockopt($s, SOL_SOCKET, SO_LINGER, pack("ii", 1, 0)) or die "$!";
+    close $s;
+  }' "$PORT"
+for _ in $(seq 50); do
+  [[ $(grep -c 'GET /healthz?reset=50 ' "$TMP/access.log") -eq 1 ]] && break
+  sleep 0.1
+done
+grep -q ' GET /healthz?reset=' "$TMP/access.log" || fail "no request of a client that reset was logged"
+! grep -q ' - GET /healthz?reset=' "$TMP/access.log" ||
+  fail "a client that reset its connection is logged without its address"
 call 200 - GET /healthz  # its line follows theirs
 grep -qF ' GET /v1/raw\xFF 4' "$TMP/access.log" || fail "a raw byte is not logged as \\xFF"
 grep -qF ' GET /v1/pct%FF 4' "$TMP/access.log" || fail "a target's %FF is not logged as sent"
