@@ -98,6 +98,20 @@ raw() {
   exec {fd}>&-
 }
 
+# answered <seconds> <status> <what> [open|closed]: sends $TMP/request (raw) and fails unless the
+# first line back starts with <status> (`HTTP/1.1 201`; `HTTP/1.[01]` for either version) and,
+# when asked, the connection is still open at the end, or was closed by the server. What came
+# back stays in $TMP/raw for more checks.
+answered() {
+  raw "$1"
+  head -n 1 "$TMP/raw" | grep -q "^${2//./\\.} " ||
+    fail "$3: not answered $2: $(head -n 1 "$TMP/raw")"
+  case ${4:-} in
+    open) [[ $RAW_STATUS -eq 124 ]] || fail "$3: the connection was closed after the answer" ;;
+    closed) [[ $RAW_STATUS -eq 0 ]] || fail "$3: the connection was not closed after the answer" ;;
+  esac
+}
+
 # smuggle <name> <request line> <header lines...>: the outer request with those headers and the
 # smuggled creation of glossary <name> as its body; expects one 400, a close, and no glossary.
 smuggle() {
@@ -109,14 +123,12 @@ smuggle() {
     printf '\r\n'
     smuggled "$name"
   } >"$TMP/request"
-  raw 5
+  answered 5 'HTTP/1.[01] 400' "$*" closed
   local answers
   answers=$(grep -ao 'HTTP/1\.[01] [0-9][0-9][0-9] ' "$TMP/raw" | wc -l)
   [[ $answers -eq 1 ]] || fail "$*: expected one answer, got $answers"
-  head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.[01] 400 ' || fail "$*: the answer is not 400"
   grep -qF '{"code":400,"errorType":"BAD_REQUEST","message":"' "$TMP/raw" ||
     fail "$*: the 400 is not in the catalog's error shape"
-  [[ $RAW_STATUS -eq 0 ]] || fail "$*: the connection was not closed after the 400"
   rm -f "$TMP/raw"
   local got
   got=$(status "/v1/glossaries/name/$name")
@@ -141,9 +153,7 @@ json='{"name":"Chunked","description":"sent in chunks"}'
   printf 'Content-Type: application/json\r\nTransfer-Encoding: Chunked\r\n\r\n'
   printf '%x\r\n%s\r\n0\r\n\r\n' "${#json}" "$json"
 } >"$TMP/request"
-raw 1
-head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 201 ' || fail "a chunked create was not answered 201"
-[[ $RAW_STATUS -eq 124 ]] || fail "the connection closed after a well-formed chunked request"
+answered 1 'HTTP/1.1 201' "a well-formed chunked create" open
 rm -f "$TMP/raw"
 [[ $(status /v1/glossaries/name/Chunked) == 200 ]] || fail "the chunked create left no glossary"
 
@@ -156,10 +166,7 @@ json='{"name":"Trailered","description":"sent with a trailer"}'
   printf 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n'
   printf '%x\r\n%s\r\n0\r\nAuthorization: Bearer not-a-token\r\nX-Note: 1\r\n\r\n' "${#json}" "$json"
 } >"$TMP/request"
-raw 1
-head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 201 ' ||
-  fail "a chunked create with a trailer was not answered 201: $(tail -n 1 "$TMP/raw")"
-[[ $RAW_STATUS -eq 124 ]] || fail "the connection closed after a chunked request with a trailer"
+answered 1 'HTTP/1.1 201' "a chunked create with a trailer" open
 rm -f "$TMP/raw"
 json='{"description":"patched with a trailer"}'
 {
@@ -168,9 +175,7 @@ json='{"description":"patched with a trailer"}'
   printf 'Transfer-Encoding: chunked\r\n\r\n'
   printf '%x\r\n%s\r\n0\r\nIf-Match: "7.7"\r\n\r\n' "${#json}" "$json"
 } >"$TMP/request"
-raw 1
-head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 200 ' ||
-  fail "a chunked patch with If-Match in its trailer was not answered 200: $(tail -n 1 "$TMP/raw")"
+answered 1 'HTTP/1.1 200' "a chunked patch with If-Match in its trailer"
 grep -qF '"description":"patched with a trailer"' "$TMP/raw" || fail "the patch was not applied"
 rm -f "$TMP/raw"
 
@@ -181,9 +186,7 @@ json='{"name":"OldClient","description":"HTTP/1.0"}'
   printf 'Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n%s' \
     "${#json}" "$json"
 } >"$TMP/request"
-raw 5
-head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.0 201 ' ||
-  fail "an HTTP/1.0 create with Expect: the first answer is not 201: $(head -n 1 "$TMP/raw")"
+answered 5 'HTTP/1.0 201' "an HTTP/1.0 create with Expect: 100-continue"
 ! grep -aq ' 100 Continue' "$TMP/raw" || fail "an HTTP/1.0 client was sent 100 Continue"
 rm -f "$TMP/raw"
 
@@ -201,12 +204,10 @@ headers_only() {
 for auth in "" "Authorization: Bearer not-a-token" "Authorization: Basic YTpi"; do
   for expect in "" "Expect: 100-continue"; do
     headers_only "$auth" "$expect"
-    raw 5
-    head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 401 ' ||
-      fail "'$auth' '$expect' with the body unsent: not answered 401 (the server waits for the body, or said 100 Continue)"
+    # Not 401 at once: the server waits for the body, or said 100 Continue.
+    answered 5 'HTTP/1.1 401' "'$auth' '$expect' with the body unsent" closed
     grep -qF '{"code":401,"errorType":"UNAUTHORIZED","message":"' "$TMP/raw" ||
       fail "'$auth' '$expect': the 401 is not in the catalog's error shape"
-    [[ $RAW_STATUS -eq 0 ]] || fail "'$auth' '$expect': the connection was not closed after the 401"
     rm -f "$TMP/raw"
   done
 done
@@ -222,9 +223,7 @@ done
 rm -f "$TMP/big_body" "$TMP/body"
 # With a valid token the server waits for the body, as before (Expect: 100-continue: 100 first).
 headers_only "Authorization: Bearer $ADMIN" "Expect: 100-continue"
-raw 1
-[[ $RAW_STATUS -eq 124 ]] || fail "with a valid token the server did not wait for the body"
-head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 100 ' || fail "with a valid token, no 100 Continue"
+answered 1 'HTTP/1.1 100' "with a valid token, a body awaited" open
 rm -f "$TMP/raw"
 
 step "the server's own routes take no body: answered from the header alone, and a close"
@@ -236,10 +235,7 @@ own_route() {
     [[ -n $2 ]] && printf '%s\r\n' "$2"
     printf 'Expect: 100-continue\r\nContent-Length: 8000000\r\n\r\n'
   } >"$TMP/request"
-  raw 5
-  head -n 1 "$TMP/raw" | grep -q "^HTTP/1\.1 $3 " ||
-    fail "$1 '$2' with a body unsent: not answered $3 at once: $(head -n 1 "$TMP/raw")"
-  [[ $RAW_STATUS -eq 0 ]] || fail "$1 '$2': the connection was not closed after the answer"
+  answered 5 "HTTP/1.1 $3" "$1 '$2' with a body unsent" closed
   rm -f "$TMP/raw"
 }
 own_route 'POST /healthz HTTP/1.1' '' 405
@@ -258,24 +254,18 @@ for shape in ext trailer; do
     if [[ $shape == ext ]]; then printf '1;e='; else printf '1\r\na\r\n0\r\nX-T: '; fi
     head -c 1048576 /dev/zero | tr '\0' 'a'
   } >"$TMP/request"
-  raw 10
-  head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 400 ' ||
-    fail "an endless chunk $shape: not answered 400: $(head -n 1 "$TMP/raw")"
-  [[ $RAW_STATUS -eq 0 ]] || fail "an endless chunk $shape: the connection was not closed"
+  answered 10 'HTTP/1.1 400' "an endless chunk $shape" closed
   rm -f "$TMP/raw"
 done
 
 step "an HTTP/1.1 request without a Host, or with two, is 400 (RFC 9112 3.2)"
 for hosts in "" 'Host: a\r\nHost: b\r\n'; do
   printf "GET /healthz HTTP/1.1\r\n${hosts}\r\n" >"$TMP/request"
-  raw 5
-  head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.1 400 ' ||
-    fail "Host lines '$hosts': not answered 400: $(head -n 1 "$TMP/raw")"
+  answered 5 'HTTP/1.1 400' "Host lines '$hosts'"
   rm -f "$TMP/raw"
 done
 printf 'GET /healthz HTTP/1.0\r\n\r\n' >"$TMP/request"
-raw 5
-head -n 1 "$TMP/raw" | grep -q '^HTTP/1\.0 200 ' || fail "an HTTP/1.0 request without Host is refused"
+answered 5 'HTTP/1.0 200' "an HTTP/1.0 request without Host"
 rm -f "$TMP/raw"
 
 # ---- 2. out of file descriptors ----
