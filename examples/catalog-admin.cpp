@@ -572,6 +572,17 @@ std::unique_ptr<std::istream> seekable_stdin(std::uint64_t& bytes) {
 }
 
 int import(const Invocation& args) {
+  admin::ImportOptions options;
+  std::unique_ptr<std::istream> owned;
+  // The input first: an input that cannot be read leaves no new store directory behind.
+  if (args.second) {
+    std::error_code ec;
+    if (fs::is_directory(*args.second, ec))
+      throw Refusal{"cannot read " + *args.second + ": it is a directory"};
+    owned = std::make_unique<std::ifstream>(*args.second, std::ios::binary);
+    if (!*owned) throw Refusal{"cannot read " + *args.second};
+    options.input_bytes = fs::file_size(*args.second, ec);
+  }
   // A target that cannot be read because it is damaged is exit 3, as for the other commands.
   auto store = [&] {
     try {
@@ -581,16 +592,8 @@ int import(const Invocation& args) {
       throw Refusal{"cannot read the store, it is corrupt: " + r.message, false, exit_corrupt};
     }
   }();
-  admin::ImportOptions options;
-  std::unique_ptr<std::istream> owned;
-  std::istream* in = &std::cin;
-  if (args.second) {
-    owned = std::make_unique<std::ifstream>(*args.second, std::ios::binary);
-    if (!*owned) throw Refusal{"cannot read " + *args.second};
-    std::error_code ec;
-    options.input_bytes = fs::file_size(*args.second, ec);
-    in = owned.get();
-  } else if (store.backend().grows_when_full()) {
+  std::istream* in = owned ? owned.get() : &std::cin;
+  if (!owned && store.backend().grows_when_full()) {
     // Only a store that can fill and make the import start over needs to read it again.
     owned = seekable_stdin(options.input_bytes);
     in = owned.get();

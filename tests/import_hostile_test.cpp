@@ -13,6 +13,7 @@
 
 #include <boost/json/value_from.hpp>
 
+#include <cctype>
 #include <functional>
 
 using namespace catalog;
@@ -316,11 +317,47 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
       }),
       snapshot + 1, "the snapshot's doc is of another entity");
 
+  // ---- what the API writes in every version (docs/SEMANTICS.md §2, "Presence") ----
+  add("a user without isAdmin", t.edited_doc(user, [](bj::object& d) { d.erase("isAdmin"); }),
+      user + 1, "the doc has no isAdmin");
+  add("a glossary term without updatedAt",
+      t.edited_doc(term, [](bj::object& d) { d.erase("updatedAt"); }), term + 1,
+      "the doc has no updatedAt");
+  add("a member written as null",
+      t.edited_doc(user, [](bj::object& d) { d["description"] = nullptr; }), user + 1,
+      "the doc's description is null");
+  // The deleted model's first snapshot, of a version before its current one: checked by the
+  // rules of its kind as the entity is.
+  const auto older = t.find("entity", [](const bj::object& e) {
+    return e.at("type") == "mlmodel" && e.contains("deletedBy");
+  }) + 1;
+  REQUIRE(type_of(lines[older]) == "snapshot");
+  REQUIRE(test::parse(lines[older]).at("snapshot").at("version") == 0.1);
+  const auto older_doc = [&](const std::function<void(bj::object&)>& edit) {
+    return t.edited(older, [&](bj::object& s) { edit(s["doc"].as_object()); });
+  };
+  add("an older snapshot with an unknown member",
+      older_doc([](bj::object& d) { d["bogus"] = bj::array{1}; }), older + 1, "bogus");
+  add("an older snapshot with a member of the wrong type",
+      older_doc([](bj::object& d) { d["tags"] = "x"; }), older + 1, "tags");
+  add("an older snapshot without a member its kind always has",
+      older_doc([](bj::object& d) { d.erase("mlFeatures"); }), older + 1,
+      "the doc has no mlFeatures");
+  add("an older snapshot with a member as null",
+      older_doc([](bj::object& d) { d["description"] = nullptr; }), older + 1,
+      "the doc's description is null");
+  add("an older snapshot past the document limit",
+      older_doc([](bj::object& d) { d["description"] = std::string(std::size_t{9} << 20, 'x'); }),
+      older + 1, "the doc is larger than");
+
   // ---- deletion and the events ----
   add("deletedBy past the last event",
       t.edited(deleted, [&](bj::object& e) { e["deletedBy"] = events + 5; }), n,
       "was deleted by event " + std::to_string(events + 5) + ", past the last event (" +
           std::to_string(events) + ")");
+  add("deletedBy an event that is not a soft delete",
+      t.edited(deleted, [](bj::object& e) { e["deletedBy"] = 1; }), 0,
+      "is deleted by event 1, which is not a soft delete");
   add("deletedBy 0", t.edited(deleted, [](bj::object& e) { e["deletedBy"] = 0; }), deleted + 1,
       "deletedBy is not an event offset");
   add("deletedBy negative", t.edited(deleted, [](bj::object& e) { e["deletedBy"] = -3; }),
@@ -347,6 +384,41 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
   add("an event entityId that is not an id",
       t.edited(first_event, [](bj::object& e) { e["entityId"] = "x"; }), first_event + 1,
       "the event is not a change event");
+  // The first event is the first create; an update is further on.
+  REQUIRE(test::parse(lines[first_event]).at("event").at("eventType") == "entityCreated");
+  const auto updated = t.find("event", [](const bj::object& e) {
+    return e.at("eventType") == "entityUpdated";
+  });
+  add("an entityCreated event between two versions",
+      t.edited(first_event, [](bj::object& e) { e["currentVersion"] = 7.3; }), first_event + 1,
+      "an entityCreated event whose previousVersion is not its currentVersion");
+  add("an entityCreated event with a changeDescription",
+      t.edited(first_event, [](bj::object& e) {
+        bj::value offset = e.at("offset");
+        e.erase("offset");
+        e["changeDescription"] = bj::object{{"fieldsAdded", bj::array{}},
+                                            {"fieldsUpdated", bj::array{}},
+                                            {"fieldsDeleted", bj::array{}},
+                                            {"previousVersion", 0.1}};
+        e["offset"] = std::move(offset);
+      }),
+      first_event + 1, "an entityCreated event with a changeDescription");
+  add("an entityUpdated event back to an earlier version",
+      t.edited(updated,
+               [](bj::object& e) { std::swap(e["previousVersion"], e["currentVersion"]); }),
+      updated + 1, "an entityUpdated event whose previousVersion is not before its currentVersion");
+  add("an event id in capitals",
+      t.edited(first_event, [](bj::object& e) {
+        std::string id(e.at("id").as_string());
+        for (auto& c : id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        e["id"] = id;
+      }),
+      first_event + 1, "id of the event is not an id");
+  add("an event before 1970", t.edited(first_event, [](bj::object& e) { e["timestamp"] = -5; }),
+      first_event + 1, "the event's timestamp is before 1970");
+  add("an event without an FQN",
+      t.edited(first_event, [](bj::object& e) { e["entityFullyQualifiedName"] = ""; }),
+      first_event + 1, "the event's entityFullyQualifiedName is not an FQN");
   add("an event offset 0", t.edited(first_event, [](bj::object& e) { e["offset"] = 0; }),
       first_event + 1, "the event's offset is not 1");
   add("an event twice",
@@ -362,6 +434,31 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
   add("a snapshot twice",
       t.changed([&](auto& l) { l.insert(l.begin() + static_cast<std::ptrdiff_t>(snapshot), l[snapshot]); }),
       snapshot + 2, "is not after snapshot");
+  // The last snapshot of the glossary term (the line before its first edge) moved after it.
+  const auto term_edge = t.find("edge", [&](const bj::object& e) {
+    return e.at("to") == test::parse(lines[term]).at("entity").at("doc").at("id");
+  });
+  REQUIRE(type_of(lines[term_edge - 1]) == "snapshot");
+  add("a snapshot after an edge of its entity",
+      t.changed([&](auto& l) { std::swap(l[term_edge - 1], l[term_edge]); }), term_edge + 1,
+      "a snapshot after an edge into its entity");
+  // An entity at 0.2 (not an ML model) made 1.1 with its last snapshot: a minor change
+  // written as a major one.
+  const auto minor = t.find("entity", [](const bj::object& e) {
+    return e.at("type") != "mlmodel" && e.at("doc").at("version") == 0.2;
+  });
+  REQUIRE(type_of(lines[minor + 2]) == "snapshot");
+  add("a change of 1.0 that is not an ML model's major change",
+      t.changed([&](auto& l) {
+        for (auto at : {minor, minor + 2}) {
+          auto v = test::parse(l[at]);
+          auto& line = v.as_object().begin()->value().as_object();
+          if (line.contains("version")) line["version"] = 1.1;
+          line["doc"].as_object()["version"] = 1.1;
+          l[at] = catalog::json::serialize(v);
+        }
+      }),
+      minor + 3, "snapshot 1.1 follows snapshot 0.1");
   add("a snapshot newer than its entity",
       t.edited(snapshot, [](bj::object& s) { s["version"] = 9.5; }), snapshot + 1,
       "is newer than its entity's version");

@@ -235,6 +235,10 @@ run 0 export "lmdb:$TMP/t"
 run 0 import "lmdb:$TMP/t" "$TMP/dump.jsonl"  # still empty: it takes the whole export
 run 2 import "lmdb:$TMP/u" "$TMP/missing.jsonl"
 has err "cannot read $TMP/missing.jsonl"
+[[ ! -e $TMP/u ]] || fail "an import whose input cannot be read made the store directory"
+run 2 import "lmdb:$TMP/u" "$TMP"
+has err "cannot read $TMP: it is a directory"
+[[ ! -e $TMP/u ]] || fail "an import of a directory made the store directory"
 
 step "progress: on a terminal only"
 if command -v script >/dev/null; then

@@ -598,6 +598,38 @@ class Importer {
     return {};
   }
 
+  // What create writes and every patch keeps (docs/SEMANTICS.md §2, "Presence", and §5: a
+  // patch that removes a member the kind always has gives it its default): each member of the
+  // kind's struct that is not optional, and no member as null. `doc` is what `r` was read from.
+  static Result<void> presence(const engine::Record& r, const bj::object& doc) {
+    for (const auto& m : doc)
+      if (m.value().is_null())
+        return bad("the doc's " + std::string(m.key()) +
+                   " is null (a member without a value is left out, never null)");
+    for (auto name : info(r.kind).required)
+      if (!doc.contains(name))
+        return bad("the doc has no " + std::string(name) + " (every " +
+                   std::string(type_name(r.kind)) + " has one)");
+    for (const auto& field : r.fields())
+      if (!field.ops->optional && !engine::rendered_only(r.kind, field.name) &&
+          !doc.contains(field.name))
+        return bad("the doc has no " + std::string(field.name) + " (the catalog writes it in "
+                   "every " + std::string(type_name(r.kind)) + ", its default when not given)");
+    return {};
+  }
+
+  // A doc's own members (an entity's, or a snapshot's without what the history API renders:
+  // relationships, votes, containers), read into `r`, by the rules the API writes them by: the
+  // document limits, presence, and the values its rules allow.
+  static Result<void> own_rules(const engine::Record& r, const bj::object& doc,
+                                const StoreOptions& options) {
+    if (auto l = document_limits(doc, options); !l) return bad(l.error().message());
+    if (auto p = presence(r, doc); !p) return p.error();
+    if (auto v = engine::check_entity_values(r); !v) return bad(v.error().message());
+    if (auto v = engine::check_stored_tags(r); !v) return bad(v.error().message());
+    return {};
+  }
+
   // An id written as export writes them: lowercase 8-4-4-4-12.
   static Result<Uuid> id_member(const bj::object& o, std::string_view name, std::string_view what) {
     const auto* v = o.if_contains(name);
@@ -639,18 +671,11 @@ class Importer {
     if (!r) return r.error();
     // What create and patch refuse is refused here too: a document past the docs/SEMANTICS.md §15
     // limits, and values the docs/SEMANTICS.md §2 rules do not allow.
-    if (auto l = document_limits(o.at("doc").get_object(), tx_.env().options); !l)
-      return bad(l.error().message());
     const auto& doc = o.at("doc").get_object();
+    if (auto c = own_rules(*r, doc, tx_.env().options); !c) return c.error();
     if (auto d = doc_rules(doc, r->version()); !d) return d.error();
-    for (auto name : info(r->kind).required)
-      if (!doc.contains(name))
-        return bad("the doc has no " + std::string(name) + " (every " +
-                   std::string(type_name(r->kind)) + " has one)");
     if (r->fqn().size() > catalog::fqn::max_fqn_bytes)
       return bad("the FQN is longer than " + std::to_string(catalog::fqn::max_fqn_bytes) + " bytes");
-    if (auto v = engine::check_entity_values(*r); !v) return bad(v.error().message());
-    if (auto v = engine::check_stored_tags(*r); !v) return bad(v.error().message());
     if (r->deleted_by > max_deleted_by_) {
       max_deleted_by_ = r->deleted_by;
       max_deleted_by_line_ = line_;
@@ -756,6 +781,9 @@ class Importer {
     if (auto c = of_current(*id, "a snapshot"); !c) return c.error();
     auto version = version_member(o, "the snapshot");
     if (!version) return version.error();
+    if (!last_edge_.empty())
+      return bad("a snapshot after an edge into its entity (an entity's snapshots come before "
+                 "its edges)");
     if (last_snapshot_ && *version <= *last_snapshot_)
       return bad("snapshot " + version->to_string() + " is not after snapshot " +
                  last_snapshot_->to_string() + " (snapshots come in version order)");
@@ -765,12 +793,42 @@ class Importer {
     const auto* doc = o.if_contains("doc");
     if (!doc || !doc->is_object()) return bad("the snapshot has no doc object");
     if (auto c = snapshot_doc(doc->get_object(), *version); !c) return c.error();
+    // docs/SEMANTICS.md §3: each version one tenth after the one before, or 1.0 after it for an
+    // ML model whose algorithm, server or target changed; its changeDescription names it.
+    auto major = major_members(doc->get_object());
+    if (last_snapshot_) {
+      const bool step = version->tenths() == last_snapshot_->tenths() + 1 ||
+                        (version->tenths() == last_snapshot_->tenths() + 10 &&
+                         current_->kind == Kind::mlmodel && major != last_major_);
+      if (!step)
+        return bad("snapshot " + version->to_string() + " follows snapshot " +
+                   last_snapshot_->to_string() + " (a change adds 0.1, a major change of an ML "
+                   "model 1.0)");
+      const auto& previous =
+          doc->get_object().at("changeDescription").get_object().at("previousVersion");
+      if (catalog::json::serialize(previous) != last_snapshot_->to_string())
+        return bad("the changeDescription of snapshot " + version->to_string() +
+                   " names previousVersion " + catalog::json::serialize(previous) + ", not " +
+                   last_snapshot_->to_string());
+    }
     if (auto p = txn_.put(keys::history(*id, *version), catalog::json::serialize(*doc)); !p)
       return p.error();
     ++keys_;
     last_snapshot_ = *version;
+    last_major_ = std::move(major);
     ++counts_.snapshots;
     return {};
+  }
+
+  // What an ML model's major change changes (docs/SEMANTICS.md §3), as text: algorithm, server
+  // and target.
+  static std::string major_members(const bj::object& doc) {
+    std::string out;
+    for (const char* name : {"algorithm", "server", "target"}) {
+      if (const auto* v = doc.if_contains(name)) out += catalog::json::serialize(*v);
+      out += '\n';
+    }
+    return out;
   }
 
   // A snapshot's doc is the entity as the history API returned it at that version: its id,
@@ -791,6 +849,16 @@ class Importer {
         fqn_value->get_string().size() > catalog::fqn::max_fqn_bytes)
       return bad("the snapshot's doc has no valid fullyQualifiedName");
     if (auto d = doc_rules(doc, version); !d) return d.error();
+    // Its own members were written by the same rules as the entity's: every version of an
+    // entity is one the API could have written.
+    bj::object own;
+    for (const auto& m : doc)
+      if (!engine::rendered_only(current_->kind, m.key())) own.emplace(m.key(), m.value());
+    auto r = engine::record_from_document(current_->kind, own,
+                                          "the snapshot's doc is not a " +
+                                              std::string(type_name(current_->kind)));
+    if (!r) return bad(r.error().message());
+    if (auto c = own_rules(*r, own, tx_.env().options); !c) return c.error();
     // As deep as an entity's own members and its references; its bytes are bounded by the
     // line limit alone (followers, users and their displayNames have no other).
     for (const auto& m : doc)
@@ -852,6 +920,7 @@ class Importer {
     ChangeEvent typed;
     if (auto e = catalog::detail::from_json(v, typed, "event"); !e)
       return bad("the event is not a change event (docs/SEMANTICS.md §13): " + e.error().message());
+    if (auto c = event_rules(*o, typed); !c) return c.error();
     const auto* offset = o->if_contains("offset");
     const auto expected = counts_.events + 1;
     if (!offset || !offset->is_int64() || offset->get_int64() < 0 ||
@@ -861,6 +930,30 @@ class Importer {
     if (auto p = txn_.put(keys::event(expected), catalog::json::serialize(v)); !p) return p.error();
     ++keys_;
     ++counts_.events;
+    return {};
+  }
+
+  // What the catalog writes in an event (docs/SEMANTICS.md §13): ids as export writes them, the
+  // versions and changeDescription of its type, a time and an FQN a change could have.
+  static Result<void> event_rules(const bj::object& o, const ChangeEvent& e) {
+    for (const char* member : {"id", "entityId"})
+      if (auto id = id_member(o, member, "the event"); !id) return id.error();
+    const bool same = e.event_type == EventType::entity_created ||
+                      e.event_type == EventType::entity_fields_changed ||
+                      e.event_type == EventType::entity_deleted;
+    const auto type = o.at("eventType").get_string();
+    if (same && e.previous_version != e.current_version)
+      return bad("an " + std::string(type) +
+                 " event whose previousVersion is not its currentVersion");
+    if (!same && !(e.previous_version < e.current_version))
+      return bad("an " + std::string(type) + " event whose previousVersion is not before its "
+                 "currentVersion");
+    if (e.event_type == EventType::entity_created && e.change_description)
+      return bad("an entityCreated event with a changeDescription");
+    if (e.timestamp < 0) return bad("the event's timestamp is before 1970");
+    if (e.entity_fully_qualified_name.empty() ||
+        e.entity_fully_qualified_name.size() > catalog::fqn::max_fqn_bytes)
+      return bad("the event's entityFullyQualifiedName is not an FQN");
     return {};
   }
 
@@ -903,6 +996,7 @@ class Importer {
   std::uint64_t entity_line_ = 0;
   std::string last_entity_;  // id bytes
   std::optional<Version> last_snapshot_;
+  std::string last_major_;  // major_members of the last snapshot
   std::string last_edge_;  // relation byte and `from` id
   // The largest deletedBy read, and the line of its entity: an event offset, so at most the
   // last event's.

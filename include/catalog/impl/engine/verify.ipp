@@ -30,7 +30,9 @@
 #include <array>
 #include <cstdint>
 #include <iterator>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -241,6 +243,8 @@ class Verifier {
   std::string list_prefix_;
   std::string list_counter_prefix_;
   std::array<std::int64_t, keys::counter_shards> list_counts_{};
+  // Teams whose ancestry holds no cycle (true), or that are on the walk of acyclic_ancestry.
+  std::map<Uuid, bool> acyclic_;
   // The entity whose history keys are being passed, and whether its record exists.
   std::optional<Uuid> history_of_;
   bool history_owner_exists_ = false;
@@ -363,6 +367,7 @@ class Verifier {
     if (r.deleted() != (r.deleted_by != 0))
       problem(key, r.deleted() ? "soft-deleted entity without the operation that deleted it"
                                : "live entity marked as deleted by an operation");
+    if (auto p = check_deleted_by(key, r); !p) return p.error();
     // The value rules every write keeps (docs/SEMANTICS.md §2), as import checks them.
     if (auto v = check_entity_values(r); !v) problem(key, entity_text(r) + ": " + v.error().message());
     if (auto v = check_stored_tags(r); !v) problem(key, entity_text(r) + ": " + v.error().message());
@@ -377,6 +382,55 @@ class Verifier {
       if (auto p = search_.entity(r); !p) return p.error();
     return check_entity_history(r);
   }
+
+  // docs/SEMANTICS.md §6 and §7: a soft-deleted entity's deletedBy is the entitySoftDeleted
+  // event of the delete that took it, which named it or an ancestor it was taken with; that
+  // ancestor was taken by the same event (a restore of it brings back what that event took).
+  // An offset with no event is reported with the events (past the last one).
+  Result<void> check_deleted_by(std::string_view key, const Record& r) {
+    if (r.deleted_by == 0) return {};
+    auto stored = txn_.get(keys::event(r.deleted_by));
+    if (!stored) return stored.error();
+    if (!*stored) return {};
+    const std::string by = "deleted by event " + std::to_string(r.deleted_by);
+    auto v = parse_stored(**stored);
+    const auto* e = v ? v->if_object() : nullptr;
+    const auto* type = e ? e->if_contains(wire::event_type()) : nullptr;
+    const auto* named = e ? e->if_contains(wire::entity_id()) : nullptr;
+    if (!type || !named || !named->is_string()) return {};  // reported with the events
+    if (!type->is_string() || type->get_string() != "entitySoftDeleted") {
+      problem(key, entity_text(r) + " is " + by + ", which is not a soft delete");
+      return {};
+    }
+    auto id = parse_uuid(named->get_string());
+    if (!id || *id == r.id) return {};
+    // The ancestors, nearest first, up the containment edges (a team may have several parents).
+    std::vector<Uuid> up{r.id};
+    std::set<Uuid> seen{r.id};
+    for (std::size_t i = 0; i < up.size(); ++i) {
+      if (up.size() > max_ancestors) return {};
+      auto parents = tx_.edges(up[i], Rel::contains, true);
+      if (!parents) return parents.error();
+      for (const auto& p : *parents) {
+        if (!seen.insert(p.other).second) continue;
+        if (p.other != *id) {
+          up.push_back(p.other);
+          continue;
+        }
+        auto ancestor = tx_.find(p.other);
+        if (!ancestor) return ancestor.error();
+        if (*ancestor && (*ancestor)->deleted_by != r.deleted_by)
+          problem(key, entity_text(r) + " is " + by + ", the delete of " +
+                           entity_text(**ancestor) + ", which that event did not take");
+        return {};
+      }
+    }
+    problem(key, entity_text(r) + " is " + by + ", the delete of " + to_string(*id) +
+                     ", which is neither it nor one of its ancestors");
+    return {};
+  }
+  // How many ancestors check_deleted_by reads at most (a hierarchy past it is not checked).
+  static constexpr std::size_t max_ancestors = 100'000;
 
   // docs/SEMANTICS.md §9: a team keeps the team type rules with its parents and children, and is
   // never its own ancestor.
@@ -400,12 +454,58 @@ class Verifier {
     if (!children) return children.error();
     if (auto rules = check_team_rules(team->team_type, *parents, *children); !rules)
       problem(key, entity_text(r) + ": " + rules.error().message());
+    auto acyclic = acyclic_ancestry(r.id);
+    if (!acyclic) return acyclic.error();
+    if (*acyclic) return {};
+    // A cycle above it: whether it is on one, and which, from its parents.
     std::vector<Uuid> ids;
     for (const auto& p : *parents) ids.push_back(p.id);
     auto cycle = team_cycle(tx_, r.id, ids);
     if (!cycle) return cycle.error();
     if (*cycle) problem(key, entity_text(r) + " is its own ancestor: " + **cycle);
     return {};
+  }
+
+  // Whether no cycle is reachable upward from `team` (through the parents of each team): a walk
+  // up its ancestry that remembers each team whose ancestry it finished, so the whole check
+  // reads each team's parents about once, however deep the hierarchy. (team_cycle for every
+  // team walks its descendants: a chain of n teams took n^2/2 reads.)
+  Result<bool> acyclic_ancestry(const Uuid& team) {
+    if (auto known = acyclic_.find(team); known != acyclic_.end()) return known->second;
+    struct Open {
+      Uuid id;
+      std::vector<Uuid> parents;
+      std::size_t next = 0;
+    };
+    std::vector<Open> path;  // the teams being walked, each a parent of the one before
+    const auto open = [&](const Uuid& id) -> Result<void> {
+      auto edges = tx_.edges(id, Rel::contains, true);
+      if (!edges) return edges.error();
+      Open o{id, {}, 0};
+      for (const auto& e : *edges) o.parents.push_back(e.other);
+      acyclic_.emplace(id, false);  // on the path: reaching it again closes a cycle
+      path.push_back(std::move(o));
+      return {};
+    };
+    if (auto o = open(team); !o) return o.error();
+    while (!path.empty()) {
+      auto& top = path.back();
+      if (top.next == top.parents.size()) {
+        acyclic_[top.id] = true;
+        path.pop_back();
+        continue;
+      }
+      const Uuid parent = top.parents[top.next++];
+      auto known = acyclic_.find(parent);
+      if (known == acyclic_.end()) {
+        if (auto o = open(parent); !o) return o.error();
+      } else if (!known->second) {
+        // A cycle: the teams still on the path are not known either way.
+        for (const auto& o : path) acyclic_.erase(o.id);
+        return false;
+      }
+    }
+    return true;
   }
 
   Result<void> check_entity_name(std::string_view key, const Record& r) {
