@@ -409,8 +409,6 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
         e["id"] = id;
       }),
       first_event + 1, "id of the event is not an id");
-  add("an event before 1970", t.edited(first_event, [](bj::object& e) { e["timestamp"] = -5; }),
-      first_event + 1, "the event's timestamp is before 1970");
   add("an event without an FQN",
       t.edited(first_event, [](bj::object& e) { e["entityFullyQualifiedName"] = ""; }),
       first_event + 1, "the event's entityFullyQualifiedName is not an FQN");

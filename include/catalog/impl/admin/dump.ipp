@@ -944,7 +944,8 @@ class Importer {
   }
 
   // What the catalog writes in an event (docs/SEMANTICS.md §13): ids as export writes them, the
-  // versions and changeDescription of its type, a time and an FQN a change could have.
+  // versions and changeDescription of its type, an FQN. (Its timestamp is the host's clock's,
+  // which may be anything.)
   static Result<void> event_rules(const bj::object& o, const ChangeEvent& e) {
     for (const char* member : {"id", "entityId"})
       if (auto id = id_member(o, member, "the event"); !id) return id.error();
@@ -960,7 +961,6 @@ class Importer {
                  "currentVersion");
     if (e.event_type == EventType::entity_created && e.change_description)
       return bad("an entityCreated event with a changeDescription");
-    if (e.timestamp < 0) return bad("the event's timestamp is before 1970");
     if (e.entity_fully_qualified_name.empty() ||
         e.entity_fully_qualified_name.size() > catalog::fqn::max_fqn_bytes)
       return bad("the event's entityFullyQualifiedName is not an FQN");
