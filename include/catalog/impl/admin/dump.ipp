@@ -621,9 +621,12 @@ class Importer {
 
   // A doc's own members (an entity's, or a snapshot's without what the history API renders:
   // relationships, votes, containers), read into `r`, by the rules the API writes them by: the
-  // document limits, presence, and the values its rules allow.
-  static Result<void> own_rules(const engine::Record& r, const bj::object& doc,
-                                const StoreOptions& options) {
+  // document limits, presence, and the values its rules allow. A version the API wrote may pass
+  // the document limit by its stamps (a soft delete or restore, which add nothing else, by a
+  // user with a longer name than the last patch's), so it is measured with room for them.
+  Result<void> own_rules(const engine::Record& r, const bj::object& doc) const {
+    auto options = tx_.env().options;
+    options.max_document_bytes += stamp_room;
     if (auto l = document_limits(doc, options); !l) return bad(l.error().message());
     if (auto p = presence(r, doc); !p) return p.error();
     if (auto v = engine::check_entity_values(r); !v) return bad(v.error().message());
@@ -673,7 +676,7 @@ class Importer {
     // What create and patch refuse is refused here too: a document past the docs/SEMANTICS.md §15
     // limits, and values the docs/SEMANTICS.md §2 rules do not allow.
     const auto& doc = o.at("doc").get_object();
-    if (auto c = own_rules(*r, doc, tx_.env().options); !c) return c.error();
+    if (auto c = own_rules(*r, doc); !c) return c.error();
     if (auto d = doc_rules(doc, r->version()); !d) return d.error();
     if (r->fqn().size() > catalog::fqn::max_fqn_bytes)
       return bad("the FQN is longer than " + std::to_string(catalog::fqn::max_fqn_bytes) + " bytes");
@@ -821,9 +824,9 @@ class Importer {
     return {};
   }
 
-  // How far past the document limit an older snapshot may go (see snapshot_doc): a user name
-  // of up to 400 bytes, escaped, with the deleted flag's.
-  static constexpr std::size_t snapshot_stamp_room = 4096;
+  // How far past the document limit a doc may go (own_rules): a user name of up to 400 bytes,
+  // escaped, with the deleted flag's.
+  static constexpr std::size_t stamp_room = 4096;
 
   // What an ML model's major change changes (docs/SEMANTICS.md §3), as text: algorithm, server
   // and target.
@@ -863,12 +866,7 @@ class Importer {
                                           "the snapshot's doc is not a " +
                                               std::string(type_name(current_->kind)));
     if (!r) return bad(r.error().message());
-    // A version the API wrote may pass the document limit by its stamps (a soft delete or
-    // restore by a user with a longer name than the last patch's), so an older one is measured
-    // with room for them.
-    auto options = tx_.env().options;
-    options.max_document_bytes += snapshot_stamp_room;
-    if (auto c = own_rules(*r, own, options); !c) return c.error();
+    if (auto c = own_rules(*r, own); !c) return c.error();
     // As deep as an entity's own members and its references; its bytes are bounded by the
     // line limit alone (followers, users and their displayNames have no other).
     for (const auto& m : doc)
