@@ -41,6 +41,20 @@ Teams chain(Store& s) {
   return t;
 }
 
+// `n` Departments named `prefix`0, `prefix`1, ... below `top`, each the parent of the next; the
+// deepest.
+bj::object extend(Store& s, const Principal& admin, const bj::object& top, int n,
+                  const std::string& prefix) {
+  bj::object last = top;
+  for (int i = 0; i < n; ++i)
+    last = s.create_json(admin, Kind::team,
+                         parse(R"({"name":")" + prefix + std::to_string(i) +
+                               R"(","teamType":"Department","parents":[")" + test::id_of(last) +
+                               R"("]})"))
+               .value();
+  return last;
+}
+
 std::string parents_patch(const bj::object& parent) {
   return R"({"parents":[{"id":")" + test::id_of(parent) + R"(","type":"team"}]})";
 }
@@ -133,13 +147,15 @@ TEST_CASE("verify reads a deep team hierarchy once, and names only the teams of 
   // about n reads of parents, not n^2/2.
   auto s = Store::in_memory(test::test_options()).value();
   auto t = chain(s);
-  std::vector<bj::object> below{t.c};
-  for (int i = 0; i < 300; ++i)
-    below.push_back(s.create_json(t.admin, Kind::team,
-                                  parse(R"({"name":"D)" + std::to_string(i) +
-                                        R"(","teamType":"Department","parents":[")" +
-                                        test::id_of(below.back()) + R"("]})"))
-                        .value());
+  extend(s, t.admin, t.c, 300, "D");
+  CHECK(problems_of(s).empty());
+  // A recursive soft delete takes all 303 by A's event: each leads up to A one parent at a time.
+  DeleteOptions recursive;
+  recursive.recursive = true;
+  REQUIRE(s.remove_json(t.admin, Kind::team, EntityKey::by_id(uuid_of(t.a)), recursive)
+              .has_value());
+  CHECK(problems_of(s).empty());
+  REQUIRE(s.restore_json(t.admin, Kind::team, uuid_of(t.a)).has_value());
   CHECK(problems_of(s).empty());
 
   // A > B > C > A: the 300 teams below C are not on the cycle, only under it.
@@ -153,14 +169,8 @@ TEST_CASE("verify reads a deep team hierarchy once, and names only the teams of 
   // The deepest team made the parent of the top one: every team of the chain is on the cycle.
   auto s2 = Store::in_memory(test::test_options()).value();
   auto t2 = chain(s2);
-  std::vector<bj::object> line{t2.c};
-  for (int i = 0; i < 40; ++i)
-    line.push_back(s2.create_json(t2.admin, Kind::team,
-                                  parse(R"({"name":"E)" + std::to_string(i) +
-                                        R"(","teamType":"Department","parents":[")" +
-                                        test::id_of(line.back()) + R"("]})"))
-                        .value());
-  write_containment(s2, uuid_of(line.back()), uuid_of(t2.a));
+  const auto deepest = extend(s2, t2.admin, t2.c, 40, "E");
+  write_containment(s2, uuid_of(deepest), uuid_of(t2.a));
   CHECK(problems_of(s2).size() == 43);
 }
 
