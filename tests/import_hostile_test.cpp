@@ -86,6 +86,13 @@ class Table {
   std::vector<std::string> lines_;
 };
 
+// Writes member `id` of `o` in capitals.
+void id_in_capitals(bj::object& o) {
+  std::string id(o.at("id").as_string());
+  for (auto& c : id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  o["id"] = id;
+}
+
 std::string replace_first(std::string s, const std::string& from, const std::string& to) {
   const auto at = s.find(from);
   REQUIRE(at != std::string::npos);
@@ -256,11 +263,7 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
       t.edited_doc(user, [](bj::object& d) { d.erase("deleted"); }), user + 1,
       "the doc has no deleted flag");
   add("an id in upper case",
-      t.edited_doc(user, [](bj::object& d) {
-        std::string id(d.at("id").as_string());
-        for (auto& c : id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-        d["id"] = id;
-      }),
+      t.edited_doc(user, id_in_capitals),
       user + 1, "is not an id");
 
   // ---- docs not as the catalog writes them (what the API never stores) ----
@@ -403,11 +406,7 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
                [](bj::object& e) { std::swap(e["previousVersion"], e["currentVersion"]); }),
       updated + 1, "an entityUpdated event whose previousVersion is not before its currentVersion");
   add("an event id in capitals",
-      t.edited(first_event, [](bj::object& e) {
-        std::string id(e.at("id").as_string());
-        for (auto& c : id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-        e["id"] = id;
-      }),
+      t.edited(first_event, id_in_capitals),
       first_event + 1, "id of the event is not an id");
   add("an event without an FQN",
       t.edited(first_event, [](bj::object& e) { e["entityFullyQualifiedName"] = ""; }),
