@@ -451,6 +451,12 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
         }
       }),
       minor + 3, "snapshot 1.1 follows snapshot 0.1");
+  // The ML model churn: snapshots 0.1 and 0.2 with algorithm xgboost, 1.2 with lightgbm. 0.2
+  // with lightgbm is a major change written as a minor one.
+  REQUIRE(test::parse(lines[model + 2]).at("snapshot").at("version") == 0.2);
+  add("a major change of an ML model written as 0.1",
+      t.edited_doc(model + 2, [](bj::object& d) { d["algorithm"] = "lightgbm"; }), model + 3,
+      "snapshot 0.2 follows snapshot 0.1 but changes a major field (which adds 1.0)");
   add("a snapshot newer than its entity",
       t.edited(snapshot, [](bj::object& s) { s["version"] = 9.5; }), snapshot + 1,
       "is newer than its entity's version");

@@ -412,6 +412,21 @@ TEMPLATE_TEST_CASE("verify reports each broken invariant under its key", "[verif
     erase(s, key);
     CHECK(reported(broken(s), key, "missing: snapshot of version 0.2") == 1);
   }
+  SECTION("a major change written as a minor one, and a minor one as 1.0") {
+    // churn: 0.1 and 0.2 with algorithm xgboost, 1.2 with lightgbm. 0.2 edited to lightgbm
+    // makes 0.1 -> 0.2 a major change and 0.2 -> 1.2 none.
+    auto key = keys::history(model, Version::from_tenths(2));
+    auto bytes = get(s, key);
+    const auto at = bytes.find("xgboost");
+    REQUIRE(at != std::string::npos);
+    put(s, key, bytes.replace(at, 7, "lightgbm"));
+    auto problems = broken(s);
+    CHECK(reported(problems, key,
+                   "version 0.2 changes a major field of version 0.1 but is not 1.0 after it") == 1);
+    CHECK(reported(problems, keys::history(model, Version::from_tenths(12)),
+                   "version 1.2 is 1.0 after version 0.2 but changes no major field") == 1);
+    CHECK(problems.size() == 2);
+  }
   SECTION("the first and the current history versions missing") {
     auto first = keys::history(model, Version::initial());
     auto current = keys::history(model, Version::from_tenths(12));

@@ -306,6 +306,11 @@ Result<Answer> create(Tx& tx, const Principal& who, Kind kind, const boost::json
 Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,
                              ChangeDescription change, EventType event_type, bool major,
                              AnswerForm form, const RenderFrom& from = {});
+/// docs/SEMANTICS.md §3: what a major change changes, as text: the values in `doc` of the
+/// kind's major fields (KindInfo::major_fields; an ML model's algorithm, server and target).
+/// Two docs of one entity differ in it exactly when the version between them went up by 1.0
+/// rather than 0.1; verify and import check a history by it.
+std::string major_values(Kind kind, const boost::json::object& doc);
 
 Result<std::optional<Answer>> remove(Tx& tx, const Principal& who, Kind kind, const EntityKey& key,
                                      const DeleteOptions& options, AnswerForm form);

@@ -797,17 +797,17 @@ class Importer {
     const auto* doc = o.if_contains("doc");
     if (!doc || !doc->is_object()) return bad("the snapshot has no doc object");
     if (auto c = snapshot_doc(doc->get_object(), *version); !c) return c.error();
-    // docs/SEMANTICS.md §3: each version one tenth after the one before, or 1.0 after it for an
-    // ML model whose algorithm, server or target changed; its changeDescription names it.
-    auto major = major_members(doc->get_object());
+    // docs/SEMANTICS.md §3: each version 1.0 after the one before when a major field changed
+    // (an ML model's algorithm, server or target), else one tenth; its changeDescription names
+    // the one before.
+    auto major = engine::major_values(current_->kind, doc->get_object());
     if (last_snapshot_) {
-      const bool step = version->tenths() == last_snapshot_->tenths() + 1 ||
-                        (version->tenths() == last_snapshot_->tenths() + 10 &&
-                         current_->kind == Kind::mlmodel && major != last_major_);
-      if (!step)
+      const auto step = major != last_major_ ? 10u : 1u;
+      if (version->tenths() != last_snapshot_->tenths() + step)
         return bad("snapshot " + version->to_string() + " follows snapshot " +
-                   last_snapshot_->to_string() + " (a change adds 0.1, a major change of an ML "
-                   "model 1.0)");
+                   last_snapshot_->to_string() +
+                   (step == 10 ? " but changes a major field (which adds 1.0)"
+                               : " (a change adds 0.1, a major change of an ML model 1.0)"));
       const auto& previous =
           doc->get_object().at("changeDescription").get_object().at("previousVersion");
       if (catalog::json::serialize(previous) != last_snapshot_->to_string())
@@ -827,17 +827,6 @@ class Importer {
   // How far past the document limit a doc may go (own_rules): a user name of up to 400 bytes,
   // escaped, with the deleted flag's.
   static constexpr std::size_t stamp_room = 4096;
-
-  // What an ML model's major change changes (docs/SEMANTICS.md §3), as text: algorithm, server
-  // and target.
-  static std::string major_members(const bj::object& doc) {
-    std::string out;
-    for (const char* name : {"algorithm", "server", "target"}) {
-      if (const auto* v = doc.if_contains(name)) out += catalog::json::serialize(*v);
-      out += '\n';
-    }
-    return out;
-  }
 
   // A snapshot's doc is the entity as the history API returned it at that version: its id,
   // version, name and FQN, the rules of every doc, an entity's nesting, and at the entity's
@@ -1004,7 +993,7 @@ class Importer {
   std::uint64_t entity_line_ = 0;
   std::string last_entity_;  // id bytes
   std::optional<Version> last_snapshot_;
-  std::string last_major_;  // major_members of the last snapshot
+  std::string last_major_;  // engine::major_values of the last snapshot
   std::string last_edge_;  // relation byte and `from` id
   // The largest deletedBy read, and the line of its entity: an event offset, so at most the
   // last event's.

@@ -170,6 +170,15 @@ Result<void> walk(Tx& tx, const Uuid& root, Enter&& enter, Leave&& leave = {}) {
 
 }  // namespace
 
+std::string major_values(Kind kind, const json::object& doc) {
+  std::string out;
+  for (auto name : info(kind).major_fields) {
+    if (const auto* v = doc.if_contains(name)) out += catalog::json::serialize(*v);
+    out += '\n';
+  }
+  return out;
+}
+
 // Writes a new version of `r` (already changed in memory): +0.1, stamps, change description,
 /// indexes moved from `was_deleted` state, snapshot, event.
 Result<Answer> write_version(Tx& tx, const Principal& who, Record& r, bool was_deleted,

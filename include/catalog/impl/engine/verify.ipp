@@ -587,9 +587,10 @@ class Verifier {
     auto cursor = txn_.scan(storage::prefix_range(prefix), storage::Direction::forward);
     if (!cursor) return cursor.error();
     std::optional<Version> last;
+    std::optional<std::string> last_major;  // major_values of the snapshot `last`, if it decoded
     const Version current = r.version();
     for (auto& c = *cursor; c->valid() && !full();) {
-      if (auto p = check_snapshot(r, c->key(), c->value(), last); !p) return p.error();
+      if (auto p = check_snapshot(r, c->key(), c->value(), last, last_major); !p) return p.error();
       if (auto n = c->next(); !n) return n.error();
     }
     if (!last || *last < current)
@@ -599,7 +600,8 @@ class Verifier {
   }
 
   Result<void> check_snapshot(const Record& r, std::string_view key, std::string_view value,
-                              std::optional<Version>& last) {
+                              std::optional<Version>& last,
+                              std::optional<std::string>& last_major) {
     const auto history_key = keys::decode_history(key);
     if (!history_key) {
       problem(key, "malformed history key");
@@ -610,8 +612,10 @@ class Verifier {
     if (!snapshot) {
       problem(key, "snapshot does not decode as a JSON object");
       last = v;
+      last_major.reset();
       return {};
     }
+    auto major = major_values(r.kind, *snapshot);
     auto id = snapshot->find(wire::id());
     if (id == snapshot->end() || !id->value().is_string() ||
         id->value().get_string() != to_string(r.id))
@@ -639,8 +643,16 @@ class Verifier {
     } else if (*previous != *last) {
       problem(key, "previousVersion is " + previous->to_string() +
                        " but the snapshot before it is of version " + last->to_string());
+    } else if (last_major && (major != *last_major) != (v.tenths() == last->tenths() + 10)) {
+      // docs/SEMANTICS.md §3: 1.0 exactly when a major field changed.
+      problem(key, major != *last_major
+                       ? "version " + v.to_string() + " changes a major field of version " +
+                             last->to_string() + " but is not 1.0 after it"
+                       : "version " + v.to_string() + " is 1.0 after version " +
+                             last->to_string() + " but changes no major field");
     }
     last = v;
+    last_major = std::move(major);
     return {};
   }
 
