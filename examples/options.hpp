@@ -171,7 +171,7 @@ class StoreFlags {
                     ->group(group);
     app.add_flag("--jwt-allow-no-exp", allow_no_exp_, "Accept tokens without exp")->group(group);
     leeway_ = app.add_option("--jwt-leeway", leeway_text_,
-                             "Clock skew allowed on exp and nbf, in seconds (default 60)")
+                             "Clock skew allowed on exp, nbf and iat, in seconds (default 60)")
                   ->type_name("<seconds>")
                   ->group(group);
     app.add_option("--jwt-principal-claim", claims_,
