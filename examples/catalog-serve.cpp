@@ -44,6 +44,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <net/if.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -397,7 +399,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       out_ += r.body;
       body_bytes_ = r.body.size();
     }
-    host_.counters.answered(r.status, body_bytes_);  // a HEAD answer sends no body
+    host_.counters.answered(r.status);
     lowest().expires_after(idle_timeout);
     asio::async_write(stream_, asio::buffer(out_),
                       [self = shared_from_this()](beast::error_code ec, std::size_t written) {
@@ -407,6 +409,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
                             written > self->header_bytes_
                                 ? std::min(written - self->header_bytes_, self->body_bytes_)
                                 : 0;
+                        self->host_.counters.sent(sent);  // a HEAD answer sends no body
                         self->log_request(sent);
                         if (ec) return self->close();
                         if (!self->keep_alive_)
@@ -710,6 +713,17 @@ int main(int argc, char** argv) {
         address = asio::ip::make_address(bind_text, ec);
         if (ec)
           throw catalog_examples::BadOption{"--bind: not an IPv4 or IPv6 address: " + bind_text};
+        // An IPv6 zone names an interface or is its number: asio reads an unknown name as zone 0,
+        // which would listen elsewhere than asked without a word.
+        if (const auto percent = bind_text.find('%'); percent != std::string::npos) {
+          const auto zone = bind_text.substr(percent + 1);
+          const bool number =
+              !zone.empty() && std::all_of(zone.begin(), zone.end(),
+                                           [](char c) { return c >= '0' && c <= '9'; });
+          if (!number && ::if_nametoindex(zone.c_str()) == 0)
+            throw catalog_examples::BadOption{"--bind: no network interface named '" + zone +
+                                              "' (the zone of " + bind_text + ")"};
+        }
         if (log->count() > 0) {
           access_log = log->as<std::string>();
           if (access_log->empty())

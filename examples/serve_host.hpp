@@ -50,7 +50,8 @@ class AccessLog {
       return;
     }
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw std::runtime_error("--access-log: cannot open " + path);
+    if (fd_ < 0)
+      throw std::runtime_error("--access-log: cannot open " + path + ": " + std::strerror(errno));
     owned_ = true;
     path_ = path;
   }
@@ -194,11 +195,14 @@ struct PrometheusText {
 // The server's own counters: requests by status, response body bytes, open connections.
 class ServerCounters {
  public:
-  void answered(int status, std::size_t bytes) noexcept {
+  // A request answered with `status`, counted when the answer is made.
+  void answered(int status) noexcept {
     const auto i = status >= 100 && status < 600 ? static_cast<std::size_t>(status) : 0;
     by_status_[i].fetch_add(1, std::memory_order_relaxed);
-    bytes_.fetch_add(bytes, std::memory_order_relaxed);
   }
+  // `bytes` of a response body written to the socket: all of it, or what was written before
+  // the client went away (the access log's bytes).
+  void sent(std::size_t bytes) noexcept { bytes_.fetch_add(bytes, std::memory_order_relaxed); }
   void opened() noexcept { connections_.fetch_add(1, std::memory_order_relaxed); }
   void closed() noexcept { connections_.fetch_sub(1, std::memory_order_relaxed); }
 

@@ -173,6 +173,36 @@ TEST_CASE("an operation slower than slow_operation is logged and counted", "[sto
   CHECK(store.counters().slow_operations == after.slow_operations);
 }
 
+TEST_CASE("a logged message is one line: a line break a request sent comes as \\x0A",
+          "[store_counters]") {
+  // A slow operation's line quotes its error, and an unknown member's name is the request's.
+  Log log;
+  auto options = test::test_options();
+  options.log = log.sink();
+  options.slow_operation = std::chrono::milliseconds(1);
+  auto store = Store::in_memory(options).value();
+  auto admin = store.principal("admin").value();
+  REQUIRE(store.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"g"})")));
+  auto refused = store.update_json(
+      admin, Kind::glossary, EntityKey::by_fqn("G"),
+      [](const boost::json::object&) -> Result<boost::json::value> {
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));  // slow for sure
+        return parse(R"([{"op":"add","path":"/x\n\u001b[31mforged","value":1}])");
+      });
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code() == Errc::invalid_request);
+  CHECK(refused.error().message().find("x\n\x1b[31mforged") != std::string::npos);
+  const auto line = std::find_if(log.lines.begin(), log.lines.end(), [](const auto& l) {
+    return l.second.starts_with("slow operation: ") && l.second.find(" and failed: ") != std::string::npos;
+  });
+  REQUIRE(line != log.lines.end());
+  CHECK(line->second.find("x\\x0A\\x1B[31mforged") != std::string::npos);
+  for (const auto& [level, message] : log.lines)
+    CHECK(std::none_of(message.begin(), message.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+    }));
+}
+
 TEST_CASE("opening a store, a reindex, a verify, a search, a suggest and an aggregate are each "
           "counted once, as themselves",
           "[store_counters]") {

@@ -124,7 +124,9 @@ enum class LogLevel {
 
 /// Receives what a store says beside its answers (StoreOptions::log). Called on the thread that
 /// does the work, possibly under the store's locks: it must return soon and must not call the
-/// Store (such a call is refused; see Store). An exception it throws is dropped.
+/// Store (such a call is refused; see Store). An exception it throws is dropped. A message is
+/// one line: it may quote what a request sent (an unknown member's name, in a slow operation's
+/// error), and any control character in it (a line break, a tab, an escape) comes as `\xHH`.
 using LogSink = std::function<void(LogLevel level, std::string_view message)>;
 
 /// Options of a Store: values, and the functions it calls (clock, log, authorization).

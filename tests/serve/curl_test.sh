@@ -42,6 +42,19 @@ rc=0
 [[ $rc -eq 2 ]] || fail "catalog-serve --bind not-an-address exited $rc, not 2"
 grep -q -- '--bind: not an IPv4 or IPv6 address: not-an-address' "$TMP/bind_err" ||
   fail "catalog-serve --bind not-an-address said: $(cat "$TMP/bind_err")"
+# An IPv6 zone that names no interface is one too (asio would read it as zone 0).
+rc=0
+"$SERVE" --bind '::1%no-such-if9' --port 0 >"$TMP/bind_out" 2>"$TMP/bind_err" || rc=$?
+[[ $rc -eq 2 ]] || fail "catalog-serve --bind ::1%no-such-if9 exited $rc, not 2"
+grep -q -- "--bind: no network interface named 'no-such-if9' (the zone of ::1%no-such-if9)" \
+  "$TMP/bind_err" || fail "catalog-serve --bind ::1%no-such-if9 said: $(cat "$TMP/bind_err")"
+# An access log that cannot be opened says why.
+rc=0
+"$SERVE" --access-log "$TMP/no/such/dir/access.log" --port 0 >"$TMP/bind_out" \
+  2>"$TMP/bind_err" || rc=$?
+[[ $rc -eq 2 ]] || fail "catalog-serve --access-log in a missing directory exited $rc, not 2"
+grep -q -- "--access-log: cannot open $TMP/no/such/dir/access.log: No such file or directory" \
+  "$TMP/bind_err" || fail "catalog-serve --access-log in a missing directory said: $(cat "$TMP/bind_err")"
 rc=0
 "$SERVE" --threads 0 --port 0 >"$TMP/bind_out" 2>"$TMP/bind_err" || rc=$?
 [[ $rc -eq 2 ]] || fail "catalog-serve --threads 0 exited $rc, not 2"
@@ -369,6 +382,45 @@ grep -Eq ' GET /v1/glossaries 401 [0-9]+ ' "$TMP/access.log" || fail "no 401 GET
 grep -Eq ' POST /v1/users 409 [0-9]+ ' "$TMP/access.log" || fail "no 409 POST /v1/users logged"
 grep -Eq ' GET /healthz 200 15 ' "$TMP/access.log" || fail "no GET /healthz logged with its 15 bytes"
 grep -Eq ' HEAD /healthz 200 ' "$TMP/access.log" || fail "no HEAD /healthz logged"
+
+step "response bytes count what reached the client: an answer cut short counts as logged"
+{
+  printf '{"name":"Huge","description":"'
+  head -c $((6 * 1024 * 1024)) /dev/zero | tr '\0' 'h'
+  printf '"}'
+} >"$TMP/huge_entity"
+call 201 "$ADMIN" POST /v1/glossaries -H 'Content-Type: application/json' \
+  --data-binary "@$TMP/huge_entity"
+# Waits until the access log has a line with the fixed string $1, then prints its bytes.
+logged_bytes() {
+  for _ in $(seq 100); do
+    grep -qF "$1" "$TMP/access.log" && break
+    sleep 0.05
+  done
+  grep -F "$1" "$TMP/access.log" | tail -1 | awk '{print $(NF-1)}'
+}
+call 200 "$ADMIN" GET '/metrics?cut=before'
+before_bytes=$(bytes_of "$TMP/body")
+before_size=$(logged_bytes ' GET /metrics?cut=before 200 ')
+# A client with a 4 KiB receive buffer reads 1,000 bytes of the 6 MiB answer and resets: the
+# kernel's buffers hold at most about 4 MiB of it, so the write fails part way.
+perl -MSocket -e '
+  socket(my $s, PF_INET, SOCK_STREAM, 0) or die "$!";
+  setsockopt($s, SOL_SOCKET, SO_RCVBUF, pack("i", 4096)) or die "$!";
+  connect($s, sockaddr_in($ARGV[0], inet_aton("127.0.0.1"))) or die "$!";
+  syswrite($s, "GET /v1/glossaries/name/Huge?cut=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n" .
+               "Authorization: Bearer $ARGV[1]\r\n\r\n");
+  my $got = 0;
+  while ($got < 1000) { my $n = sysread($s, my $buf, 1000 - $got) or die "$!"; $got += $n; }
+  sleep 1;
+  setsockopt($s, SOL_SOCKET, SO_LINGER, pack("ii", 1, 0)) or die "$!";
+  close $s;' "$PORT" "$ADMIN"
+cut_bytes=$(logged_bytes ' GET /v1/glossaries/name/Huge?cut=1 200 ')
+[[ -n $cut_bytes && $cut_bytes -lt $((6 * 1024 * 1024)) ]] ||
+  fail "the answer cut short is logged with ${cut_bytes:-no} bytes, not fewer than its 6 MiB"
+call 200 "$ADMIN" GET '/metrics?cut=after'
+[[ $(($(bytes_of "$TMP/body") - before_bytes)) -eq $((before_size + cut_bytes)) ]] ||
+  fail "response bytes grew by $(($(bytes_of "$TMP/body") - before_bytes)), not the $before_size of the first /metrics and the $cut_bytes logged of the answer cut short"
 
 step "SIGHUP reopens the access log, moved away as logrotate does"
 mv "$TMP/access.log" "$TMP/access.log.1"
