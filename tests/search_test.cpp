@@ -971,6 +971,27 @@ TEMPLATE_TEST_CASE("filters, facets, sorting, paging with from and search_after,
   CHECK(walked.size() == 25);
   CHECK(walked == paged);
 
+  // A query of exclusions only is ordered as `*` (by name): its hits' sort values continue it.
+  for (const char* q : {"-glossary", "NOT zzz", "zzz -zzz"}) {
+    CAPTURE(q);
+    SearchRequest only_not;
+    only_not.q = q;
+    only_not.index = "glossaryTerm";
+    only_not.size = 7;
+    std::vector<std::string> by_after;
+    for (;;) {
+      auto p = c.s.search(c.admin, only_not);
+      REQUIRE(p.has_value());
+      if (p->hits.empty()) break;
+      CHECK(p->hits.back().sort.size() == 2);  // name and id
+      for (const auto& h : p->hits)
+        by_after.push_back(std::get<catalog::GlossaryTerm>(h.entity).name);
+      only_not.search_after = p->hits.back().sort;
+    }
+    CHECK(by_after.size() == 25);
+    CHECK(std::is_sorted(by_after.begin(), by_after.end()));
+  }
+
   // A filter on a tag, sorted by name descending.
   auto filter = catalog::parse_search_filter(
       R"({"query":{"bool":{"must":[{"term":{"tags.tagFQN.keyword":"Tier.Gold"}}]}}})");
@@ -998,6 +1019,17 @@ TEMPLATE_TEST_CASE("filters, facets, sorting, paging with from and search_after,
   auto one = c.s.aggregate(c.admin, a);
   REQUIRE(one.has_value());
   CHECK(one->buckets == std::vector<catalog::FacetBucket>{{"Tier.Gold", 12}});
+  // Case aside, and nothing else: an accent is a letter of its own (docs/SEMANTICS.md §16).
+  c.make(Kind::glossary_term,
+         R"({"glossary":"g","name":"u1","description":"d","tags":[{"tagFQN":"Cafe.Creme"}]})");
+  c.make(Kind::glossary_term,
+         R"({"glossary":"g","name":"u2","description":"d","tags":[{"tagFQN":"Café.Crème"}]})");
+  a.value = "FE";
+  CHECK(c.s.aggregate(c.admin, a).value().buckets ==
+        std::vector<catalog::FacetBucket>{{"Cafe.Creme", 1}});
+  a.value = "FÉ";
+  CHECK(c.s.aggregate(c.admin, a).value().buckets ==
+        std::vector<catalog::FacetBucket>{{"Café.Crème", 1}});
 }
 
 TEMPLATE_TEST_CASE("typeahead: names that start with the text, an exact name first, then words",

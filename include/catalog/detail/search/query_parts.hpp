@@ -184,7 +184,7 @@ struct Clause {
 
 struct Query {
   std::vector<Clause> clauses;
-  bool match_all = false;
+  bool match_all = false;  // `*`, an empty query, or one of exclusions only
   std::string folded;  // the whole query folded, for exact name matches
 };
 

@@ -15,7 +15,7 @@ namespace catalog::engine::search_query {
 
 namespace {
 
-/// The number of documents of each value of one facet field that contains `needle` (folded;
+/// The number of documents of each value of one facet field that contains `needle` (case folded;
 /// empty: every value), each value folded once. Values are views that outlive it. Open
 /// addressing: a facet over 10,000 documents adds about ten values a document, most of them
 /// values it has seen (a glossary, a status).
@@ -34,7 +34,7 @@ class ValueCounts {
       auto& s = slots_[i];
       if (!s.used) {
         s = Slot{h, v, 0, true,
-                 needle_.empty() || search::fold(v).find(needle_) != std::string::npos};
+                 needle_.empty() || search::case_folded(v).find(needle_) != std::string::npos};
         ++used_;
       } else if (s.hash != h || s.value != v) {
         continue;
@@ -85,7 +85,7 @@ Result<std::vector<Facet>> count_facets(std::span<const Match> best,
                                         std::string_view contains, std::size_t size) {
   const auto& matches = best;
   const std::size_t window = best.size();
-  const auto needle = search::fold(contains);
+  const auto needle = search::case_folded(contains);
   std::vector<ValueField> value_fields;
   for (auto field : fields) {
     auto v = value_field(field);

@@ -93,9 +93,6 @@ class Evaluator {
     for (auto& c : qu.clauses)
       if (c.type == ClauseType::prefix)
         if (auto e = expand(tx_, c); !e) return e.error();
-    bool positive = std::any_of(qu.clauses.begin(), qu.clauses.end(),
-                                [](const Clause& c) { return c.occur != Occur::must_not; });
-    if (!qu.match_all && !positive && !qu.clauses.empty()) qu.match_all = true;  // only exclusions
     SearchRequest defaults;
     auto order = order_of(paging ? *paging : defaults, !qu.match_all);
     if (!order) return order.error();

@@ -257,6 +257,12 @@ Result<Query> parse(std::string_view q) {
     }
   }
   query.clauses = std::move(kept);
+  // Only exclusions (`-x`, `NOT x`, `x -x`): everything else, ordered as `*` is, so that the
+  // evaluator and the check of search_after agree on the sort values of a hit.
+  if (!query.clauses.empty() &&
+      std::none_of(query.clauses.begin(), query.clauses.end(),
+                   [](const Clause& c) { return c.occur != Occur::must_not; }))
+    query.match_all = true;
   return query;
 }
 
