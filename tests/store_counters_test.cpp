@@ -192,8 +192,13 @@ TEST_CASE("a logged message is one line: a line break a request sent comes as \\
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code() == Errc::invalid_request);
   CHECK(refused.error().message().find("x\n\x1b[31mforged") != std::string::npos);
+  // Refused, the glossary is as it was.
+  const auto g = store.get_json(admin, Kind::glossary, EntityKey::by_fqn("G")).value();
+  CHECK(g.at("version") == 0.1);
+  CHECK(!g.contains("x\n\x1b[31mforged"));
   const auto line = std::find_if(log.lines.begin(), log.lines.end(), [](const auto& l) {
-    return l.second.starts_with("slow operation: ") && l.second.find(" and failed: ") != std::string::npos;
+    return l.second.starts_with("slow operation: ") &&
+           l.second.find(" and failed: ") != std::string::npos;
   });
   REQUIRE(line != log.lines.end());
   CHECK(line->second.find("x\\x0A\\x1B[31mforged") != std::string::npos);
