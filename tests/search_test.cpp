@@ -702,6 +702,23 @@ TEMPLATE_TEST_CASE("a phrase reads a word that splits as its parts: customerOrde
   CHECK(lit["description"] == std::vector<std::string>{"the " + open + "customer" + close + "_" +
                                                        open + "orders" + close + " " + open +
                                                        "table" + close});
+  // One quoted word that splits is a phrase of its parts too: it finds them one after another
+  // (and the word whole), not apart, as the word unquoted does.
+  const auto sorted = [](Names names) {
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  CHECK(sorted(c.names("\"customerOrders\"")) == Names{"camel", "joined", "snake", "spaced"});
+  CHECK(sorted(c.names("\"customer_orders\"")) == Names{"camel", "snake", "spaced"});
+  CHECK(sorted(c.names("description:\"customerOrders\"")) ==
+        Names{"camel", "joined", "snake", "spaced"});
+  CHECK(sorted(c.names("\"ordersCustomer\"")).empty());
+  c.make(Kind::glossary_term,
+         R"({"glossary":"g","name":"reversed","description":"orders then customer"})");
+  const auto unquoted = c.names("customerOrders");
+  CHECK(std::find(unquoted.begin(), unquoted.end(), "reversed") != unquoted.end());
+  CHECK(sorted(c.names("\"customerOrders\"")) == Names{"camel", "joined", "snake", "spaced"});
+  CHECK(sorted(c.names("\"customerOrders\" -camel -snake")) == Names{"joined", "spaced"});
   c.clean();
 }
 

@@ -116,9 +116,11 @@ void add_phrase(Query& query, std::string_view text, std::optional<Field> field,
   Clause c;
   c.occur = occur;
   if (field) c.fields = bit(*field), c.scoped = true;
-  if (words.size() == 1) {
+  if (words.size() == 1 && !search::reads_as_parts(words[0])) {
     c.word = QueryWord{std::move(words[0].whole), std::move(words[0].parts)};
   } else {
+    // Several words, or one that splits (`"customerOrders"`): a phrase, read as typed and with
+    // the words that split as their parts one after another.
     c.type = ClauseType::phrase;
     if (auto parts = search::phrase_as_parts(words); !parts.empty()) {
       Clause& reading = c.as_parts.emplace_back();
