@@ -416,6 +416,13 @@ TEST_CASE("import refuses hostile input by line, and leaves the store as it was"
   add("an event twice",
       t.changed([&](auto& l) { l.insert(l.begin() + static_cast<std::ptrdiff_t>(first_event) + 1, l[first_event]); }),
       first_event + 2, "the event's offset is not 2");
+  {
+    const auto first_id = test::parse(lines[first_event]).at("event").at("id");
+    add("two events with one id",
+        t.edited(first_event + 1, [&](bj::object& e) { e["id"] = first_id; }), n,
+        "the event of line " + std::to_string(first_event + 2) +
+            " has the id of the event of line " + std::to_string(first_event + 1));
+  }
   add("events swapped",
       t.changed([&](auto& l) { std::swap(l[first_event], l[first_event + 1]); }), first_event + 1,
       "the event's offset is not 1");

@@ -36,6 +36,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace catalog::admin {
@@ -925,6 +926,7 @@ class Importer {
       return bad("the event's offset is not " + std::to_string(expected) +
                  " (offsets are dense from 1, in order)");
     if (auto p = txn_.put(keys::event(expected), catalog::json::serialize(v)); !p) return p.error();
+    event_ids_.emplace_back(typed.id, line_);
     ++keys_;
     ++counts_.events;
     return {};
@@ -970,6 +972,14 @@ class Importer {
         return bad("the end line does not count the " + std::to_string(count) + " " + name +
                    " read");
     }
+    // Each event has an id of its own (the catalog draws one per event), checked here at 24
+    // bytes an event instead of a hash set's more as they are read.
+    std::sort(event_ids_.begin(), event_ids_.end());
+    for (std::size_t i = 1; i < event_ids_.size(); ++i)
+      if (event_ids_[i].first == event_ids_[i - 1].first)
+        return bad("the event of line " + std::to_string(event_ids_[i].second) +
+                   " has the id of the event of line " + std::to_string(event_ids_[i - 1].second) +
+                   " (each event's id is its own)");
     if (max_deleted_by_ > counts_.events)
       return bad("the entity of line " + std::to_string(max_deleted_by_line_) +
                  " was deleted by event " + std::to_string(max_deleted_by_) +
@@ -999,6 +1009,7 @@ class Importer {
   // last event's.
   std::uint64_t max_deleted_by_ = 0;
   std::uint64_t max_deleted_by_line_ = 0;
+  std::vector<std::pair<Uuid, std::uint64_t>> event_ids_;  // each event's id and line
 };
 
 // The store holds nothing but what opening it writes (the key schema).
