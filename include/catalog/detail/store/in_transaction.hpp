@@ -16,16 +16,22 @@ namespace catalog::detail {
 inline thread_local bool in_transaction = false;
 
 /// Marks this thread as inside a transaction (or a host function that may not call a Store) for
-/// its lifetime, then restores what was marked before.
+/// its lifetime, or until leave(), then restores what was marked before.
 class InTransaction {
  public:
   InTransaction() noexcept : was_(in_transaction) { in_transaction = true; }
-  ~InTransaction() { in_transaction = was_; }
+  ~InTransaction() { leave(); }
   InTransaction(const InTransaction&) = delete;
   InTransaction& operator=(const InTransaction&) = delete;
 
+  /// Restores what was marked before now (once; the destructor then leaves it).
+  void leave() noexcept {
+    if (inside_) in_transaction = was_, inside_ = false;
+  }
+
  private:
   bool was_;
+  bool inside_ = true;
 };
 
 /// The error of an operation called from inside a transaction on the same thread.

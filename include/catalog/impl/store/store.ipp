@@ -71,7 +71,7 @@ std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage:
     return nested;
   }
   for (;;) {
-    std::optional<detail::InTransaction> inside(std::in_place);
+    detail::InTransaction inside;
     auto txn = backend->begin(mode);
     if (!txn) {
       if (attempts.again(txn.error())) continue;
@@ -100,7 +100,7 @@ std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage:
         return give_up(committed.error());
       }
       counting.commit(std::chrono::steady_clock::now() - commit_start);
-      inside.reset();  // committed: listeners may use the store
+      inside.leave();  // committed: listeners may use the store
       notify(tx.first_event(), tx.last_event());
     }
     count(nullptr);
