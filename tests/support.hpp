@@ -85,10 +85,11 @@ struct PostgresFixture {
 };
 #endif
 
-/// The fixtures the Store suites run on: memory and LMDB; PostgreSQL alone in their second build
-/// (tests/postgres/CMakeLists.txt compiles them again with CATALOG_TEST_ON_POSTGRES).
+/// The fixtures the Store suites run on: memory and LMDB, and PostgreSQL in the suites that
+/// tests/CMakeLists.txt compiles with CATALOG_TEST_ON_POSTGRES (their PostgreSQL cases run as
+/// ctest <suite>_postgres_test, against the cluster; the others as <suite>_test).
 #ifdef CATALOG_TEST_ON_POSTGRES
-#define CATALOG_STORE_FIXTURES test::PostgresFixture
+#define CATALOG_STORE_FIXTURES test::MemoryFixture, test::LmdbFixture, test::PostgresFixture
 #else
 #define CATALOG_STORE_FIXTURES test::MemoryFixture, test::LmdbFixture
 #endif

@@ -2,8 +2,9 @@
 // and fresh schemas in it.
 //
 // Where the cluster is: CATALOG_PG_CONNINFO (libpq keywords), else the state file the fixture
-// wrote, named by CATALOG_PG_STATE. The test programs' main (main.cpp) skips (exit 77) with the
-// fixture's reason when the server binaries are absent, and fails when neither is set.
+// wrote, named by CATALOG_PG_STATE. The test programs' main (test_main.cpp) skips (exit 77) with
+// the fixture's reason when the server binaries are absent, and fails when the cluster should be
+// there but is not.
 #ifndef CATALOG_TESTS_POSTGRES_PG_SUPPORT_HPP
 #define CATALOG_TESTS_POSTGRES_PG_SUPPORT_HPP
 
