@@ -972,8 +972,8 @@ class Importer {
         return bad("the end line does not count the " + std::to_string(count) + " " + name +
                    " read");
     }
-    // Each event has an id of its own (the catalog draws one per event), checked here at 24
-    // bytes an event instead of a hash set's more as they are read.
+    // Each event has an id of its own (the catalog draws one per event). The ids are kept with
+    // their lines as they are read (24 bytes an event) and compared here, sorted.
     std::sort(event_ids_.begin(), event_ids_.end());
     for (std::size_t i = 1; i < event_ids_.size(); ++i)
       if (event_ids_[i].first == event_ids_[i - 1].first)
