@@ -111,4 +111,9 @@ BOOST_DESCRIBE_STRUCT(ChangeEvent, (),
 
 }  // namespace catalog
 
+namespace catalog::detail {
+// Made once, in the library, as the entities' (entities.hpp).
+extern template CATALOG_DECL const Layout& layout<ChangeEvent>();
+}  // namespace catalog::detail
+
 #endif  // CATALOG_CHANGE_EVENT_HPP

@@ -954,4 +954,43 @@ Result<T> from_json(const boost::json::value& v) {
 
 }  // namespace catalog
 
+// The conversion tables of this file's structs (detail::layout, json_mapping.hpp) are made once,
+// in the library (impl/entity_layouts.ipp): a program that converts an entity, or creates one
+// through Store::create, calls them there instead of making them again in each of its files
+// (they were the largest part of compiling such a file: BENCHMARKS.md 13).
+namespace catalog::detail {
+#define CATALOG_DETAIL_ENTITY_LAYOUTS_(EXTERN)                             \
+  EXTERN template CATALOG_DECL const Layout& layout<EntityReference>();    \
+  EXTERN template CATALOG_DECL const Layout& layout<TagLabel>();           \
+  EXTERN template CATALOG_DECL const Layout& layout<Votes>();              \
+  EXTERN template CATALOG_DECL const Layout& layout<FieldChange>();        \
+  EXTERN template CATALOG_DECL const Layout& layout<ChangeDescription>();  \
+  EXTERN template CATALOG_DECL const Layout& layout<MlFeature>();          \
+  EXTERN template CATALOG_DECL const Layout& layout<MlHyperParameter>();   \
+  EXTERN template CATALOG_DECL const Layout& layout<SearchIndexField>();   \
+  EXTERN template CATALOG_DECL const Layout& layout<PolicyRule>();         \
+  EXTERN template CATALOG_DECL const Layout& layout<EntityBase>();         \
+  EXTERN template CATALOG_DECL const Layout& layout<User>();               \
+  EXTERN template CATALOG_DECL const Layout& layout<Team>();               \
+  EXTERN template CATALOG_DECL const Layout& layout<Policy>();             \
+  EXTERN template CATALOG_DECL const Layout& layout<ServiceBase>();        \
+  EXTERN template CATALOG_DECL const Layout& layout<MlModelService>();     \
+  EXTERN template CATALOG_DECL const Layout& layout<SearchService>();      \
+  EXTERN template CATALOG_DECL const Layout& layout<MlModel>();            \
+  EXTERN template CATALOG_DECL const Layout& layout<Glossary>();           \
+  EXTERN template CATALOG_DECL const Layout& layout<GlossaryTerm>();       \
+  EXTERN template CATALOG_DECL const Layout& layout<SearchIndex>();        \
+  EXTERN template CATALOG_DECL const Layout& layout<Domain>();             \
+  EXTERN template CATALOG_DECL const Layout& layout<CreateUser>();         \
+  EXTERN template CATALOG_DECL const Layout& layout<CreateTeam>();         \
+  EXTERN template CATALOG_DECL const Layout& layout<CreatePolicy>();       \
+  EXTERN template CATALOG_DECL const Layout& layout<CreateService>();      \
+  EXTERN template CATALOG_DECL const Layout& layout<CreateMlModel>();      \
+  EXTERN template CATALOG_DECL const Layout& layout<CreateGlossary>();     \
+  EXTERN template CATALOG_DECL const Layout& layout<CreateGlossaryTerm>(); \
+  EXTERN template CATALOG_DECL const Layout& layout<CreateDomain>();       \
+  EXTERN template CATALOG_DECL const Layout& layout<CreateSearchIndex>();
+CATALOG_DETAIL_ENTITY_LAYOUTS_(extern)
+}  // namespace catalog::detail
+
 #endif  // CATALOG_ENTITIES_HPP

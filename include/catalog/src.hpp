@@ -45,6 +45,7 @@
 #include <catalog/impl/search/suggest.ipp>
 #include <catalog/impl/fqn.ipp>
 #include <catalog/impl/json.ipp>
+#include <catalog/impl/entity_layouts.ipp>
 #include <catalog/impl/json_mapping.ipp>
 #include <catalog/impl/json_patch.ipp>
 #include <catalog/impl/kind.ipp>
