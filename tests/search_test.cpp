@@ -195,7 +195,7 @@ TEMPLATE_TEST_CASE("a recursive delete takes a glossary's terms out of search, a
 
 TEMPLATE_TEST_CASE("a recursive delete of a tree of 2,000 terms: out of search, back on restore, "
                    "gone when hard",
-                   "[search]", CATALOG_STORE_FIXTURES) {
+                   "[search][scale]", CATALOG_STORE_FIXTURES) {
   TestType f;
   Catalog c{f.store};
   auto g = c.make(Kind::glossary, R"({"name":"big","description":"A large tree"})");
@@ -890,7 +890,7 @@ void check_parts_answers(Catalog& c) {
 
 TEMPLATE_TEST_CASE("a word with parts, one of them frequent, matches where its parts share a "
                    "field, stems ranked below",
-                   "[search]", CATALOG_STORE_FIXTURES) {
+                   "[search][scale]", CATALOG_STORE_FIXTURES) {
   TestType f;
   Catalog c{f.store};
   make_parts_catalog(c);
@@ -1239,7 +1239,7 @@ TEMPLATE_TEST_CASE("who sees what: hits a user may not view are left out before 
 
 TEST_CASE("past 10,000 matches: the total says so, facets count the best 10,000, and "
           "search_after and from walk on in order",
-          "[search]") {
+          "[search][scale]") {
   // More matches than the window: the ranking selects the best 10,000 for the facets and orders
   // only the page, which must give what ordering every match would.
   test::MemoryFixture f;
@@ -1391,7 +1391,7 @@ TEST_CASE("a store written without the index is indexed by reindex and by the ne
 
 TEMPLATE_TEST_CASE("a reindex and a hard delete that write more index keys than the index "
                    "buffers at once: the same index, written in parts",
-                   "[search]", test::MemoryFixture, test::LmdbFixture) {
+                   "[search][scale]", test::MemoryFixture, test::LmdbFixture) {
   // The index writes of one update are buffered and written in key order, in parts of 8 MiB
   // (docs/SEARCH_INDEX.md, "Writing"); a reindex makes them in parts of at most 2 MiB of records.
   // 100 terms of 1,500 words of 48 letters make 150,000 postings of about 70 bytes: one reindex
@@ -2151,7 +2151,7 @@ TEST_CASE("a word with parts reads a frequent part's postings only for the docum
 
 TEST_CASE("past the window, ranked by score: only documents whose bound can reach the best "
           "10,000 are read, and the answer is that of reading them all",
-          "[search][cost]") {
+          "[search][cost][scale]") {
   // docs/SEARCH_INDEX.md, "The best 10,000". Reads count as dear here (as on PostgreSQL), so
   // the bounds apply past 10,001 candidates; an exact total (track_total_hits) reads every
   // candidate: the oracle of each answer.
