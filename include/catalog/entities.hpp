@@ -957,7 +957,7 @@ Result<T> from_json(const boost::json::value& v) {
 // The conversion tables of this file's structs (detail::layout, json_mapping.hpp) are made once,
 // in the library (impl/entity_layouts.ipp): a program that converts an entity, or creates one
 // through Store::create, calls them there instead of making them again in each of its files
-// (they were the largest part of compiling such a file: BENCHMARKS.md 13).
+// (BENCHMARKS.md 13 measures what that saves).
 namespace catalog::detail {
 #define CATALOG_DETAIL_ENTITY_LAYOUTS_(EXTERN)                             \
   EXTERN template CATALOG_DECL const Layout& layout<EntityReference>();    \
