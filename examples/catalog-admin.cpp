@@ -184,6 +184,11 @@ catalog::Store open_store(std::string_view spec, Use use = Use::read) {
                   false, exit_corrupt};
   catalog::storage::LmdbOptions lmdb;
   if (use == Use::read || use == Use::follow) {
+    // The map as the store has it: the default size would grow a smaller data.mdb (a compact
+    // backup's) and reserve its blocks on disk. It grows, saying so, only if opening writes
+    // more than fits (a conversion or an index built on open).
+    const auto size = fs::file_size(dir / "data.mdb", ec);
+    if (!ec && size > 0) lmdb.map_size = static_cast<std::size_t>(size);
     if (auto why = read_only_reason(dir)) {
       lmdb.read_only = true;
       std::cerr << "catalog-admin: the store cannot be written (" << *why
@@ -477,8 +482,11 @@ int backup_here(const Invocation& args) {
               << grouped(made->bytes) << " bytes ("
               << (made->lmdb_copy ? "LMDB's compacting copy" : "copied key by key") << ")\n";
   }
-  // The backup must open as a store and pass the integrity check.
-  auto copy = catalog::Store::open_lmdb(dest, catalog::StoreOptions{});
+  // The backup must open as a store and pass the integrity check, read as it is: opened
+  // read-only, it stays the compact copy LMDB wrote.
+  catalog::storage::LmdbOptions as_is;
+  as_is.read_only = true;
+  auto copy = catalog::Store::open_lmdb(dest, catalog::StoreOptions{}, as_is);
   if (!copy) throw Refusal{"the backup does not open: " + copy.error().message()};
   auto problems = admin::verify(*copy);
   if (!problems) throw Refusal{"the backup cannot be read: " + problems.error().message()};
@@ -796,9 +804,9 @@ constexpr Command commands[] = {
     {"backup", "Copy the store, while others write, into a new LMDB directory and verify it",
      backup, "DEST", "The new LMDB directory of the copy (DIR or lmdb:DIR)", true},
     {"export", "Write the whole store as JSON lines (docs/EXPORT_FORMAT.md)", export_, "FILE",
-     "The file to write (default stdout)"},
+     "The file to write (default, or -: stdout)"},
     {"import", "Read an export into an empty store, all or nothing", import, "FILE",
-     "The file to read (default stdin)"},
+     "The file to read (default, or -: stdin)"},
     {"stats", "Entities, versions, edges, events, bytes; LMDB's map, pages and readers", stats},
     {"reindex", "Build the search index again from the entities, in batches", reindex},
     {"events", "Print change events as JSON lines; --follow waits for new ones", events},
@@ -847,9 +855,10 @@ int main(int argc, char** argv) {
     }
     subcommands.emplace_back(sub, &c);
   }
-  if (argc <= 1) {  // no command: the usage, on stderr
-    std::cerr << app.help();
-    return exit_usage;
+  if (argc <= 1) {
+    std::string names;
+    for (const auto& c : commands) names += (names.empty() ? "" : ", ") + std::string(c.name);
+    return catalog_examples::bad_usage(app.get_name(), "a command is needed: " + names);
   }
   // The first operand names the command, and an option that neither the program nor that
   // command has is named as such: CLI11 alone would first say that the command or STORE is
@@ -883,8 +892,13 @@ int main(int argc, char** argv) {
   });
   if (status) return *status;
   try {
-    for (const auto& [sub, command] : subcommands)
-      if (sub->parsed()) return command->run(args);
+    for (const auto& [sub, command] : subcommands) {
+      if (!sub->parsed()) continue;
+      // `-` is standard output for export and standard input for import, as when left out.
+      if ((command->run == export_ || command->run == import) && args.second == "-")
+        args.second.reset();
+      return command->run(args);
+    }
     return exit_usage;  // require_subcommand(1) makes this unreachable
   } catch (const Refusal& r) {
     report(r);

@@ -236,10 +236,13 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     });
   }
 
+  // A request whose body is still arriving has not reached the Api: it is dropped, as one that
+  // has not begun, rather than waited for (a client trickling its body would hold the stop for
+  // the whole read timeout).
   void stop() override {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
       self->stopping_ = true;
-      if (!self->busy_) self->close();  // cancels the read that waits for a request
+      if (!self->busy_ || self->reading_body_) self->close();  // cancels the read
     });
   }
 
@@ -300,6 +303,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
         beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
       // curl sends `Expect: 100-continue` before a large body and waits for this answer.
       auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+      reading_body_ = true;
       return http::async_write(
           stream_, *go_on, [self = shared_from_this(), go_on](beast::error_code ec, std::size_t) {
             if (ec) return self->close();
@@ -310,8 +314,11 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void read_body() {
+    reading_body_ = true;
     http::async_read(
         stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          self->reading_body_ = false;
+          if (!self->lowest().socket().is_open()) return;  // a stop closed it
           if (ec) return self->on_error(ec);
           auto req = self->parser_->release();
           bool keep_alive = req.keep_alive(), head = req.method() == http::verb::head;
@@ -481,6 +488,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   std::size_t body_bytes_ = 0;    // of the body in the answer being written
   bool keep_alive_ = false;      // of the answer being written
   bool busy_ = false;
+  bool reading_body_ = false;  // the request's body is still arriving (or its 100 Continue going)
   bool stopping_ = false;
   std::atomic<std::int64_t> idle_since_{0};
 };
@@ -663,6 +671,12 @@ class Server {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader of the access log or of standard error that goes away (a log pipe restarted) costs
+  // the lines written to it, not the server: without this, the write would end the process with
+  // SIGPIPE. SIGHUP reopens the access log once the server listens (Server); until then, while
+  // the store opens, it is ignored rather than ending the process.
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGHUP, SIG_IGN);
   CLI::App app("Serves the catalog's REST API over HTTP/1.1 (docs/REST.md). GET /healthz answers "
                "anyone; GET /metrics (Prometheus text) answers admins.",
                "catalog-serve");
@@ -742,13 +756,21 @@ int main(int argc, char** argv) {
         options = flags.options();
       }))
     return *status;
-  // A certificate or key that does not load is a bad command line.
+  // A certificate or key that does not load is a bad command line. A key encrypted with a
+  // passphrase is refused: OpenSSL would otherwise ask for the passphrase on the terminal, and a
+  // service has none.
+  bool encrypted = false;
   std::optional<asio::ssl::context> tls;
   if (tls_cert) {
     tls.emplace(asio::ssl::context::tls_server);
     tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
                      asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
                      asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use);
+    tls->set_password_callback(
+        [&encrypted](std::size_t, asio::ssl::context::password_purpose) {
+          encrypted = true;
+          return std::string();
+        });
     beast::error_code ec;
     tls->use_certificate_chain_file(*tls_cert, ec);
     if (ec) {
@@ -757,6 +779,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     tls->use_private_key_file(*tls_key, asio::ssl::context::pem, ec);  // must match the cert
+    if (ec && encrypted) {
+      std::cerr << "catalog-serve: --tls-key: " << *tls_key
+                << " is encrypted with a passphrase; give the key unencrypted (openssl pkey -in "
+                   "KEY -out PLAIN), readable by the service only\n";
+      return 2;
+    }
     if (ec) {
       std::cerr << "catalog-serve: --tls-key: cannot use " << *tls_key << ": " << ec.message()
                 << '\n';

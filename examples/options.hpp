@@ -30,7 +30,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -85,6 +88,21 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv, Check check) {
   } catch (const CLI::CallForVersion& e) {
     std::cout << e.what() << '\n';
     return 0;
+  } catch (const CLI::ExtrasError&) {
+    // Every tool words it alike, naming the first argument it cannot place (CLI11 lists them
+    // all, in an order of its own).
+    const auto left = app.remaining();
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      const std::string name = a.substr(0, a.find('='));
+      if (std::find(left.begin(), left.end(), a) == left.end() &&
+          std::find(left.begin(), left.end(), name) == left.end())
+        continue;
+      if (a.size() > 1 && a.front() == '-')
+        return bad_usage(app.get_name(), "unknown option " + name);
+      return bad_usage(app.get_name(), "unexpected argument " + a);
+    }
+    return bad_usage(app.get_name(), "unexpected arguments");
   } catch (const CLI::ParseError& e) {
     return bad_usage(app.get_name(), e.what());
   } catch (const BadOption& bad) {
@@ -109,8 +127,11 @@ inline std::string read_file(const std::string& path, std::string_view flag) {
   if (!std::filesystem::is_regular_file(status))
     throw BadOption{std::string(flag) + ": " + path + " is not a file"};
   try {
+    errno = 0;
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw BadOption{std::string(flag) + ": cannot read " + path};
+    if (!in)
+      throw BadOption{std::string(flag) + ": cannot read " + path +
+                      (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string())};
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad()) throw BadOption{std::string(flag) + ": cannot read " + path};
     return bytes;
@@ -217,11 +238,22 @@ class StoreFlags {
 #endif
     if (schema_.empty()) throw BadOption{"--postgres-schema needs a schema name"};
     o.postgres_schema = schema_;
-    // The file's exact bytes are the secret: no trimming of a final newline.
-    for (const auto& file : hs256_files_)
-      jwt.hs256_keys.push_back({read_file(file, "--jwt-hs256-secret-file"), std::nullopt});
-    for (const auto& file : rs256_files_)
-      jwt.rs256_keys.push_back({read_file(file, "--jwt-rs256-public-key-file"), std::nullopt});
+    // The file's exact bytes are the secret: no trimming of a final newline. Each key is
+    // checked alone, so that a refusal names its flag and file.
+    for (const auto& file : hs256_files_) {
+      catalog::auth::Hs256Key key{read_file(file, "--jwt-hs256-secret-file"), std::nullopt};
+      catalog::auth::JwtOptions alone;
+      alone.hs256_keys.push_back(key);
+      check_key(alone, "--jwt-hs256-secret-file", "HS256 key 0", file);
+      jwt.hs256_keys.push_back(std::move(key));
+    }
+    for (const auto& file : rs256_files_) {
+      catalog::auth::Rs256Key key{read_file(file, "--jwt-rs256-public-key-file"), std::nullopt};
+      catalog::auth::JwtOptions alone;
+      alone.rs256_keys.push_back(key);
+      check_key(alone, "--jwt-rs256-public-key-file", "RS256 key 0", file);
+      jwt.rs256_keys.push_back(std::move(key));
+    }
     if (issuer_->count() > 0) jwt.issuer = issuer_text_;
     if (audience_->count() > 0) jwt.audience = audience_text_;
     if (allow_no_exp_) jwt.allow_no_exp = true;
@@ -255,6 +287,18 @@ class StoreFlags {
   CLI::Option* now_ = nullptr;
   std::string store_text_;
   std::string schema_ = "catalog";
+  // Refuses a key the verifier refuses, naming the flag and file in place of the verifier's
+  // `named` ("HS256 key 0").
+  static void check_key(const catalog::auth::JwtOptions& alone, std::string_view flag,
+                        std::string_view named, const std::string& file) {
+    auto verifier = catalog::auth::JwtVerifier::create(alone);
+    if (verifier) return;
+    std::string why = verifier.error().message();
+    if (why.starts_with(named)) why.erase(0, named.size());
+    else why = ": " + why;
+    throw BadOption{std::string(flag) + ": " + file + why};
+  }
+
   std::vector<std::string> hs256_files_;
   std::vector<std::string> rs256_files_;
   std::string issuer_text_;

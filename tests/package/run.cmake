@@ -101,6 +101,7 @@ function(consumer what dir programs)
        -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
        -DCATALOG_EXPECT_REST=${CATALOG_EXPECT_REST}
        -DCATALOG_EXPECT_POSTGRES=${CATALOG_EXPECT_POSTGRES}
+       -DCATALOG_EXPECT_VERSION=${CATALOG_VERSION}
        ${ARGN})
   step("build the ${what} consumer" ${CMAKE_COMMAND} --build ${dir} ${config_args})
   foreach(program ${programs})

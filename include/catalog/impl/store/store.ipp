@@ -278,11 +278,16 @@ Result<void> Store::Impl::prepare() {
       return ours.error();
     }
   }
-  if (read_only && *schema < engine::keys::key_schema)
-    return fail(Errc::storage, "the store was written with key schema " + std::to_string(*schema) +
-                                   ", which this library converts to " +
-                                   std::to_string(engine::keys::key_schema) +
-                                   " when it opens the store read-write; it is open read-only");
+  if (read_only && *schema < engine::keys::key_schema) {
+    auto refused = fail(Errc::storage, "the store was written with key schema " +
+                                           std::to_string(*schema) +
+                                           ", which this library converts to " +
+                                           std::to_string(engine::keys::key_schema) +
+                                           " when it opens the store read-write; it is open "
+                                           "read-only");
+    log(LogLevel::error, refused.message());
+    return refused;
+  }
   if (*schema != engine::keys::key_schema) {
     const bool older = *schema < engine::keys::key_schema;
     const auto versions =

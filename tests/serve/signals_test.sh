@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# catalog-serve and the signals a service meets (ctest: catalog_serve_signals).
+#
+#   tests/serve/signals_test.sh <path to catalog-serve>
+#
+# 1. SIGHUP while the store opens, before the server listens (a log rotation that comes while a
+#    service starts), is ignored: the server goes on, listens and answers. The test waits until
+#    the process ignores SIGHUP (/proc/<pid>/status, SigIgn) and has not printed its listening
+#    line yet, then sends it; it starts the server again (up to ten times) when the store opened
+#    before it could look.
+# 2. The reader of the access log going away (`--access-log -` into a pipe whose reader exits)
+#    costs the log lines, not the server: no SIGPIPE; the next requests are answered.
+# 3. SIGTERM with a client still sending its request's body (a header that announces 100 bytes,
+#    one sent) ends the server within 10 s, with exit 0: that request has not begun, so it is
+#    dropped rather than waited for through the read timeout (60 s).
+# Also: a short HS256 secret file and a passphrase-protected TLS key are refused with exit 2,
+# one line naming the flag and the file.
+# Needs bash (/dev/tcp), curl, openssl, /proc. Exit 77 (ctest: skipped) when one is missing.
+set -euo pipefail
+
+[[ $# -eq 1 && -x $1 ]] || { echo "usage: $0 <catalog-serve>" >&2; exit 2; }
+SERVE=$1
+# shellcheck source=tests/serve/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+serve_test_setup curl openssl
+[[ -r /proc/self/status ]] || { echo "SKIP: no /proc"; exit 77; }
+step() { echo "== $*"; }
+
+SECRET=$(openssl rand -hex 24)
+printf '%s' "$SECRET" >"$TMP/secret"
+ADMIN=$(hs256_jwt "$SECRET" "{\"email\":\"admin@example.com\",\"exp\":$(($(date +%s) + 3600))}")
+
+step "keys the server cannot use: exit 2, one line naming the flag and the file"
+refused() {  # refused <text the one line must hold> <flags...>
+  local want=$1 rc=0
+  shift
+  "$SERVE" --port 0 "$@" </dev/null >/dev/null 2>"$TMP/err" || rc=$?
+  [[ $rc -eq 2 ]] || fail "catalog-serve $*: exit $rc, not 2 ($(cat "$TMP/err"))"
+  [[ $(wc -l <"$TMP/err") -eq 1 ]] || fail "catalog-serve $*: said more than one line: $(cat "$TMP/err")"
+  grep -qF -- "$want" "$TMP/err" || fail "catalog-serve $*: said $(cat "$TMP/err"), not $want"
+}
+printf 'short' >"$TMP/short"
+refused "catalog-serve: --jwt-hs256-secret-file: $TMP/short is shorter than 32 bytes" \
+  --jwt-hs256-secret-file "$TMP/short"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+  -subj /CN=127.0.0.1 -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>/dev/null
+openssl pkey -in "$TMP/key.pem" -aes256 -passout pass:not-for-services -out "$TMP/locked.pem"
+refused "catalog-serve: --tls-key: $TMP/locked.pem is encrypted with a passphrase" \
+  --jwt-hs256-secret-file "$TMP/secret" --tls-cert "$TMP/cert.pem" --tls-key "$TMP/locked.pem"
+
+# sig_ignored <pid> <signal number>: whether the process ignores the signal now.
+sig_ignored() {
+  local mask
+  mask=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) || return 1
+  [[ -n $mask ]] && (((16#$mask >> ($2 - 1)) & 1))
+}
+
+step "1. SIGHUP while the store opens is ignored"
+hit=0
+for attempt in $(seq 10); do
+  rm -rf "$TMP/store$attempt"
+  : >"$TMP/stdout"
+  "$SERVE" --port 0 --store "lmdb:$TMP/store$attempt" --admin admin \
+    --jwt-hs256-secret-file "$TMP/secret" >"$TMP/stdout" 2>"$TMP/stderr" &
+  SERVER_PID=$!
+  for _ in $(seq 2000); do
+    [[ -s $TMP/stdout ]] && break                # listening already: too late to look
+    if sig_ignored "$SERVER_PID" 1; then
+      [[ -s $TMP/stdout ]] && break
+      kill -HUP "$SERVER_PID"
+      hit=1
+      break
+    fi
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+  done
+  if ((hit)); then
+    wait_for_port
+    got=$(curl -sS -o "$TMP/body" -w '%{http_code}' "http://127.0.0.1:$PORT/healthz") ||
+      fail "no answer after a SIGHUP during the start"
+    [[ $got == 200 ]] || fail "GET /healthz after a SIGHUP during the start: $got"
+  fi
+  kill -TERM "$SERVER_PID" 2>/dev/null || true
+  rc=0
+  wait "$SERVER_PID" || rc=$?
+  SERVER_PID=
+  ((hit)) && { [[ $rc -eq 0 ]] || fail "the server exited $rc after SIGHUP and SIGTERM"; break; }
+done
+((hit)) || fail "in ten starts, the server never ignored SIGHUP before it listened"
+echo "SIGHUP sent in start $attempt, before the listening line"
+
+step "2. the access log's reader goes away: no SIGPIPE"
+"$SERVE" --port 0 --store "lmdb:$TMP/store-pipe" --jwt-hs256-secret-file "$TMP/secret" \
+  --access-log - 2>"$TMP/stderr" > >(head -n 1 >"$TMP/stdout") &
+SERVER_PID=$!
+wait_for_port
+sleep 0.2  # head has read its line and exited: the pipe has no reader
+for i in 1 2 3; do
+  got=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/healthz") ||
+    fail "request $i: no answer once the access log's reader was gone"
+  [[ $got == 200 ]] || fail "request $i: $got"
+done
+kill -0 "$SERVER_PID" 2>/dev/null || fail "the server ended when its access log's reader went away"
+kill -TERM "$SERVER_PID"
+rc=0
+wait "$SERVER_PID" || rc=$?
+SERVER_PID=
+[[ $rc -eq 0 ]] || fail "SIGTERM: exit $rc"
+
+step "3. SIGTERM with a body still arriving ends the server at once"
+"$SERVE" --port 0 --store "lmdb:$TMP/store-stop" --admin admin \
+  --jwt-hs256-secret-file "$TMP/secret" >"$TMP/stdout" 2>"$TMP/stderr" &
+SERVER_PID=$!
+wait_for_port
+exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+printf 'POST /v1/glossaries HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{' \
+  "$ADMIN" >&3
+sleep 0.5  # the server has read the header and waits for the body
+kill -TERM "$SERVER_PID"
+for _ in $(seq 100); do
+  kill -0 "$SERVER_PID" 2>/dev/null || break
+  sleep 0.1
+done
+kill -0 "$SERVER_PID" 2>/dev/null && fail "SIGTERM: still running after 10 s, waiting for a body"
+rc=0
+wait "$SERVER_PID" || rc=$?
+SERVER_PID=
+exec 3<&-
+[[ $rc -eq 0 ]] || fail "SIGTERM: exit $rc"
+echo "PASS"
