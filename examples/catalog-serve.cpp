@@ -16,7 +16,8 @@
 // connections. Connections are accepted, and signals handled, on a thread of their own: a
 // server whose threads are all busy still takes new connections. SIGHUP opens the access log
 // file again (log rotation). SIGINT or SIGTERM stops accepting, lets the requests in flight
-// finish, closes idle connections, and exits 0. A bad command line exits 2. A request whose
+// finish (a body still arriving gets 10 s), closes idle connections, and exits 0. A bad command
+// line exits 2. A request whose
 // length is ambiguous (any Transfer-Encoding but `chunked` alone) gets 400 and a close; when
 // accept fails for want of descriptors the server closes the longest idle connections and tries
 // again, and after other failures waits 100 ms first. HEAD is answered as GET without the body.
@@ -83,6 +84,7 @@ struct Host {
 };
 
 constexpr auto idle_timeout = std::chrono::seconds(60);        // also bounds reading and writing
+constexpr auto stop_grace = std::chrono::seconds(10);  // for a body still arriving at a stop
 constexpr auto accept_pause = std::chrono::milliseconds(100);  // after a failed accept
 constexpr auto shed_pause = std::chrono::milliseconds(5);      // after idle connections closed
 // After an answer to a request whose body was left unread: how long, and how many bytes, the
@@ -236,13 +238,18 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     });
   }
 
-  // A request whose body is still arriving has not reached the Api: it is dropped, as one that
-  // has not begun, rather than waited for (a client trickling its body would hold the stop for
-  // the whole read timeout).
+  // A request whose body is still arriving has stop_grace to arrive, then it is dropped: it has
+  // not reached the Api, and a client trickling its body would otherwise hold the stop for the
+  // whole read timeout.
   void stop() override {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
       self->stopping_ = true;
-      if (!self->busy_ || self->reading_body_) self->close();  // cancels the read
+      if (!self->busy_) return self->close();  // cancels the read that waits for a request
+      if (!self->reading_body_) return;
+      self->stop_timer_.emplace(self->stream_.get_executor(), stop_grace);
+      self->stop_timer_->async_wait([self](beast::error_code ec) {
+        if (!ec && self->reading_body_) self->close();
+      });
     });
   }
 
@@ -318,6 +325,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     http::async_read(
         stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
           self->reading_body_ = false;
+          if (self->stop_timer_) self->stop_timer_->cancel();
           if (!self->lowest().socket().is_open()) return;  // a stop closed it
           if (ec) return self->on_error(ec);
           auto req = self->parser_->release();
@@ -489,6 +497,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   bool keep_alive_ = false;      // of the answer being written
   bool busy_ = false;
   bool reading_body_ = false;  // the request's body is still arriving (or its 100 Continue going)
+  std::optional<asio::steady_timer> stop_timer_;  // a stop's limit on that body
   bool stopping_ = false;
   std::atomic<std::int64_t> idle_since_{0};
 };

@@ -12,6 +12,9 @@
 
 #include <fstream>
 #include <map>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -265,12 +268,21 @@ TEST_CASE("read-only: a store of another key schema is refused, and says what to
     txn->commit().value();
   }
   const auto before = file_bytes(dir.path() / "data.mdb");
-  auto older = catalog::Store::open_lmdb(dir.path(), test::test_options(), read_only());
+  // The refusal is logged, as every refused open is.
+  std::vector<std::pair<catalog::LogLevel, std::string>> logged;
+  auto logging = test::test_options();
+  logging.log = [&logged](catalog::LogLevel level, std::string_view message) {
+    logged.emplace_back(level, std::string(message));
+  };
+  auto older = catalog::Store::open_lmdb(dir.path(), logging, read_only());
   REQUIRE_FALSE(older.has_value());
   CHECK(older.error().code() == Errc::storage);
   CHECK(older.error().message() ==
         "the store was written with key schema 1, which this library converts to 2 when it "
         "opens the store read-write; it is open read-only");
+  REQUIRE(logged.size() == 1);
+  CHECK(logged[0].first == catalog::LogLevel::error);
+  CHECK(logged[0].second == older.error().message());
   CHECK(file_bytes(dir.path() / "data.mdb") == before);
   {
     auto db = LmdbBackend::open(dir.path()).value();
