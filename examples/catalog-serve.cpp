@@ -732,6 +732,9 @@ int main(int argc, char** argv) {
   std::int64_t slow_ms = 0;
   if (auto status = catalog_examples::parse(app, argc, argv, [&] {
         port = static_cast<unsigned short>(catalog_examples::read_integer(port_text, "--port", 65535));
+        // An IPv6 address may come in brackets, as URLs and the listening line write it.
+        if (bind_text.size() > 2 && bind_text.front() == '[' && bind_text.back() == ']')
+          bind_text = bind_text.substr(1, bind_text.size() - 2);
         beast::error_code ec;
         address = asio::ip::make_address(bind_text, ec);
         if (ec)

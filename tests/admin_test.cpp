@@ -535,6 +535,10 @@ TEST_CASE("backup: a consistent copy of an LMDB store while another process writ
   REQUIRE(copied.has_value());
   CHECK(copied->lmdb_copy);
   CHECK(copied->bytes == fs::file_size(dir.path() / "copy" / "data.mdb"));
+  // The copy is its owner's alone, whatever the umask.
+  CHECK(fs::status(dir.path() / "copy").permissions() == fs::perms::owner_all);
+  CHECK(fs::status(dir.path() / "copy" / "data.mdb").permissions() ==
+        (fs::perms::owner_read | fs::perms::owner_write));
 
   auto copy = Store::open_lmdb(dir.path() / "copy", test::test_options()).value();
   CHECK(copy.verify().value().empty());
@@ -552,6 +556,10 @@ TEST_CASE("backup of a store in memory copies it key by key; a backup never over
   auto copied = admin::backup(s, dir.path() / "copy").value();
   CHECK(!copied.lmdb_copy);
   CHECK(copied.bytes > 0);
+  CHECK(fs::status(dir.path() / "copy").permissions() == fs::perms::owner_all);
+  for (const char* file : {"data.mdb", "lock.mdb"})
+    CHECK(fs::status(dir.path() / "copy" / file).permissions() ==
+          (fs::perms::owner_read | fs::perms::owner_write));
   {
     auto copy = Store::open_lmdb(dir.path() / "copy").value();
     CHECK(test::dump(copy) == test::dump(s));
@@ -565,9 +573,15 @@ TEST_CASE("backup of a store in memory copies it key by key; a backup never over
   auto file = admin::backup(s, dir.path() / "file");
   REQUIRE(!file);
   CHECK(file.error().message().find("is not a directory") != std::string::npos);
-  // An empty directory is fine.
+  // An empty directory is fine, and keeps its own mode; the files in it are the owner's.
   fs::create_directories(dir.path() / "empty");
+  fs::permissions(dir.path() / "empty", fs::perms::owner_all | fs::perms::group_read |
+                                            fs::perms::group_exec);
   CHECK(admin::backup(s, dir.path() / "empty").has_value());
+  CHECK(fs::status(dir.path() / "empty").permissions() ==
+        (fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec));
+  CHECK(fs::status(dir.path() / "empty" / "data.mdb").permissions() ==
+        (fs::perms::owner_read | fs::perms::owner_write));
 }
 
 TEST_CASE("stats: entities per kind, versions, edges, events, bytes, and LMDB's figures",

@@ -48,6 +48,26 @@ rc=0
 [[ $rc -eq 2 ]] || fail "catalog-serve --bind ::1%no-such-if9 exited $rc, not 2"
 grep -q -- "--bind: no network interface named 'no-such-if9' (the zone of ::1%no-such-if9)" \
   "$TMP/bind_err" || fail "catalog-serve --bind ::1%no-such-if9 said: $(cat "$TMP/bind_err")"
+# An IPv6 address in brackets, as the listening line writes it, is that address: the server
+# listens on it (or, on a machine without IPv6, cannot: exit 1, not a bad command line).
+"$SERVE" --bind '[::1]' --port 0 --store "lmdb:$TMP/bracketed" >"$TMP/bind_out" \
+  2>"$TMP/bind_err" &
+bracketed=$!
+for _ in $(seq 100); do
+  [[ -s $TMP/bind_out ]] || ! kill -0 "$bracketed" 2>/dev/null && break
+  sleep 0.1
+done
+if kill -0 "$bracketed" 2>/dev/null; then
+  grep -q '^listening on \[::1\]:[0-9]*$' "$TMP/bind_out" ||
+    fail "catalog-serve --bind [::1] printed: $(cat "$TMP/bind_out")"
+  kill -TERM "$bracketed"
+  wait "$bracketed" || fail "catalog-serve --bind [::1] did not stop cleanly"
+else
+  rc=0
+  wait "$bracketed" || rc=$?
+  [[ $rc -eq 1 ]] && grep -q "cannot listen on \[::1\]" "$TMP/bind_err" ||
+    fail "catalog-serve --bind [::1] exited $rc: $(cat "$TMP/bind_err")"
+fi
 # An access log that cannot be opened says why.
 rc=0
 "$SERVE" --access-log "$TMP/no/such/dir/access.log" --port 0 >"$TMP/bind_out" \

@@ -108,6 +108,9 @@ Result<BackupInfo> backup(Store& store, const fs::path& dest) {
     fs::create_directories(dest, ec);
     if (ec) return fail(Errc::storage, "cannot create " + dest.string() + ": " + ec.message());
     made = true;
+    // A copy holds all the store holds: its owner's alone, whatever the store's own modes.
+    fs::permissions(dest, fs::perms::owner_all, fs::perm_options::replace, ec);
+    if (ec) return fail(Errc::storage, "cannot restrict " + dest.string() + ": " + ec.message());
   }
   // A failed backup leaves nothing that could be mistaken for one.
   auto discard = [&] {
@@ -135,6 +138,15 @@ Result<BackupInfo> backup(Store& store, const fs::path& dest) {
       return bytes.error();
     }
     info.bytes = *bytes;
+  }
+  for (const char* file : {"data.mdb", "lock.mdb"}) {
+    if (!fs::exists(dest / file, ec)) continue;
+    fs::permissions(dest / file, fs::perms::owner_read | fs::perms::owner_write,
+                    fs::perm_options::replace, ec);
+    if (ec) {
+      discard();
+      return fail(Errc::storage, "cannot restrict " + (dest / file).string() + ": " + ec.message());
+    }
   }
   return info;
 }
