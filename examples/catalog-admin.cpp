@@ -488,6 +488,11 @@ int backup_here(const Invocation& args) {
   as_is.read_only = true;
   auto copy = catalog::Store::open_lmdb(dest, catalog::StoreOptions{}, as_is);
   if (!copy) throw Refusal{"the backup does not open: " + copy.error().message()};
+  // The check's reader made lock.mdb with LMDB's mode: the copy stays its owner's alone.
+  std::error_code ec;
+  if (fs::exists(dest / "lock.mdb", ec))
+    fs::permissions(dest / "lock.mdb", fs::perms::owner_read | fs::perms::owner_write,
+                    fs::perm_options::replace, ec);
   auto problems = admin::verify(*copy);
   if (!problems) throw Refusal{"the backup cannot be read: " + problems.error().message()};
   if (!problems->empty()) {

@@ -16,8 +16,8 @@
 // connections. Connections are accepted, and signals handled, on a thread of their own: a
 // server whose threads are all busy still takes new connections. SIGHUP opens the access log
 // file again (log rotation). SIGINT or SIGTERM stops accepting, lets the requests in flight
-// finish (a body still arriving gets 10 s), closes idle connections, and exits 0. A bad command
-// line exits 2. A request whose
+// finish (what is left of their reading and writing gets 10 s), closes idle connections, and
+// exits 0. A bad command line exits 2. A request whose
 // length is ambiguous (any Transfer-Encoding but `chunked` alone) gets 400 and a close; when
 // accept fails for want of descriptors the server closes the longest idle connections and tries
 // again, and after other failures waits 100 ms first. HEAD is answered as GET without the body.
@@ -84,7 +84,7 @@ struct Host {
 };
 
 constexpr auto idle_timeout = std::chrono::seconds(60);        // also bounds reading and writing
-constexpr auto stop_grace = std::chrono::seconds(10);  // for a body still arriving at a stop
+constexpr auto stop_grace = std::chrono::seconds(10);  // at a stop: for reading and writing
 constexpr auto accept_pause = std::chrono::milliseconds(100);  // after a failed accept
 constexpr auto shed_pause = std::chrono::milliseconds(5);      // after idle connections closed
 // After an answer to a request whose body was left unread: how long, and how many bytes, the
@@ -191,7 +191,8 @@ class Connection {
   virtual std::int64_t idle_since() const noexcept = 0;
   // Closes the connection if it is still idle when this runs on its thread.
   virtual void shed() = 0;
-  // Graceful stop: an idle connection closes now, a busy one after its response.
+  // Graceful stop: an idle connection closes now; a busy one after its response, given
+  // stop_grace for what is left of its reading and writing (not for the Api's work).
   virtual void stop() = 0;
 };
 
@@ -238,17 +239,17 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     });
   }
 
-  // A request whose body is still arriving has stop_grace to arrive, then it is dropped: it has
-  // not reached the Api, and a client trickling its body would otherwise hold the stop for the
-  // whole read timeout.
+  // A request whose body is still arriving, or whose answer is still being written, has
+  // stop_grace for it, then the connection closes: a client trickling a body or reading its
+  // answer slowly would otherwise hold the stop for the whole timeout. A request the Api is
+  // running finishes, and its answer then has stop_grace to be written (respond).
   void stop() override {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
       self->stopping_ = true;
       if (!self->busy_) return self->close();  // cancels the read that waits for a request
-      if (!self->reading_body_) return;
       self->stop_timer_.emplace(self->stream_.get_executor(), stop_grace);
       self->stop_timer_->async_wait([self](beast::error_code ec) {
-        if (!ec && self->reading_body_) self->close();
+        if (!ec && !self->in_api_) self->close();
       });
     });
   }
@@ -310,7 +311,6 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
         beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
       // curl sends `Expect: 100-continue` before a large body and waits for this answer.
       auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
-      reading_body_ = true;
       return http::async_write(
           stream_, *go_on, [self = shared_from_this(), go_on](beast::error_code ec, std::size_t) {
             if (ec) return self->close();
@@ -321,11 +321,8 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void read_body() {
-    reading_body_ = true;
     http::async_read(
         stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-          self->reading_body_ = false;
-          if (self->stop_timer_) self->stop_timer_->cancel();
           if (!self->lowest().socket().is_open()) return;  // a stop closed it
           if (ec) return self->on_error(ec);
           auto req = self->parser_->release();
@@ -346,11 +343,13 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   // Runs a write on a worker and answers it back on this connection's thread. The guard keeps
   // that thread's context running meanwhile: a stop lets the write finish and be answered.
   void write_elsewhere(rest::Request request, bool keep_alive) {
+    in_api_ = true;
     auto back = asio::make_work_guard(stream_.get_executor());
     asio::post(host_.writers, [self = shared_from_this(), request = std::move(request), keep_alive,
                                back = std::move(back)]() mutable {
       auto response = self->host_.api.handle(request);
       asio::post(back.get_executor(), [self, response = std::move(response), keep_alive]() mutable {
+        self->in_api_ = false;
         self->respond(std::move(response), keep_alive);
       });
     });
@@ -415,7 +414,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       body_bytes_ = r.body.size();
     }
     host_.counters.answered(r.status);
-    lowest().expires_after(idle_timeout);
+    lowest().expires_after(stopping_ ? stop_grace : idle_timeout);
     asio::async_write(stream_, asio::buffer(out_),
                       [self = shared_from_this()](beast::error_code ec, std::size_t written) {
                         // What reached the socket of the body: all of it, unless the write
@@ -472,6 +471,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
   void close() {
     idle_since_.store(0);  // nothing left to shed
+    if (stop_timer_) stop_timer_->cancel();  // it holds the session
     beast::error_code ignored;
     lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
     lowest().socket().close(ignored);
@@ -496,8 +496,8 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   std::size_t body_bytes_ = 0;    // of the body in the answer being written
   bool keep_alive_ = false;      // of the answer being written
   bool busy_ = false;
-  bool reading_body_ = false;  // the request's body is still arriving (or its 100 Continue going)
-  std::optional<asio::steady_timer> stop_timer_;  // a stop's limit on that body
+  bool in_api_ = false;  // a worker runs the request: a stop lets it finish
+  std::optional<asio::steady_timer> stop_timer_;  // a stop's limit on the reading and writing
   bool stopping_ = false;
   std::atomic<std::int64_t> idle_since_{0};
 };
@@ -851,5 +851,8 @@ int main(int argc, char** argv) {
   std::cout << "listening on " << endpoint_text(server->endpoint()) << std::endl;
 
   pool.run();
+  // The server's signal sets give SIGHUP its default back: ignored again while the store closes.
+  server.reset();
+  ::signal(SIGHUP, SIG_IGN);
   return 0;
 }

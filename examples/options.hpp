@@ -92,13 +92,18 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv, Check check) {
     // Every tool words it alike, naming the first argument it cannot place (CLI11 lists them
     // all, in an order of its own).
     const auto left = app.remaining();
+    bool operands = false;  // after `--`
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
+      if (a == "--" && !operands) {
+        operands = true;
+        continue;
+      }
       const std::string name = a.substr(0, a.find('='));
       if (std::find(left.begin(), left.end(), a) == left.end() &&
           std::find(left.begin(), left.end(), name) == left.end())
         continue;
-      if (a.size() > 1 && a.front() == '-')
+      if (!operands && a.size() > 1 && a.front() == '-')
         return bad_usage(app.get_name(), "unknown option " + name);
       return bad_usage(app.get_name(), "unexpected argument " + a);
     }
@@ -129,9 +134,11 @@ inline std::string read_file(const std::string& path, std::string_view flag) {
   try {
     errno = 0;
     std::ifstream in(path, std::ios::binary);
-    if (!in)
+    if (!in) {
+      const int why = errno;
       throw BadOption{std::string(flag) + ": cannot read " + path +
-                      (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string())};
+                      (why != 0 ? std::string(": ") + std::strerror(why) : std::string())};
+    }
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad()) throw BadOption{std::string(flag) + ": cannot read " + path};
     return bytes;

@@ -73,8 +73,8 @@ struct BackupInfo {
 /// transaction into one write transaction. Either way the copy is the store as one read
 /// transaction saw it, while other threads and processes go on writing, and it is flushed to
 /// disk. `dest` then opens with Store::open_lmdb. The copy is its owner's alone: `dest`, when
-/// made here, has mode 0700 and its files 0600. On failure, what was written in `dest` is
-/// removed. Errors: invalid_value (`dest` not empty or not a directory), storage.
+/// made here, has mode 0700, and the files written in it 0600 (LMDB's copy is made so from the
+/// start). On failure, what was written in `dest` is removed. Errors: invalid_value (`dest` not empty or not a directory), storage.
 CATALOG_DECL Result<BackupInfo> backup(Store& store, const std::filesystem::path& dest);
 
 // ---- export and import ----

@@ -275,6 +275,12 @@ run 0 backup "lmdb:$TMP/src" "$TMP/backup"
 has out "backup of lmdb:$TMP/src written to $TMP/backup: "
 has out "(LMDB's compacting copy)"
 has out "the backup opens and verifies clean"
+# The copy is its owner's alone, the check's lock.mdb included.
+[[ $(stat -c %a "$TMP/backup") == 700 ]] || fail "the backup's directory has mode $(stat -c %a "$TMP/backup")"
+for file in data.mdb lock.mdb; do
+  [[ $(stat -c %a "$TMP/backup/$file") == 600 ]] ||
+    fail "the backup's $file has mode $(stat -c %a "$TMP/backup/$file")"
+done
 # Checking the copy, and reading it later, leave it the compact copy LMDB wrote: a map of the
 # default size (64 MiB) would grow it and reserve the blocks on disk.
 backup_bytes=$(stat -c %s "$TMP/backup/data.mdb")

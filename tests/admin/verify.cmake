@@ -64,11 +64,11 @@ admin(STATUS 1
       [[V\x00\x00\x00\x00\x00\x00\x00\x03: missing: event 3 (offsets jump from 2 to 4)]]
   ARGS verify "lmdb:${WORK_DIR}/broken")
 
-admin(STATUS 2 ERR "Usage: catalog-admin" ARGS)
+admin(STATUS 2 ERR "catalog-admin: a command is needed: verify, backup" ARGS)
 admin(STATUS 0 OUT "Usage: catalog-admin verify [OPTIONS] STORE" ARGS verify --help)
 admin(STATUS 2 ERR "unknown command frobnicate" "catalog-admin --help" ARGS frobnicate)
 admin(STATUS 2 ERR "STORE is required" "catalog-admin --help" ARGS verify)
-admin(STATUS 2 ERR "not expected: extra" ARGS verify "lmdb:${WORK_DIR}/clean" extra)
+admin(STATUS 2 ERR "catalog-admin: unexpected argument extra" ARGS verify "lmdb:${WORK_DIR}/clean" extra)
 admin(STATUS 2 ERR "in-memory store starts empty" ARGS verify memory)
 admin(STATUS 2 ERR "expected a store as lmdb:DIR" ARGS verify "${WORK_DIR}/clean")
 admin(STATUS 2 ERR "no LMDB store in" ARGS verify "lmdb:${WORK_DIR}/missing")

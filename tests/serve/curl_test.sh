@@ -53,6 +53,7 @@ grep -q -- "--bind: no network interface named 'no-such-if9' (the zone of ::1%no
 "$SERVE" --bind '[::1]' --port 0 --store "lmdb:$TMP/bracketed" >"$TMP/bind_out" \
   2>"$TMP/bind_err" &
 bracketed=$!
+SERVER_PID=$bracketed  # killed at exit if a check fails
 for _ in $(seq 100); do
   [[ -s $TMP/bind_out ]] || ! kill -0 "$bracketed" 2>/dev/null && break
   sleep 0.1
@@ -68,6 +69,7 @@ else
   [[ $rc -eq 1 ]] && grep -q "cannot listen on \[::1\]" "$TMP/bind_err" ||
     fail "catalog-serve --bind [::1] exited $rc: $(cat "$TMP/bind_err")"
 fi
+SERVER_PID=
 # An access log that cannot be opened says why.
 rc=0
 "$SERVE" --access-log "$TMP/no/such/dir/access.log" --port 0 >"$TMP/bind_out" \

@@ -139,7 +139,7 @@ Result<BackupInfo> backup(Store& store, const fs::path& dest) {
     }
     info.bytes = *bytes;
   }
-  for (const char* file : {"data.mdb", "lock.mdb"}) {
+  for (const char* file : {"data.mdb", "lock.mdb", "map.lock"}) {
     if (!fs::exists(dest / file, ec)) continue;
     fs::permissions(dest / file, fs::perms::owner_read | fs::perms::owner_write,
                     fs::perm_options::replace, ec);

@@ -1246,10 +1246,18 @@ void LmdbBackend::make_room(std::uint64_t bytes) {
 
 Result<bool> LmdbBackend::copy_to(const std::filesystem::path& dir) const {
   {
+    // The copy's data.mdb is made here, its owner's alone from the start (LMDB would make it
+    // readable by all the umask lets), and never over an existing file.
+    const auto file = dir / "data.mdb";
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+      return fail(Errc::storage, "copy to " + dir.string() + ": cannot create " + file.string() +
+                                     ": " + std::strerror(errno));
     // Inside the gate, like a transaction: the map must not be resized under the copy's reader.
     env_->gate.enter();
-    const int rc = mdb_env_copy2(env_->env, dir.c_str(), MDB_CP_COMPACT);
+    const int rc = mdb_env_copyfd2(env_->env, fd, MDB_CP_COMPACT);
     env_->gate.leave();
+    ::close(fd);
     if (rc != MDB_SUCCESS) return lmdb_error(rc, "copy to " + dir.string());
   }
   // mdb_env_copy2 writes the file but does not flush it: a backup should survive a crash.
