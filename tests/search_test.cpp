@@ -546,6 +546,14 @@ TEMPLATE_TEST_CASE("query syntax: phrases, prefixes, required and excluded words
   CHECK(c.names("\"customers placed\"") == Names{"year_report"});
   CHECK(c.names("postal*") == Names{"customer_orders"});
   CHECK(c.names("postalcode") == Names{"customer_orders"});
+  // A prefix on a typed word that splits matches where all its parts stand, the last as a
+  // prefix, as the word without `*` does: not where any one part does.
+  CHECK(c.names("customer_ord*") == Names{"customer_orders"});
+  CHECK(c.names("customer-ord*") == Names{"customer_orders"});
+  CHECK(c.names("year_rep*") == Names{"year_report"});
+  CHECK(c.names("zzqq-ord*").empty());
+  CHECK(c.names("report_ord*").empty());
+  CHECK(c.names("year -customer_ord*") == Names{"year_report"});
   CHECK(c.names("+report year") == Names{"year_report"});
   CHECK(c.names("year -report") == Names{"customer_orders"});
   CHECK(c.names("year NOT report") == Names{"customer_orders"});
@@ -1099,6 +1107,8 @@ TEMPLATE_TEST_CASE("stray operators are words, a repeated word counts once, high
   model(R"("name":"Çafeteria")");
   model(R"("name":"big cafe")");
   model(R"("name":"nt","description":"do not touch")");
+  model(R"("name":"asc-data")");
+  model(R"("name":"zip-data")");
   // Stray operators are words; operators between operands (NOT before one) are operators.
   CHECK(c.names("AND") == Names{"m1", "aaa"});
   CHECK(c.names("red AND") == Names{"m4", "fox", "m1", "aaa"});
@@ -1146,6 +1156,12 @@ TEMPLATE_TEST_CASE("stray operators are words, a repeated word counts once, high
         std::vector<std::pair<std::string, double>>{{"big cafe", 1.0}, {"Çafeteria", 1.0}});
   CHECK(names_of("ÇAF") ==
         std::vector<std::pair<std::string, double>>{{"Çafeteria", 2.0}, {"big cafe", 1.0}});
+  // A text of several words offers by its words only what holds each of them, the last as a
+  // prefix: `asc-da` does not offer zip-data for its `da`.
+  CHECK(names_of("asc-da") == std::vector<std::pair<std::string, double>>{{"asc-data", 2.0}});
+  CHECK(names_of("data") ==
+        std::vector<std::pair<std::string, double>>{{"asc-data", 1.0}, {"zip-data", 1.0}});
+  CHECK(names_of("nope-da").empty());
 }
 
 TEMPLATE_TEST_CASE("bad search requests are 400 invalid_parameter and change nothing", "[search]",

@@ -166,7 +166,9 @@ struct Clause {
   ClauseType type = ClauseType::word;
   FieldMask fields = weighted_fields;
   bool scoped = false;
-  QueryWord word;                            // word
+  /// word: the word; prefix: in `parts`, the words typed before the prefix in the same typed
+  /// word (`zzqq-aiohttp*`), which must stand beside an expansion.
+  QueryWord word;
   std::vector<std::string> phrase;           // phrase: consecutive words
   std::vector<std::uint32_t> phrase_hashes;  // phrase: the word_hash of each
   /// phrase: where a typed word splits, the phrase with it read as its parts

@@ -248,8 +248,17 @@ Result<void> prepare(Postings& postings, Clause& c) {
       if (auto r = prepare(postings, reading); !r) return r;
     return {};
   case ClauseType::prefix:
-    for (const auto& w : c.expanded)
-      if (auto r = add(QueryWord{w, {}}, false); !r) return r;
+    // Each expansion, with the words typed before it when the typed word split: a word of those
+    // parts, which matches where all of them stand.
+    for (const auto& w : c.expanded) {
+      QueryWord word{w, {}};
+      if (!c.word.parts.empty()) {
+        word.whole.clear();
+        word.parts = c.word.parts;
+        word.parts.push_back(w);
+      }
+      if (auto r = add(word, false); !r) return r;
+    }
     for (std::uint32_t i = 0; i < c.prepared.size(); ++i) {
       const auto& p = c.prepared[i];
       auto hold = [&](const PostingList* l) {

@@ -84,17 +84,14 @@ void add_word(Query& query, std::string_view text, Occur occur) {
   auto words = search::words(text);
   if (words.empty()) return;
   if (prefix) {
-    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
-      Clause c;
-      c.occur = occur;
-      set_field(c);
-      c.word = QueryWord{std::move(words[i].whole), std::move(words[i].parts)};
-      query.clauses.push_back(std::move(c));
-    }
+    // One clause: a typed word that splits (`zzqq-aiohttp*`) matches where all its parts stand,
+    // the last as a prefix, as a word without `*` matches where all its parts do.
     Clause c;
     c.occur = occur;
     c.type = ClauseType::prefix;
     set_field(c);
+    for (std::size_t i = 0; i + 1 < words.size(); ++i)
+      c.word.parts.push_back(std::move(words[i].whole));
     c.prefix = std::move(words.back().whole);
     query.clauses.push_back(std::move(c));
     return;
@@ -286,6 +283,7 @@ std::vector<std::string> atoms_of(const Clause& c) {
     for (const auto& w : c.phrase) out.push_back(w);
     break;
   case ClauseType::prefix:
+    for (const auto& w : c.word.parts) out.push_back(w);
     for (const auto& w : c.expanded) out.push_back(w);
     break;
   }

@@ -138,6 +138,26 @@ Result<std::vector<Suggested>> suggest(Tx& tx, const Principal& who, std::string
       else if (name.starts_with(q_case) || display.starts_with(q_case))
         first_starting.push_back(id);
     }
+  // A text of several words (`asc-data`) offers by its words the names and displayNames that
+  // hold every word before the last too (the last, the prefix, is what the J keys found).
+  if (words.size() > 1) {
+    auto holds = [&](std::string_view text) {
+      const auto in_text = search::words(text);
+      for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+        const auto& wanted = words[i].whole;
+        const bool found = std::any_of(in_text.begin(), in_text.end(), [&](const auto& w) {
+          return w.whole == wanted ||
+                 std::find(w.parts.begin(), w.parts.end(), wanted) != w.parts.end();
+        });
+        if (!found) return false;
+      }
+      return true;
+    };
+    std::erase_if(by_word, [&](const Uuid& id) {
+      const auto* d = doc_of(id);
+      return !d || !(holds(d->name) || holds(d->display_name));
+    });
+  }
   if (auto t = take(first_exact, 3.0); !t) return t.error();
   if (auto t = take(first_starting, 2.0); !t) return t.error();
   if (auto t = take(by_word, 1.0); !t) return t.error();
