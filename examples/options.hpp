@@ -247,20 +247,13 @@ class StoreFlags {
     o.postgres_schema = schema_;
     // The file's exact bytes are the secret: no trimming of a final newline. Each key is
     // checked alone, so that a refusal names its flag and file.
-    for (const auto& file : hs256_files_) {
-      catalog::auth::Hs256Key key{read_file(file, "--jwt-hs256-secret-file"), std::nullopt};
-      catalog::auth::JwtOptions alone;
-      alone.hs256_keys.push_back(key);
-      check_key(alone, "--jwt-hs256-secret-file", "HS256 key 0", file);
-      jwt.hs256_keys.push_back(std::move(key));
-    }
-    for (const auto& file : rs256_files_) {
-      catalog::auth::Rs256Key key{read_file(file, "--jwt-rs256-public-key-file"), std::nullopt};
-      catalog::auth::JwtOptions alone;
-      alone.rs256_keys.push_back(key);
-      check_key(alone, "--jwt-rs256-public-key-file", "RS256 key 0", file);
-      jwt.rs256_keys.push_back(std::move(key));
-    }
+    using catalog::auth::JwtOptions;
+    for (const auto& file : hs256_files_)
+      jwt.hs256_keys.push_back(
+          load_key(file, "--jwt-hs256-secret-file", "HS256 key 0", &JwtOptions::hs256_keys));
+    for (const auto& file : rs256_files_)
+      jwt.rs256_keys.push_back(
+          load_key(file, "--jwt-rs256-public-key-file", "RS256 key 0", &JwtOptions::rs256_keys));
     if (issuer_->count() > 0) jwt.issuer = issuer_text_;
     if (audience_->count() > 0) jwt.audience = audience_text_;
     if (allow_no_exp_) jwt.allow_no_exp = true;
@@ -294,12 +287,16 @@ class StoreFlags {
   CLI::Option* now_ = nullptr;
   std::string store_text_;
   std::string schema_ = "catalog";
-  // Refuses a key the verifier refuses, naming the flag and file in place of the verifier's
-  // `named` ("HS256 key 0").
-  static void check_key(const catalog::auth::JwtOptions& alone, std::string_view flag,
-                        std::string_view named, const std::string& file) {
-    auto verifier = catalog::auth::JwtVerifier::create(alone);
-    if (verifier) return;
+  // The key in `file`, given with `flag`, as a verifier with it alone in `keys` takes it; a
+  // refusal names the flag and file in place of the verifier's `named` ("HS256 key 0").
+  template <class Key>
+  static Key load_key(const std::string& file, std::string_view flag, std::string_view named,
+                      std::vector<Key> catalog::auth::JwtOptions::*keys) {
+    Key key{read_file(file, flag), std::nullopt};
+    catalog::auth::JwtOptions alone;
+    (alone.*keys).push_back(key);
+    auto verifier = catalog::auth::JwtVerifier::create(std::move(alone));
+    if (verifier) return key;
     std::string why = verifier.error().message();
     if (why.starts_with(named)) why.erase(0, named.size());
     else why = ": " + why;

@@ -46,6 +46,20 @@ wait_for_port() {
   fail "catalog-serve printed no 'listening on 127.0.0.1:<port>' line"
 }
 
+# stopped SECONDS WHAT: after a stop signal, waits up to SECONDS for the server started as
+# SERVER_PID to end, and fails the test (naming WHAT) unless it ended in time with exit 0.
+stopped() {
+  local rc=0
+  for _ in $(seq $(($1 * 10))); do
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$SERVER_PID" 2>/dev/null && fail "$2: catalog-serve still runs $1 s after it"
+  wait "$SERVER_PID" || rc=$?
+  SERVER_PID=
+  [[ $rc -eq 0 ]] || fail "$2: catalog-serve exited with status $rc"
+}
+
 # hs256_jwt SECRET CLAIMS: a compact JWT of the claims (JSON text), signed HS256 with SECRET.
 b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
 hs256_jwt() {

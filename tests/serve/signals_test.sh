@@ -81,10 +81,7 @@ got=$(curl -sS -o "$TMP/body" -w '%{http_code}' "http://127.0.0.1:$PORT/healthz"
   fail "no answer after a SIGHUP during the start"
 [[ $got == 200 ]] || fail "GET /healthz after a SIGHUP during the start: $got"
 kill -TERM "$SERVER_PID"
-rc=0
-wait "$SERVER_PID" || rc=$?
-SERVER_PID=
-[[ $rc -eq 0 ]] || fail "the server exited $rc after SIGHUP and SIGTERM"
+stopped 10 "SIGTERM after SIGHUP"
 wait "$READER" || true
 grep -qF ' GET /healthz 200 ' "$TMP/access.lines" || fail "the access log through the FIFO: $(cat "$TMP/access.lines")"
 
@@ -101,10 +98,7 @@ for i in 1 2 3; do
 done
 kill -0 "$SERVER_PID" 2>/dev/null || fail "the server ended when its access log's reader went away"
 kill -TERM "$SERVER_PID"
-rc=0
-wait "$SERVER_PID" || rc=$?
-SERVER_PID=
-[[ $rc -eq 0 ]] || fail "SIGTERM: exit $rc"
+stopped 10 "SIGTERM without the access log's reader"
 
 step "3. SIGTERM with a body that never arrives: the server ends after 10 s"
 "$SERVE" --port 0 --store "lmdb:$TMP/store-stop" --admin admin \
@@ -117,16 +111,8 @@ printf 'POST /v1/glossaries HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer
 sleep 0.5  # the server has read the header and waits for the body
 stopped=$(date +%s%N)
 kill -TERM "$SERVER_PID"
-for _ in $(seq 200); do
-  kill -0 "$SERVER_PID" 2>/dev/null || break
-  sleep 0.1
-done
-kill -0 "$SERVER_PID" 2>/dev/null && fail "SIGTERM: still running after 20 s, waiting for a body"
-rc=0
-wait "$SERVER_PID" || rc=$?
-SERVER_PID=
+stopped 20 "SIGTERM with a body that never arrives"
 exec 3<&-
-[[ $rc -eq 0 ]] || fail "SIGTERM: exit $rc"
 # The body had its 10 s: the stop did not drop it at once (nor was the request idle).
 took_ms=$((($(date +%s%N) - stopped) / 1000000))
 ((took_ms >= 9000)) || fail "the stop took $took_ms ms: the body was not given its 10 s"
