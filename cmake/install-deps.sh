@@ -15,7 +15,8 @@ set -eu
 # import against; the ctest smoke run of the bench runs it too, and the tools' tests load a store
 # an older version wrote with mdb_load.
 # groff-base renders the man pages (ctest man_pages).
-packages="libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev liblmdb-dev catch2 libssl-dev ninja-build cmake g++ curl pkg-config libpq-dev postgresql-15 clang libclang-rt-14-dev llvm lmdb-utils libutf8proc-dev libstemmer-dev libsqlite3-dev doxygen libcli11-dev lld groff-base"
+# lintian checks the Debian packages (ctest package_deb).
+packages="libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev liblmdb-dev catch2 libssl-dev ninja-build cmake g++ curl pkg-config libpq-dev postgresql-15 clang libclang-rt-14-dev llvm lmdb-utils libutf8proc-dev libstemmer-dev libsqlite3-dev doxygen libcli11-dev lld groff-base lintian"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

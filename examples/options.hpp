@@ -28,17 +28,24 @@
 #include <catalog/postgres.hpp>
 #endif
 
+#include "write_whole.hpp"
+
 #include <CLI/CLI.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -317,12 +324,42 @@ class StoreFlags {
 
 // Opens the store the options name. Errors: storage, and the keys, leeway or admin names the
 // store refuses (bad_request: report them as bad options, exit 2).
+// Whether standard error is systemd's journal: systemd names the stream it connects in
+// JOURNAL_STREAM as `<device>:<inode>` (systemd.exec(5)), and a process whose stderr is still
+// that stream may start each line with its priority (sd-daemon(3)).
+inline bool stderr_is_journal() {
+  const char* stream = std::getenv("JOURNAL_STREAM");
+  struct ::stat st{};
+  if (stream == nullptr || ::fstat(STDERR_FILENO, &st) != 0) return false;
+  return std::string_view(stream) ==
+         std::to_string(static_cast<unsigned long long>(st.st_dev)) + ':' +
+             std::to_string(static_cast<unsigned long long>(st.st_ino));
+}
+
 // What every tool does with what the store says of its own work (a store converted or indexed
 // when opened, a map grown, retries, slow operations): each message at info level or above on
-// stderr, after the tool's name.
+// stderr, after the tool's name. The sink is called from every thread that works
+// (options.hpp, LogSink), so each line is one write of the whole line under a lock: lines of
+// operations running at once never mix. When stderr is the journal, each line starts with its
+// priority (<3> error, <4> warning, <6> info), so that the journal keeps the level
+// (`journalctl -p warning`).
 inline catalog::LogSink stderr_log(std::string program) {
-  return [program = std::move(program)](catalog::LogLevel level, std::string_view message) {
-    if (level >= catalog::LogLevel::info) std::cerr << program << ": " << message << '\n';
+  return [program = std::move(program), journal = stderr_is_journal()](
+             catalog::LogLevel level, std::string_view message) {
+    if (level < catalog::LogLevel::info) return;
+    std::string line;
+    line.reserve(program.size() + message.size() + 8);
+    if (journal)
+      line += level == catalog::LogLevel::error     ? "<3>"
+              : level == catalog::LogLevel::warning ? "<4>"
+                                                    : "<6>";
+    line += program;
+    line += ": ";
+    line += message;
+    line += '\n';
+    static std::mutex mutex;
+    const std::lock_guard lock(mutex);
+    write_whole(STDERR_FILENO, line);
   };
 }
 

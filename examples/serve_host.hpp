@@ -5,6 +5,8 @@
 #ifndef CATALOG_EXAMPLES_SERVE_HOST_HPP
 #define CATALOG_EXAMPLES_SERVE_HOST_HPP
 
+#include "write_whole.hpp"
+
 #include <catalog/counters.hpp>
 #include <catalog/rest/api.hpp>
 #include <catalog/store.hpp>
@@ -29,6 +31,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -37,8 +40,9 @@
 
 namespace catalog_examples {
 
-// One line per request, appended with one write(2) so that lines from concurrent connections
-// never interleave: `<time> <peer> <method> <target> <status> <bytes> <milliseconds>`, where
+// One line per request, written whole under a lock so that lines from concurrent connections
+// never interleave, even in a pipe and past 4 KiB (write_whole.hpp):
+// `<time> <peer> <method> <target> <status> <bytes> <milliseconds>`, where
 // time is UTC to the millisecond, bytes those of the response body written, and milliseconds
 // from the request's header to its answer written.
 class AccessLog {
@@ -115,8 +119,9 @@ class AccessLog {
     const double ms = std::chrono::duration<double, std::milli>(took).count();
     add(std::to_chars(number, number + sizeof number, ms, std::chars_format::fixed, 3));
     line += '\n';
-    // A short write to a full disk loses the line, never the request.
-    [[maybe_unused]] auto n = ::write(fd_, line.data(), line.size());
+    // A full disk or a pipe without a reader loses the line, never the request.
+    const std::lock_guard lock(mutex_);
+    write_whole(fd_, line);
   }
 
  private:
@@ -148,6 +153,7 @@ class AccessLog {
 
   int fd_ = -1;
   bool owned_ = false;
+  mutable std::mutex mutex_;  // one line at a time
   std::string path_;  // of a file, for reopen
 };
 

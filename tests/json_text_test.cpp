@@ -344,3 +344,22 @@ TEST_CASE("member_name gives a member's wire name from its description", "[json_
   // A member a kind inherits is named by its own class's description, the same in every kind.
   CHECK(detail::member_name<&Glossary::tags>() == "tags");
 }
+
+TEST_CASE("a log line: controls, C1 controls, U+2028, U+2029 and bytes that are not UTF-8 come "
+          "as \\xHH; other text as it is",
+          "[json_text]") {
+  using catalog::detail::one_line;
+  CHECK(one_line("plain text, caf\xC3\xA9 \xE6\x97\xA5 \xF0\x9F\x98\x80") ==
+        "plain text, caf\xC3\xA9 \xE6\x97\xA5 \xF0\x9F\x98\x80");
+  CHECK(one_line("a\nb\tc\x1b[31m\x7F") == "a\\x0Ab\\x09c\\x1B[31m\\x7F");
+  // U+0085 (next line), U+009B (CSI), U+2028, U+2029; U+00A0 and U+2027 are kept.
+  CHECK(one_line("x\xC2\x85y\xC2\x9B" "31mz\xE2\x80\xA8w\xE2\x80\xA9v\xC2\xA0\xE2\x80\xA7") ==
+        "x\\xC2\\x85y\\xC2\\x9B31mz\\xE2\\x80\\xA8w\\xE2\\x80\\xA9v\xC2\xA0\xE2\x80\xA7");
+  // A lone C1 byte, a truncated sequence, an overlong form, a surrogate: each byte escaped.
+  CHECK(one_line("\x9B" "1m") == "\\x9B1m");
+  CHECK(one_line("a\xE2\x80") == "a\\xE2\\x80");
+  CHECK(one_line("\xC0\x8A") == "\\xC0\\x8A");
+  CHECK(one_line("\xED\xA0\x80") == "\\xED\\xA0\\x80");
+  CHECK(one_line(std::string_view("a\0b", 3)) == "a\\x00b");
+  CHECK(one_line("") == "");
+}

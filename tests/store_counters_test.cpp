@@ -187,7 +187,8 @@ TEST_CASE("a logged message is one line: a line break a request sent comes as \\
       admin, Kind::glossary, EntityKey::by_fqn("G"),
       [](const boost::json::object&) -> Result<boost::json::value> {
         std::this_thread::sleep_for(std::chrono::milliseconds(3));  // slow for sure
-        return parse(R"([{"op":"add","path":"/x\n\u001b[31mforged","value":1}])");
+        return parse(
+            R"([{"op":"add","path":"/x\n\u001b[31mforged\u0085\u009b1m\u2028end","value":1}])");
       });
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code() == Errc::invalid_request);
@@ -195,17 +196,21 @@ TEST_CASE("a logged message is one line: a line break a request sent comes as \\
   // Refused, the glossary is as it was.
   const auto g = store.get_json(admin, Kind::glossary, EntityKey::by_fqn("G")).value();
   CHECK(g.at("version") == 0.1);
-  CHECK(!g.contains("x\n\x1b[31mforged"));
+  CHECK(!g.contains("x\n\x1b[31mforged\xC2\x85\xC2\x9B" "1m\xE2\x80\xA8" "end"));
   const auto line = std::find_if(log.lines.begin(), log.lines.end(), [](const auto& l) {
     return l.second.starts_with("slow operation: ") &&
            l.second.find(" and failed: ") != std::string::npos;
   });
   REQUIRE(line != log.lines.end());
-  CHECK(line->second.find("x\\x0A\\x1B[31mforged") != std::string::npos);
-  for (const auto& [level, message] : log.lines)
+  CHECK(line->second.find("x\\x0A\\x1B[31mforged\\xC2\\x85\\xC2\\x9B1m\\xE2\\x80\\xA8end") !=
+        std::string::npos);
+  for (const auto& [level, message] : log.lines) {
     CHECK(std::none_of(message.begin(), message.end(), [](char c) {
       return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
     }));
+    CHECK(message.find("\xC2\x85") == std::string::npos);
+    CHECK(message.find("\xE2\x80\xA8") == std::string::npos);
+  }
 }
 
 TEST_CASE("opening a store, a reindex, a verify, a search, a suggest and an aggregate are each "

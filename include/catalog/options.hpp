@@ -123,10 +123,13 @@ enum class LogLevel {
 };
 
 /// Receives what a store says beside its answers (StoreOptions::log). Called on the thread that
-/// does the work, possibly under the store's locks: it must return soon and must not call the
-/// Store (such a call is refused; see Store). An exception it throws is dropped. A message is
-/// one line: it may quote what a request sent (an unknown member's name, in a slow operation's
-/// error), and any control character in it (a line break, a tab, an escape) comes as `\xHH`.
+/// does the work, possibly under the store's locks, and so from several threads at once when
+/// several do work: it must return soon, must write each line whole (one write of the line, or
+/// under a lock of its own), and must not call the Store (such a call is refused; see Store).
+/// An exception it throws is dropped. A message is one line: it may quote what a request sent
+/// (an unknown member's name, in a slow operation's error), and any control character in it
+/// (a line break, a tab, an escape; the C1 controls, U+2028 and U+2029 too) and any byte that is
+/// not UTF-8 comes as `\xHH`.
 using LogSink = std::function<void(LogLevel level, std::string_view message)>;
 
 /// Options of a Store: values, and the functions it calls (clock, log, authorization).
@@ -161,7 +164,8 @@ struct StoreOptions {
   /// running a transaction again after a conflict with concurrent writers (debug) and giving up
   /// (warning); running one again after the database server ended its session (warning);
   /// operations slower than `slow_operation` (warning); a store opened read-only
-  /// without a built search index (warning); a refused open (error). Default: nothing is logged.
+  /// without a built search index (warning); a configured admin principal found soft-deleted and
+  /// restored (warning); a refused open (error). Default: nothing is logged.
   LogSink log{};
   /// An operation that takes at least this long, retries included, is logged as a warning and
   /// counted (StoreCounters::slow_operations). Default: zero, no operation is slow.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # catalog-admin as its users run it (ctest: catalog_admin_cli), on LMDB stores written by
 # admin_test's hidden cases: the exit status and output of every subcommand. verify; reindex; a
-# store written before search indexed on open and said on stderr; stats (text
+# store written before search indexed on open and said on stderr (with priorities when stderr is
+# the journal); stats (text
 # and --json); export to stdout and to a file; import from a file, a pipe and redirected stdin,
 # byte for byte the same export afterwards; import refused (a store not empty, truncated and bad
 # input, by line) leaving the store empty; backup while another process writes, then verified;
@@ -142,9 +143,29 @@ run 0 verify "lmdb:$TMP/old"
 has out ok
 has err "catalog-admin: building the search index (version "
 has err "catalog-admin: built the search index: "
+grep -q '^catalog-admin: ' "$TMP/err" && ! grep -qv '^catalog-admin: ' "$TMP/err" ||
+  fail "a line on stderr does not start with the tool's name: $(cat "$TMP/err")"
 run 0 verify "lmdb:$TMP/old"  # once indexed, nothing more to say
 has out ok
 nothing_on err
+
+step "stderr as systemd's journal (JOURNAL_STREAM names it): each line starts with its priority"
+"$FIXTURES/lmdb_store.sh" "$FIXTURES/store_schema2.pairs" "$TMP/old-journal" ||
+  fail "mdb_load could not write the fixture's store"
+: >"$TMP/err"  # run writes to this file again (same inode): JOURNAL_STREAM names it
+export JOURNAL_STREAM
+JOURNAL_STREAM=$(stat -c '%d:%i' "$TMP/err")
+run 0 verify "lmdb:$TMP/old-journal"
+has err "<6>catalog-admin: building the search index (version "
+has err "<6>catalog-admin: built the search index: "
+# Another stream named (stderr is not the journal's): no priorities.
+"$FIXTURES/lmdb_store.sh" "$FIXTURES/store_schema2.pairs" "$TMP/old-other" ||
+  fail "mdb_load could not write the fixture's store"
+JOURNAL_STREAM=$(stat -c '%d:%i' "$TMP/out")
+run 0 verify "lmdb:$TMP/old-other"
+has err "catalog-admin: building the search index (version "
+lacks err "<6>"
+unset JOURNAL_STREAM
 
 step "stats"
 run 0 stats "lmdb:$TMP/src"

@@ -67,10 +67,11 @@ endif()
 # reference the headers cite; each tool with its man page.
 list(APPEND installed share/doc/catalog/LICENSE share/doc/catalog/README.md
      share/doc/catalog/CHANGELOG.md share/doc/catalog/docs/SEMANTICS.md
-     share/doc/catalog/docs/COMPATIBILITY.md share/doc/libcatalog-dev/copyright)
+     share/doc/catalog/docs/COMPATIBILITY.md share/doc/libcatalog-dev/copyright
+     share/doc/libcatalog-dev/changelog.gz)
 string(REPLACE "|" ";" tools "${CATALOG_EXPECT_TOOLS}")
 foreach(tool ${tools})
-  list(APPEND installed bin/${tool} share/man/man1/${tool}.1)
+  list(APPEND installed bin/${tool} share/man/man1/${tool}.1.gz)
 endforeach()
 if(tools)
   list(APPEND installed share/doc/catalog-tools/copyright)

@@ -9,6 +9,8 @@
 #    SigIgn) and has not listened yet.
 # 2. The reader of the access log going away (`--access-log -` into a pipe whose reader exits)
 #    costs the log lines, not the server: no SIGPIPE; the next requests are answered.
+# 2b. The access log in a pipe its reader drains slowly: 100 lines of 6 KiB, from requests on four
+#    connections at once, come out whole, one line each.
 # 3. SIGTERM with a client still sending its request's body (a header that announces 100 bytes,
 #    one sent) ends the server after 9 to 20 s, with exit 0: the body has 10 s more to arrive,
 #    then the request, which has not begun, is dropped rather than waited for through the read
@@ -99,6 +101,36 @@ done
 kill -0 "$SERVER_PID" 2>/dev/null || fail "the server ended when its access log's reader went away"
 kill -TERM "$SERVER_PID"
 stopped 10 "SIGTERM without the access log's reader"
+
+step "2b. the access log in a slow pipe: lines past 4 KiB from concurrent requests stay whole"
+# The reader (bash's read takes a pipe a byte at a time) is slower than the server, so the pipe
+# fills and writes to it come out short; each line, with its target of 6,000 bytes, is longer
+# than what a pipe takes in one piece (PIPE_BUF, 4 KiB).
+"$SERVE" --port 0 --threads 4 --store "lmdb:$TMP/store-long" --jwt-hs256-secret-file "$TMP/secret" \
+  --access-log - 2>"$TMP/stderr" \
+  > >(while IFS= read -r l; do printf '%s\n' "$l"; done >"$TMP/stdout") &
+SERVER_PID=$!
+wait_for_port
+long=$(printf '%6000s' '' | tr ' ' 'a')
+clients=()
+for t in 1 2 3 4; do
+  (for i in $(seq 25); do
+     curl -sS -o /dev/null "http://127.0.0.1:$PORT/healthz?$t-$i-$long" || exit 1
+   done) &
+  clients+=($!)
+done
+for pid in "${clients[@]}"; do wait "$pid" || fail "a request with a long target had no answer"; done
+kill -TERM "$SERVER_PID"
+stopped 10 "SIGTERM after long lines"
+for _ in $(seq 100); do  # what the reader has not written yet
+  [[ $(grep -c "$long" "$TMP/stdout") -ge 100 ]] && break
+  sleep 0.1
+done
+line_re='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z 127\.0\.0\.1:[0-9]+ GET /healthz\?[1-4]-[0-9]+-a{6000} 200 15 [0-9]+\.[0-9]{3}$'
+whole=$(grep -Ec "$line_re" "$TMP/stdout" || true)
+[[ $whole -eq 100 ]] ||
+  fail "$whole of 100 long access log lines came whole through the pipe; $(grep -Evc "$line_re" "$TMP/stdout") lines are not one line"
+[[ $(wc -l <"$TMP/stdout") -eq 101 ]] || fail "the access log has $(wc -l <"$TMP/stdout") lines, not 101"
 
 step "3. SIGTERM with a body that never arrives: the server ends after 10 s"
 "$SERVE" --port 0 --store "lmdb:$TMP/store-stop" --admin admin \

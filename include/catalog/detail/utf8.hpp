@@ -47,7 +47,6 @@ inline bool next_code_point(std::string_view s, std::size_t& i, char32_t& cp) no
   return true;
 }
 
-/// Whether all of `s` is well-formed UTF-8.
 /// `s` with A to Z lowered and every other byte as it is: ASCII case folding, which leaves UTF-8
 /// text UTF-8.
 inline std::string ascii_lowered(std::string_view s) {
@@ -57,6 +56,7 @@ inline std::string ascii_lowered(std::string_view s) {
   return out;
 }
 
+/// Whether all of `s` is well-formed UTF-8.
 inline bool valid_utf8(std::string_view s) noexcept {
   for (std::size_t i = 0; i < s.size();) {
     if (s.size() - i >= 8) {  // eight ASCII bytes at a time
@@ -76,6 +76,51 @@ inline bool valid_utf8(std::string_view s) noexcept {
     i += n;
   }
   return true;
+}
+
+/// `message` with what could end a line of the host's log or rewrite its terminal written
+/// `\xHH`, byte by byte: the C0 controls and DEL, the C1 controls (U+0080 to U+009F: U+0085 is
+/// a line break, U+009B a terminal's escape), the line and paragraph separators U+2028 and
+/// U+2029, and every byte that is not part of well-formed UTF-8. A message quotes what a
+/// request sent (an unknown member's name), and such a character in it would start a line of
+/// the host's log that the store did not write (options.hpp, LogSink): each message a store
+/// logs goes through it.
+inline std::string one_line(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  auto escape = [&out](std::string_view bytes) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    for (const char c : bytes) {
+      const auto byte = static_cast<unsigned char>(c);
+      out += "\\x";
+      out += hex[byte >> 4];
+      out += hex[byte & 0xF];
+    }
+  };
+  for (std::size_t i = 0; i < message.size();) {
+    const auto lead = static_cast<unsigned char>(message[i]);
+    if (lead < 0x80) {
+      if (lead >= 0x20 && lead != 0x7F)
+        out += message[i];
+      else
+        escape(message.substr(i, 1));
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    char32_t cp = 0;
+    if (!next_code_point(message, i, cp)) {
+      escape(message.substr(i, 1));
+      ++i;
+      continue;
+    }
+    const auto sequence = message.substr(start, i - start);
+    if (cp <= 0x9F || cp == 0x2028 || cp == 0x2029)
+      escape(sequence);
+    else
+      out += sequence;
+  }
+  return out;
 }
 
 }  // namespace catalog::detail

@@ -9,6 +9,7 @@
 #include <catalog/detail/search/index.hpp>
 #include <catalog/detail/store/counting.hpp>
 #include <catalog/detail/store/in_transaction.hpp>
+#include <catalog/detail/utf8.hpp>
 
 #include <catalog/auth/jwt.hpp>
 #include <catalog/store.hpp>
@@ -62,29 +63,9 @@ struct CATALOG_LOCAL Store::Impl {
     if (!options.log) return;
     detail::InTransaction sink;
     try {
-      options.log(level, one_line(message));
+      options.log(level, detail::one_line(message));
     } catch (...) {
     }
-  }
-
-  /// `message` with each control character (below 0x20, and 0x7F) written `\xHH`: a message
-  /// quotes what a request sent (an unknown member's name), and a line break in it would start
-  /// a line of the host's log that the store did not write (options.hpp, LogSink).
-  static std::string one_line(std::string_view message) {
-    std::string out;
-    out.reserve(message.size());
-    for (const char c : message) {
-      const auto byte = static_cast<unsigned char>(c);
-      if (byte >= 0x20 && byte != 0x7F) {
-        out += c;
-        continue;
-      }
-      static constexpr char hex[] = "0123456789ABCDEF";
-      out += "\\x";
-      out += hex[byte >> 4];
-      out += hex[byte & 0xF];
-    }
-    return out;
   }
 
   /// Counts the final outcome of an operation that began at `start` (`error` null for a
