@@ -325,6 +325,9 @@ struct PgShared {
 
  private:
   Result<std::unique_ptr<Connection>> open_connection();
+  // Connects `c` and sets its session up; `session_lost` says whether a failure was the server
+  // going away (or not answering the connect), which open_connection tries again.
+  Result<void> set_up(Connection& c, bool& session_lost);
 };
 
 }  // namespace detail
@@ -517,53 +520,73 @@ namespace detail {
 // over, full) is asked again, with pauses growing from 20 ms to 1 s, for up to
 // options.reconnect_wait.
 Result<std::unique_ptr<Connection>> PgShared::open_connection() {
-  std::unique_ptr<Connection> c;
-  try {
-    c = std::make_unique<Connection>();
-  } catch (...) {
-    closed();
-    throw;
-  }
-  c->owner = this;
+  // A connect that fails, and a session that goes away while it is set up (the server crashed or
+  // restarts just then: "server closed the connection unexpectedly"), are tried again until
+  // reconnect_wait has passed, as the server may be back by then. A setup the server refuses
+  // with the session up is its verdict, and is answered at once.
   const auto wait = bounded(options.reconnect_wait);
   const auto give_up = std::chrono::steady_clock::now() + wait;
   for (std::chrono::milliseconds pause{20};;
        pause = std::min(pause * 2, std::chrono::milliseconds{1000})) {
-    auto pg = connect(conninfo);
-    if (pg) {
-      c->pg = *pg;
-      break;
+    std::unique_ptr<Connection> c;
+    try {
+      c = std::make_unique<Connection>();
+    } catch (...) {
+      closed();
+      throw;
     }
+    c->owner = this;
+    bool session_lost = false;
+    auto opened = set_up(*c, session_lost);
+    if (opened) return c;
+    if (!session_lost) return opened.error();  // `c` leaves the connections as it goes
     const auto now = std::chrono::steady_clock::now();
     if (now >= give_up)
-      return wait.count() == 0 ? pg.error()
-                               : storage_error(pg.error().message() + " (tried again for " +
+      return wait.count() == 0 ? opened.error()
+                               : storage_error(opened.error().message() + " (tried again for " +
                                                std::to_string(wait.count()) + " ms)");
+    c->owner = nullptr;  // the next try takes its place among the connections
+    c.reset();
     connect_retries.fetch_add(1, std::memory_order_relaxed);
     std::this_thread::sleep_for(
         std::min<std::chrono::steady_clock::duration>(pause, give_up - now));
   }
+}
+
+Result<void> PgShared::set_up(Connection& connection, bool& session_lost) {
+  Connection* c = &connection;
+  auto pg = connect(conninfo);
+  if (!pg) {
+    session_lost = true;
+    return pg.error();
+  }
+  c->pg = *pg;
   connections.fetch_add(1, std::memory_order_relaxed);
+  // From here a failure whose session is down is one the server's going away caused.
+  auto failed = [&](Error e) -> Result<void> {
+    session_lost = PQstatus(c->pg) != CONNECTION_OK;
+    return e;
+  };
   if (!PQenterPipelineMode(c->pg))
-    return storage_error("PostgreSQL: cannot enter pipeline mode: " +
-                         trimmed(PQerrorMessage(c->pg)));
+    return failed(storage_error("PostgreSQL: cannot enter pipeline mode: " +
+                                trimmed(PQerrorMessage(c->pg))));
   // The reads are prepared once per connection, all in one round trip.
   if (!queue_prepares(*c, table, false))
-    return storage_error("PostgreSQL: cannot prepare: " + trimmed(PQerrorMessage(c->pg)));
+    return failed(storage_error("PostgreSQL: cannot prepare: " + trimmed(PQerrorMessage(c->pg))));
   // Generic plans always: every statement has one sensible plan (the primary key's index, in
   // key order), while the default lets the server plan a statement anew at each execution when
   // its statistics make the generic plan look costlier, as they do for scans with small limits on
   // a large table, and a replanned scan grows with the table. Planned once, a list page stays
   // O(limit + log n), as the cost model promises, on a table of any size.
   if (!queue_text(*c, "SET plan_cache_mode = force_generic_plan"))
-    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
+    return failed(storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg))));
   if (!options.synchronous_commit && !queue_text(*c, "SET synchronous_commit = off"))
-    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
+    return failed(storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg))));
   const int setup = c->queued;
   c->queued = 0;
   if (!PQpipelineSync(c->pg)) {
     c->broken = true;
-    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
+    return failed(storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg))));
   }
   // The server's run the session belongs to (see committed_after_all): when the postmaster
   // started, and when its shared statistics were last reset, which crash recovery does
@@ -573,21 +596,21 @@ Result<std::unique_ptr<Connection>> PgShared::open_connection() {
   if (!queue_text(*c, "SELECT extract(epoch FROM pg_postmaster_start_time())::text || ' ' || "
                       "coalesce(extract(epoch FROM (SELECT stats_reset FROM pg_stat_bgwriter))"
                       "::text, '')"))
-    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
+    return failed(storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg))));
   c->queued = 0;
   if (!PQpipelineSync(c->pg)) {
     c->broken = true;
-    return storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg)));
+    return failed(storage_error("PostgreSQL: cannot send: " + trimmed(PQerrorMessage(c->pg))));
   }
   round_trips.fetch_add(1, std::memory_order_relaxed);
-  if (auto done = read_round(*c, setup); !done) return done.error();
+  if (auto done = read_round(*c, setup); !done) return failed(done.error());
   if (auto run = read_round(*c, 1)) {
     const PGresult* r = run->front().get();
     if (PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)) c->incarnation = PQgetvalue(r, 0, 0);
   } else if (c->broken) {
-    return run.error();
+    return failed(run.error());
   }
-  return c;
+  return {};
 }
 
 Result<std::unique_ptr<Connection>> PgShared::acquire() {
