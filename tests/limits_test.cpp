@@ -2,16 +2,19 @@
 // document without bound or doubles it per operation is refused with 400 before anything is
 // stored, whoever sends it; a document too large or too deep for the store is refused at
 // create and patch; a bad name inside an FQN is a bad request in a path as in a cursor. Also
-// the measuring and the patch budget of the JSON codec.
+// the measuring and the patch budget of the JSON codec. Values a C++ caller builds are held to
+// what a JSON body's parse allows, and store options that cannot work fail the open.
 #include <catalog/json.hpp>
 #include <catalog/json_patch.hpp>
 
 #include "rest_support.hpp"
 
+#include <catalog/storage/lmdb_backend.hpp>
 #include <catalog/store.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <random>
 #include <string>
 
@@ -252,4 +255,93 @@ TEST_CASE_METHOD(Fixture, "finding 6: a bad name inside an FQN is 400 in a path,
   // The message names no invalid bytes: it stays valid JSON text.
   auto r = call("GET", "/v1/glossaries/name/%FF%FE");
   REQUIRE(cj::parse(r.body));
+}
+
+TEST_CASE("the C++ API refuses text that is not UTF-8 and numbers that are not finite, as a "
+          "JSON body's parse does, and stores nothing, whatever the store's options") {
+  test::TempDir dir;
+  auto options = test::test_options();
+  options.search_index = false;  // nothing reads the record back before the commit
+  auto store = catalog::Store::open_lmdb(dir.path(), options).value();
+  auto admin = store.principal("admin").value();
+  catalog::CreateGlossary g;
+  g.name = "G";
+  g.description = "fine";
+  REQUIRE(store.create<catalog::Glossary>(admin, g));
+  const auto before = test::dump(store);
+
+  g.name = "Latin1";
+  g.description = "caf\xe9";
+  auto typed = store.create<catalog::Glossary>(admin, g);
+  REQUIRE_FALSE(typed);
+  CHECK(typed.error().code() == Errc::invalid_json);
+  auto display = store.create_json(
+      admin, catalog::Kind::glossary,
+      bj::object{{"name", "D"}, {"description", "d"}, {"displayName", "\xed\xa0\x80"}});
+  REQUIRE_FALSE(display);
+  CHECK(display.error().code() == Errc::invalid_json);
+  bj::object bad_member{{"name", "M"}, {"description", "d"}};
+  bad_member["x\xff"] = 1;
+  auto member = store.create_json(admin, catalog::Kind::glossary, bad_member);
+  REQUIRE_FALSE(member);
+  CHECK(member.error().code() == Errc::invalid_json);
+  auto merged = store.patch_json(admin, catalog::Kind::glossary, catalog::EntityKey::by_fqn("G"),
+                                 bj::object{{"description", "\xff"}});
+  REQUIRE_FALSE(merged);
+  CHECK(merged.error().code() == Errc::invalid_json);
+  auto not_finite = store.patch_json(
+      admin, catalog::Kind::glossary, catalog::EntityKey::by_fqn("G"),
+      bj::array{bj::object{{"op", "add"}, {"path", "/description"},
+                           {"value", std::numeric_limits<double>::quiet_NaN()}}});
+  REQUIRE_FALSE(not_finite);
+  CHECK(not_finite.error().code() == Errc::invalid_json);
+  auto edited = store.update<catalog::Glossary>(
+      admin, catalog::EntityKey::by_fqn("G"),
+      [](catalog::Glossary& e) { e.description = "tr\xc3uncated"; });
+  REQUIRE_FALSE(edited);
+  CHECK(edited.error().code() == Errc::invalid_json);
+  CHECK(test::dump(store) == before);
+  // Opened with the index on, as the text would have kept it from being: indexed and clean.
+  auto indexed = catalog::Store::open_lmdb(dir.path(), test::test_options());
+  REQUIRE(indexed);
+  CHECK(indexed->verify().value().empty());
+
+  // An Include that is none of its values, refused by get as by list.
+  catalog::GetOptions get;
+  get.include = static_cast<catalog::Include>(9);
+  auto odd = store.get_json(admin, catalog::Kind::glossary, catalog::EntityKey::by_fqn("G"), get);
+  REQUIRE_FALSE(odd);
+  CHECK(odd.error().code() == Errc::invalid_parameter);
+}
+
+TEST_CASE("store options that cannot work fail the open, naming the option") {
+  auto options = test::test_options();
+  options.base_url = "http://catalog.example/\xe9";
+  auto url = catalog::Store::in_memory(options);
+  REQUIRE_FALSE(url);
+  CHECK(url.error().code() == Errc::invalid_value);
+  CHECK(url.error().message().find("base_url") != std::string::npos);
+
+  // A deny rule whose condition does not read would never deny.
+  options = test::test_options();
+  catalog::PolicyRule rule;
+  rule.name = "no-deletes";
+  rule.effect = catalog::Effect::deny;
+  rule.resources = {"all"};
+  rule.operations = {"Delete"};
+  rule.condition = "isOwner() && !noOwner( ";
+  options.default_policy = std::vector<catalog::PolicyRule>{rule};
+  auto policy = catalog::Store::in_memory(options);
+  REQUIRE_FALSE(policy);
+  CHECK(policy.error().code() == Errc::policy_rule);
+  CHECK(policy.error().message().find("default_policy") != std::string::npos);
+
+  // A map size that cannot be rounded up to a page wrapped to 0, and the open never returned.
+  test::TempDir dir;
+  catalog::storage::LmdbOptions lmdb;
+  lmdb.map_size = std::numeric_limits<std::size_t>::max();
+  auto huge = catalog::Store::open_lmdb(dir.path(), test::test_options(), lmdb);
+  REQUIRE_FALSE(huge);
+  CHECK(huge.error().code() == Errc::invalid_value);
+  CHECK(huge.error().message().find("map_size") != std::string::npos);
 }

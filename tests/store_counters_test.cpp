@@ -84,6 +84,21 @@ class SlowCommitBackend final : public storage::Backend {
   std::chrono::milliseconds pause_;
 };
 
+// A memory backend whose read transactions fail while `fail_reads` is set (an LMDB reader table
+// that is full, a database session lost).
+class FailingReadsBackend final : public storage::Backend {
+ public:
+  Result<std::unique_ptr<storage::Transaction>> begin(storage::Mode mode) override {
+    if (mode == storage::Mode::read_only && fail_reads)
+      return Error(Errc::storage, "no reader slot is free");
+    return inner_.begin(mode);
+  }
+  bool fail_reads = false;
+
+ private:
+  storage::MemoryBackend inner_;
+};
+
 // A store whose commits take at least 20 ms (SlowCommitBackend), which logs to `log` and counts
 // operations of 5 ms or more as slow.
 Store slow_store(Log& log) {
@@ -359,4 +374,45 @@ TEST_CASE("commit time buckets cover every time and tell percentiles within a qu
   CHECK(c.commit_p99 >= std::chrono::microseconds(5000));
   CHECK(c.commit_p99 < std::chrono::microseconds(6250));
   CHECK(c.commit_max == std::chrono::microseconds(90000));
+}
+
+TEST_CASE("events the listeners cannot be told of, because reading them back fails, are logged "
+          "with their offsets; the commit stands",
+          "[store_counters]") {
+  Log log;
+  auto options = test::test_options();
+  options.log = log.sink();
+  auto owned = std::make_unique<FailingReadsBackend>();
+  auto* backend = owned.get();
+  auto store = Store::open(std::move(owned), options).value();
+  auto admin = store.principal("admin").value();
+  std::vector<std::uint64_t> told;
+  store.subscribe([&](const ChangeEvent& e) { told.push_back(e.offset); });
+  backend->fail_reads = true;
+  auto created = store.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"g"})"));
+  backend->fail_reads = false;
+  REQUIRE(created);
+  CHECK(told.empty());
+  const auto events = store.events(admin, 0, 100).value();
+  REQUIRE_FALSE(events.data.empty());
+  const auto offset = std::to_string(events.data.back().offset);
+  CHECK(log.count(LogLevel::error, "the change listeners were not told of events " + offset +
+                                       " to " + offset + ": reading them failed: no reader slot") ==
+        1);
+  // The next commit is told as usual.
+  REQUIRE(store.create_json(admin, Kind::glossary, parse(R"({"name":"H","description":"h"})")));
+  CHECK(told.size() == 1);
+}
+
+TEST_CASE("a slow_operation threshold up to milliseconds::max() never counts an operation slow",
+          "[store_counters]") {
+  Log log;
+  auto options = test::test_options();
+  options.log = log.sink();
+  options.slow_operation = std::chrono::milliseconds::max();
+  auto store = Store::in_memory(options).value();
+  auto admin = store.principal("admin").value();
+  REQUIRE(store.create_json(admin, Kind::glossary, parse(R"({"name":"G","description":"g"})")));
+  CHECK(store.counters().slow_operations == 0);
+  CHECK(log.count(LogLevel::warning, "slow operation") == 0);
 }

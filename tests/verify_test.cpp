@@ -1,5 +1,6 @@
 // Store::verify: a store after a rich workload verifies clean on both backends; each
 // invariant of the key schema, broken through raw backend writes, is reported under its key.
+#include <catalog/storage/memory_backend.hpp>
 #include <catalog/store.hpp>
 
 #include <catalog/detail/engine/keys.hpp>  // the key schema, to break exactly one key of it
@@ -496,6 +497,75 @@ TEMPLATE_TEST_CASE("verify reports each broken invariant under its key", "[verif
     put(s, key, keys::encode_u64(last_event(s) - 1));
     CHECK(reported(broken(s), key, "but events go up to") == 1);
   }
+}
+
+namespace {
+// A memory backend whose lent reads of entity records fail while `fail` is set: what the search
+// index check reads an entity with (a disk error, a statement timeout).
+class FailingEntityReads final : public storage::Backend {
+ public:
+  Result<std::unique_ptr<storage::Transaction>> begin(storage::Mode mode) override {
+    auto t = inner_.begin(mode);
+    if (!t) return t.error();
+    return std::unique_ptr<storage::Transaction>(std::make_unique<Txn>(std::move(*t), fail));
+  }
+  bool fail = false;
+
+ private:
+  class Txn final : public storage::Transaction {
+   public:
+    Txn(std::unique_ptr<storage::Transaction> inner, bool fail)
+        : inner_(std::move(inner)), fail_(fail) {}
+    Result<std::optional<std::string>> get(std::string_view key) override {
+      return inner_->get(key);
+    }
+    Result<std::optional<std::string_view>> get_view(std::string_view key) override {
+      const std::string entity_prefix = keys::entity(Uuid{}).substr(0, 1);
+      if (fail_ && key.starts_with(entity_prefix))
+        return Error(Errc::storage, "read failed: input/output error");
+      return inner_->get_view(key);
+    }
+    Result<void> put(std::string_view key, std::string_view value) override {
+      return inner_->put(key, value);
+    }
+    Result<bool> erase(std::string_view key) override { return inner_->erase(key); }
+    Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
+                                                  storage::Direction dir) override {
+      return inner_->scan(range, dir);
+    }
+    Result<void> commit() override { return inner_->commit(); }
+
+   private:
+    std::unique_ptr<storage::Transaction> inner_;
+    bool fail_;
+  };
+  storage::MemoryBackend inner_;
+};
+}  // namespace
+
+TEST_CASE("a read that fails while verify checks the search index is verify's error, not "
+          "damage it reports",
+          "[verify]") {
+  auto owned = std::make_unique<FailingEntityReads>();
+  auto* backend = owned.get();
+  auto s = Store::open(std::move(owned), test::test_options()).value();
+  auto admin = s.principal("admin").value();
+  for (const char* name : {"A", "B", "C"})
+    REQUIRE(s.create_json(admin, Kind::glossary,
+                          parse(std::string(R"({"name":")") + name + R"(","description":"d"})")));
+  REQUIRE(s.verify().value().empty());
+  backend->fail = true;
+  auto failed = s.verify();
+  backend->fail = false;
+  if (failed) {
+    std::string reported;
+    for (const auto& p : *failed) reported += p.key + ": " + p.message + "\n";
+    INFO("verify reported instead:\n" << reported);
+    CHECK(failed->empty());
+  }
+  REQUIRE_FALSE(failed);
+  CHECK(failed.error().code() == Errc::storage);
+  CHECK(s.verify().value().empty());
 }
 
 TEST_CASE("verify stops after 1000 problems", "[verify]") {

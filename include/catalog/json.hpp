@@ -51,6 +51,9 @@ struct ParseOptions {
 struct Extent {
   std::size_t depth = 0;  ///< nesting of arrays and objects: 0 for a scalar, 1 for `[1]`
   std::size_t bytes = 0;  ///< the length of `serialize(v)`
+  /// Whether every string and member name is UTF-8 and every number finite, as `parse` reads
+  /// them: a value built in C++ may hold what no JSON text parses to.
+  bool i_json = true;
 };
 
 /// Measures `v` without recursion, so any value can be measured. Stops early (with a partial

@@ -138,14 +138,16 @@ struct StoreOptions {
   /// admin on every open
   /// (docs/SEMANTICS.md §11). Default: none.
   std::vector<std::string> admins{};
-  /// Base URL for `href` (`<base>/v1/<collection>/<id>`). Default: no href.
+  /// Base URL for `href` (`<base>/v1/<collection>/<id>`); UTF-8, or the open fails
+  /// (invalid_value). Default: no href.
   std::optional<std::string> base_url{};
   /// Epoch milliseconds; injectable for tests. Default: the system clock.
   std::function<std::int64_t()> clock{};
   /// Decides every operation of a non-admin. Default: a policy::PolicyAuthorizer with
   /// `default_policy` (docs/SEMANTICS.md §12).
   std::shared_ptr<const Authorizer> authorizer{};
-  /// The default organization policy's rules. Default: policy::default_rules().
+  /// The default organization policy's rules, checked as a policy's are when the store opens
+  /// (a rule that does not read fails the open: policy_rule). Default: policy::default_rules().
   std::optional<std::vector<PolicyRule>> default_policy{};
   /// Token verification for `authenticate`. Default: no keys (every token is refused).
   auth::JwtOptions jwt{};

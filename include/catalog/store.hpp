@@ -168,7 +168,10 @@ class CATALOG_DECL Store {
   /// The listener given is the one called (its state lasts from call to call). The commit stands
   /// whatever a listener does: an exception it throws is logged (error) and does not reach the
   /// operation's caller, and the other listeners are still called. A listener must not write to
-  /// this Store.
+  /// this Store. The events are read back after the commit; when that read fails (an LMDB reader
+  /// table full, a database session lost), the listeners are not told of them and the store logs
+  /// it (error) with their offsets: a listener that must see every event reads what it missed
+  /// with `events`, from the last offset it saw.
   std::uint64_t subscribe(std::function<void(const ChangeEvent&)> listener);
   /// Removes the listener `subscribe` returned `id` for; a commit under way on another thread may
   /// still call it once. An unknown id changes nothing.

@@ -4,6 +4,7 @@
 #include <catalog/json.hpp>
 
 #include <catalog/detail/json_scan.hpp>
+#include <catalog/detail/utf8.hpp>
 
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/serialize.hpp>
@@ -382,6 +383,10 @@ Extent measure(const boost::json::value& root, std::size_t stop_bytes) {
       extent.bytes += 2 + (o->empty() ? 0 : o->size() - 1);
     } else {
       extent.bytes += scalar_bytes(v);
+      if (const auto* s = v.if_string())
+        extent.i_json = extent.i_json && catalog::detail::valid_utf8(*s);
+      else if (const auto* d = v.if_double())
+        extent.i_json = extent.i_json && std::isfinite(*d);
       return;
     }
     open.push_back({&v, 0});
@@ -398,6 +403,7 @@ Extent measure(const boost::json::value& root, std::size_t stop_bytes) {
       if (top.next < o.size()) {
         const auto& member = *(o.begin() + static_cast<std::ptrdiff_t>(top.next++));
         extent.bytes += string_bytes(member.key()) + 1;  // the name and its colon
+        extent.i_json = extent.i_json && catalog::detail::valid_utf8(member.key());
         child = &member.value();
       }
     }

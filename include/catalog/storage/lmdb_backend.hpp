@@ -27,7 +27,8 @@ enum class Durability {
 /// process; a second open of the same directory shares the environment and its options.
 struct LmdbOptions {
   /// Initial size of the memory map, rounded up to the page size; the map doubles when full.
-  /// Default: 64 MiB.
+  /// A size that cannot be rounded up (within a page of SIZE_MAX) fails the open
+  /// (invalid_value). Default: 64 MiB.
   std::size_t map_size = std::size_t{64} << 20;
   /// Size the map never grows past: a write that needs more fails with storage_full.
   /// Default: 1 TiB.

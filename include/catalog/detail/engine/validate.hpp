@@ -11,8 +11,9 @@
 namespace catalog::engine {
 
 /// docs/SEMANTICS.md §15 limits on a JSON value the engine is given or is about to store: nesting
-/// at most `max_depth`, serialized size at most `max_bytes`. `what` names it in the message.
-/// Measures without recursion and stops at the limit. Errors: bad_request (too_deep, too_large).
+/// at most `max_depth`, serialized size at most `max_bytes`, and only what JSON text parses to
+/// (UTF-8 strings and names, finite numbers). `what` names it in the message. Measures without
+/// recursion and stops at the limit. Errors: bad_request (too_deep, too_large, invalid_json).
 Result<void> check_limits(const boost::json::value& v, std::size_t max_depth,
                           std::size_t max_bytes, std::string_view what);
 

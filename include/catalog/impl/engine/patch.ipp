@@ -16,6 +16,7 @@
 #include <catalog/policy.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -327,8 +328,10 @@ Result<json::value> apply_body(Tx& tx, Kind kind, const Record& r, const Before&
   } else {
     // What the operations may build is bounded too (docs/SEMANTICS.md §15), so a patch's cost is a
     // small multiple of the body limit whoever sends it, even before authorization decides.
+    constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
+    const std::size_t budget = max_bytes > most / 3 ? most : 3 * max_bytes;
     auto applied = catalog::json::apply_json_patch(
-        current, p.body, {catalog::json::max_document_depth, 3 * max_bytes});
+        current, p.body, {catalog::json::max_document_depth, budget});
     if (!applied) return applied.error();
     patched = std::move(*applied);
   }

@@ -427,6 +427,12 @@ Result<void> check_limits(const json::value& v, std::size_t max_depth, std::size
   if (extent.depth > max_depth)
     return fail(Errc::too_deep,
                 std::string(what) + " nests deeper than " + std::to_string(max_depth));
+  // What no JSON text parses to (docs/SEMANTICS.md §15): text that is not UTF-8 would be stored
+  // as no record can be read back, a number that is not finite as null.
+  if (!extent.i_json)
+    return fail(Errc::invalid_json, std::string(what) +
+                                        " holds text that is not UTF-8 or a number that is "
+                                        "not finite");
   return {};
 }
 

@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -1008,6 +1009,10 @@ Result<std::unique_ptr<LmdbEnv>> open_env(const std::filesystem::path& dir,
   env->pid = ::getpid();
   env->read_only = options.read_only;
   const std::size_t page = page_size();
+  // A size no page count can hold (rounded up, it would wrap to 0) is refused.
+  if (options.map_size > std::numeric_limits<std::size_t>::max() - page)
+    return Error(Errc::invalid_value, "LmdbOptions::map_size " + std::to_string(options.map_size) +
+                                          " is larger than any map");
   const std::size_t map_size = (std::max(options.map_size, page) + page - 1) / page * page;
   env->max_map_size = std::max(map_size, options.max_map_size / page * page);
 

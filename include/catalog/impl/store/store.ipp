@@ -7,6 +7,7 @@
 #include <catalog/detail/search/analyzer.hpp>
 #include <catalog/detail/store/in_transaction.hpp>
 #include <catalog/detail/store/store_impl.hpp>
+#include <catalog/detail/utf8.hpp>
 
 #include <catalog/fqn.hpp>
 #include <catalog/policy.hpp>
@@ -44,7 +45,9 @@ void Store::Impl::finished(StoreOperation op, std::chrono::steady_clock::time_po
     counting.failed(op, error->kind());
   if (options.slow_operation.count() <= 0) return;
   auto took = std::chrono::steady_clock::now() - start;
-  if (took < options.slow_operation) return;
+  // Compared in whole milliseconds, the option's own unit: any threshold, up to
+  // milliseconds::max(), converts without overflow.
+  if (std::chrono::floor<std::chrono::milliseconds>(took) < options.slow_operation) return;
   counting.slow_operation();
   log(LogLevel::warning,
       "slow operation: " + std::string(store_operation_name(op)) + " took " +
@@ -71,38 +74,43 @@ std::optional<Error> Store::Impl::run(std::optional<StoreOperation> op, storage:
     return nested;
   }
   for (;;) {
-    detail::InTransaction inside;
-    auto txn = backend->begin(mode);
-    if (!txn) {
-      if (attempts.again(txn.error())) continue;
-      return give_up(txn.error());
-    }
-    engine::Env env{options, now()};
-    engine::Tx tx(**txn, env);
-    const bool indexed = mode == storage::Mode::read_write && options.search_index;
-    if (indexed) tx.keep_records_for(&engine::search_index::update);
-    const Error* error = attempt(context, tx);
-    Error index_error;
-    if (!error && indexed)
-      if (auto s = engine::search_index::update(tx); !s) {
-        index_error = std::move(s).error();
-        error = &index_error;
+    // One attempt, in a scope of its own: its transaction ends (rolled back, unless it committed)
+    // before what follows is decided, paused for or logged, so that neither a pause before the
+    // next attempt nor a slow log sink holds the writers' lock or a database session's locks.
+    std::optional<Error> failed;
+    std::uint64_t first_event = 1, last_event = 0;
+    {
+      detail::InTransaction inside;
+      auto txn = backend->begin(mode);
+      if (!txn) {
+        failed = std::move(txn).error();
+      } else {
+        engine::Env env{options, now()};
+        engine::Tx tx(**txn, env);
+        const bool indexed = mode == storage::Mode::read_write && options.search_index;
+        if (indexed) tx.keep_records_for(&engine::search_index::update);
+        if (const Error* error = attempt(context, tx)) {
+          failed = *error;
+        } else if (indexed) {
+          if (auto s = engine::search_index::update(tx); !s) failed = std::move(s).error();
+        }
+        if (!failed && mode == storage::Mode::read_write) {
+          const auto commit_start = std::chrono::steady_clock::now();
+          if (auto committed = (*txn)->commit(); !committed) {
+            failed = std::move(committed).error();
+          } else {
+            counting.commit(std::chrono::steady_clock::now() - commit_start);
+            first_event = tx.first_event();
+            last_event = tx.last_event();
+          }
+        }
       }
-    if (error) {
-      if (attempts.again(*error)) continue;
-      return give_up(*error);
     }
-    if (mode == storage::Mode::read_write) {
-      const auto commit_start = std::chrono::steady_clock::now();
-      auto committed = (*txn)->commit();
-      if (!committed) {
-        if (attempts.again(committed.error())) continue;
-        return give_up(committed.error());
-      }
-      counting.commit(std::chrono::steady_clock::now() - commit_start);
-      inside.leave();  // committed: listeners may use the store
-      notify(tx.first_event(), tx.last_event());
+    if (failed) {
+      if (attempts.again(*failed)) continue;
+      return give_up(*failed);
     }
+    notify(first_event, last_event);  // committed: listeners may use the store
     count(nullptr);
     return std::nullopt;
   }
@@ -132,13 +140,20 @@ void Store::Impl::notify(std::uint64_t first, std::uint64_t last) {
   }
   if (copy.empty()) return;
   constexpr std::uint64_t batch = 256;
+  // The commit stands; a listener cannot be told of what cannot be read. That is logged (error),
+  // with the offsets a listener can read again through Store::events.
+  const auto untold = [&](std::uint64_t from, const Error& e) {
+    log(LogLevel::error, "the change listeners were not told of events " + std::to_string(from) +
+                             " to " + std::to_string(last) + ": reading them failed: " +
+                             e.message());
+  };
   for (auto from = first; from <= last; from += batch) {
     auto txn = backend->begin(storage::Mode::read_only);
-    if (!txn) return;  // the commit stands; a listener cannot be told of what it cannot read
+    if (!txn) return untold(from, txn.error());
     auto to = std::min(last, from + batch - 1);
     auto cursor = (*txn)->scan({engine::keys::event(from), engine::keys::event(to + 1)},
                                storage::Direction::forward);
-    if (!cursor) return;
+    if (!cursor) return untold(from, cursor.error());
     std::vector<ChangeEvent> events;
     for (auto& c = *cursor; c->valid();) {
       // An event that does not decode is not told (verify reports it); the commit stands.
@@ -232,6 +247,16 @@ Result<Store> Store::open(std::unique_ptr<storage::Backend> backend, StoreOption
   impl->backend = std::move(backend);
   impl->options = std::move(options);
   auto& o = impl->options;
+  // Options are checked before anything is read or written (errors: invalid_value, or the
+  // default policy's own policy_rule): a base URL goes into every stored answer's href, and a
+  // default policy's rule that cannot be read would never match, a deny rule that never denies.
+  if (o.base_url && !detail::valid_utf8(*o.base_url))
+    return fail(Errc::invalid_value, "StoreOptions::base_url is not UTF-8");
+  if (o.default_policy)
+    if (auto rules = policy::validate_rules(*o.default_policy); !rules) {
+      Error e = rules.error();
+      return Error(e.code(), "StoreOptions::default_policy: " + e.message());
+    }
   if (!o.authorizer)
     o.authorizer = std::make_shared<policy::PolicyAuthorizer>(
         o.default_policy ? *o.default_policy : policy::default_rules());
@@ -411,6 +436,12 @@ Result<T> read_entity(Store::Impl& impl, const Principal& who, Kind kind, const 
                       const GetOptions& options, Render render) {
   auto fields = engine::parse_fields(kind, options.fields);
   if (!fields) return impl.failed(StoreOperation::get, fields.error());
+  // An `include` that is none of Include's values (an integer cast to it) is refused, as list
+  // refuses it.
+  if (options.include != Include::non_deleted && options.include != Include::deleted &&
+      options.include != Include::all)
+    return impl.failed(StoreOperation::get,
+                       Error(Errc::invalid_parameter, "Invalid parameter include"));
   return impl.read(StoreOperation::get, [&](engine::Tx& tx) -> Result<T> {
     auto r = tx.load(kind, key, options.include);
     if (!r) return r.error();
