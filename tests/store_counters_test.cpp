@@ -4,6 +4,7 @@
 #include <catalog/storage/memory_backend.hpp>
 #include <catalog/store.hpp>
 
+#include "forwarding_transaction.hpp"
 #include "support.hpp"
 #include <catalog/detail/store/counting.hpp>
 
@@ -55,28 +56,16 @@ class SlowCommitBackend final : public storage::Backend {
   }
 
  private:
-  class Txn final : public storage::Transaction {
+  class Txn final : public test::ForwardingTransaction {
    public:
     Txn(std::unique_ptr<storage::Transaction> inner, std::chrono::milliseconds pause)
-        : inner_(std::move(inner)), pause_(pause) {}
-    Result<std::optional<std::string>> get(std::string_view key) override {
-      return inner_->get(key);
-    }
-    Result<void> put(std::string_view key, std::string_view value) override {
-      return inner_->put(key, value);
-    }
-    Result<bool> erase(std::string_view key) override { return inner_->erase(key); }
-    Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
-                                                  storage::Direction dir) override {
-      return inner_->scan(range, dir);
-    }
+        : ForwardingTransaction(std::move(inner)), pause_(pause) {}
     Result<void> commit() override {
       std::this_thread::sleep_for(pause_);
       return inner_->commit();
     }
 
    private:
-    std::unique_ptr<storage::Transaction> inner_;
     std::chrono::milliseconds pause_;
   };
 

@@ -4,6 +4,7 @@
 #include <catalog/store.hpp>
 
 #include <catalog/detail/engine/keys.hpp>  // the key schema, to break exactly one key of it
+#include "forwarding_transaction.hpp"
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
@@ -512,31 +513,18 @@ class FailingEntityReads final : public storage::Backend {
   bool fail = false;
 
  private:
-  class Txn final : public storage::Transaction {
+  class Txn final : public test::ForwardingTransaction {
    public:
     Txn(std::unique_ptr<storage::Transaction> inner, bool fail)
-        : inner_(std::move(inner)), fail_(fail) {}
-    Result<std::optional<std::string>> get(std::string_view key) override {
-      return inner_->get(key);
-    }
+        : ForwardingTransaction(std::move(inner)), fail_(fail) {}
     Result<std::optional<std::string_view>> get_view(std::string_view key) override {
       const std::string entity_prefix = keys::entity(Uuid{}).substr(0, 1);
       if (fail_ && key.starts_with(entity_prefix))
         return Error(Errc::storage, "read failed: input/output error");
       return inner_->get_view(key);
     }
-    Result<void> put(std::string_view key, std::string_view value) override {
-      return inner_->put(key, value);
-    }
-    Result<bool> erase(std::string_view key) override { return inner_->erase(key); }
-    Result<std::unique_ptr<storage::Cursor>> scan(const storage::Range& range,
-                                                  storage::Direction dir) override {
-      return inner_->scan(range, dir);
-    }
-    Result<void> commit() override { return inner_->commit(); }
 
    private:
-    std::unique_ptr<storage::Transaction> inner_;
     bool fail_;
   };
   storage::MemoryBackend inner_;
