@@ -322,8 +322,6 @@ class StoreFlags {
   std::string now_text_;
 };
 
-// Opens the store the options name. Errors: storage, and the keys, leeway or admin names the
-// store refuses (bad_request: report them as bad options, exit 2).
 // Whether standard error is systemd's journal: systemd names the stream it connects in
 // JOURNAL_STREAM as `<device>:<inode>` (systemd.exec(5)), and a process whose stderr is still
 // that stream may start each line with its priority (sd-daemon(3)).
@@ -363,6 +361,8 @@ inline catalog::LogSink stderr_log(std::string program) {
   };
 }
 
+// Opens the store the options name. Errors: storage, and the keys, leeway or admin names the
+// store refuses (bad_request: report them as bad options, exit 2).
 inline catalog::Result<catalog::Store> open_store(Options options) {
 #ifdef CATALOG_EXAMPLES_POSTGRES
   if (options.postgres) {
